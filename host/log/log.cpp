@@ -1,0 +1,151 @@
+#include "log/log.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace crank::log {
+namespace {
+
+constexpr std::array<std::string_view, 7> kLevelNames = {"trace", "debug",    "info", "warn",
+                                                         "error", "critical", "off"};
+
+spdlog::level::level_enum toSpd(Level level) {
+    switch (level) {
+        case Level::trace:
+            return spdlog::level::trace;
+        case Level::debug:
+            return spdlog::level::debug;
+        case Level::info:
+            return spdlog::level::info;
+        case Level::warn:
+            return spdlog::level::warn;
+        case Level::error:
+            return spdlog::level::err;
+        case Level::critical:
+            return spdlog::level::critical;
+        case Level::off:
+            return spdlog::level::off;
+    }
+    return spdlog::level::info;
+}
+
+void appendJsonEscaped(spdlog::memory_buf_t& out, std::string_view text) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        switch (c) {
+            case '"':
+                out.append(std::string_view("\\\""));
+                break;
+            case '\\':
+                out.append(std::string_view("\\\\"));
+                break;
+            case '\n':
+                out.append(std::string_view("\\n"));
+                break;
+            case '\r':
+                out.append(std::string_view("\\r"));
+                break;
+            case '\t':
+                out.append(std::string_view("\\t"));
+                break;
+            default:
+                if (u < 0x20) {
+                    const char esc[] = {'\\', 'u', '0', '0', kHex[u >> 4U], kHex[u & 0xfU]};
+                    out.append(esc, esc + sizeof esc);
+                } else {
+                    out.push_back(c);
+                }
+        }
+    }
+}
+
+/// One JSON object per line: {"ts":"2026-01-01T00:00:00.000Z","level":"info","msg":"..."}
+class JsonFormatter final : public spdlog::formatter {
+public:
+    void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+        using namespace std::chrono;
+        const auto ms = duration_cast<milliseconds>(msg.time.time_since_epoch()).count();
+        const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+        std::tm tm{};
+        gmtime_r(&secs, &tm);
+        fmt::format_to(std::back_inserter(dest),
+                       R"({{"ts":"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z","level":"{}","msg":")",
+                       tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                       tm.tm_sec, ms % 1000, spdlog::level::to_string_view(msg.level));
+        appendJsonEscaped(dest, std::string_view(msg.payload.data(), msg.payload.size()));
+        dest.append(std::string_view("\"}\n"));
+    }
+    std::unique_ptr<spdlog::formatter> clone() const override {
+        return std::make_unique<JsonFormatter>();
+    }
+};
+
+std::mutex gConfigureMutex;
+std::shared_ptr<spdlog::logger> gLogger;  // guarded by gConfigureMutex for replacement
+std::atomic<int> gLevel{static_cast<int>(Level::info)};
+
+std::shared_ptr<spdlog::logger> logger() {
+    std::lock_guard lock(gConfigureMutex);
+    if (!gLogger) {
+        gLogger = std::make_shared<spdlog::logger>(
+            "crankd", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+        gLogger->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %^%l%$ %v");
+        gLogger->set_level(toSpd(static_cast<Level>(gLevel.load())));
+        gLogger->flush_on(spdlog::level::trace);
+    }
+    return gLogger;
+}
+
+}  // namespace
+
+std::optional<Level> parseLevel(std::string_view name) {
+    for (std::size_t i = 0; i < kLevelNames.size(); ++i) {
+        if (kLevelNames[i] == name) {
+            return static_cast<Level>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<Format> parseFormat(std::string_view name) {
+    if (name == "text") {
+        return Format::text;
+    }
+    if (name == "json") {
+        return Format::json;
+    }
+    return std::nullopt;
+}
+
+void configure(Format format, Level level) {
+    auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    auto next = std::make_shared<spdlog::logger>("crankd", sink);
+    if (format == Format::json) {
+        next->set_formatter(std::make_unique<JsonFormatter>());
+    } else {
+        next->set_pattern("%Y-%m-%dT%H:%M:%S.%e%z %^%l%$ %v");
+    }
+    next->set_level(toSpd(level));
+    next->flush_on(spdlog::level::trace);
+    std::lock_guard lock(gConfigureMutex);
+    gLevel.store(static_cast<int>(level));
+    gLogger = std::move(next);
+}
+
+bool enabled(Level level) {
+    return level != Level::off && static_cast<int>(level) >= gLevel.load(std::memory_order_relaxed);
+}
+
+void write(Level level, std::string_view message) {
+    logger()->log(toSpd(level), message);
+}
+
+}  // namespace crank::log

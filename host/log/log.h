@@ -1,0 +1,66 @@
+#pragma once
+
+// The project's logging facade. spdlog stays behind log.cpp so that every translation unit that
+// logs does not pay for spdlog's headers; messages are formatted with fmt (fmt/core.h only).
+//
+// Never pass a secret to these functions: config::Secret has a formatter that prints "[redacted]"
+// precisely so that a mistake here cannot leak one.
+
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include <fmt/core.h>
+
+namespace crank::log {
+
+enum class Level { trace, debug, info, warn, error, critical, off };
+enum class Format { text, json };
+
+/// "trace", "debug", "info", "warn", "error", "critical", "off"; nullopt for anything else.
+std::optional<Level> parseLevel(std::string_view name);
+/// "text" or "json"; nullopt for anything else.
+std::optional<Format> parseFormat(std::string_view name);
+
+/// Sets up the process-wide logger: one line per message on stderr, as plain text or as one JSON
+/// object per line. Safe to call again (e.g. once the config has been read).
+void configure(Format format, Level level);
+
+/// True when a message at `level` would be written; use it to skip costly message building.
+bool enabled(Level level);
+
+/// Writes one message. Thread-safe. Newlines in the message are kept (text) or escaped (json).
+void write(Level level, std::string_view message);
+
+template <typename... Args>
+void trace(fmt::format_string<Args...> format, Args&&... args) {
+    if (enabled(Level::trace)) {
+        write(Level::trace, fmt::format(format, std::forward<Args>(args)...));
+    }
+}
+template <typename... Args>
+void debug(fmt::format_string<Args...> format, Args&&... args) {
+    if (enabled(Level::debug)) {
+        write(Level::debug, fmt::format(format, std::forward<Args>(args)...));
+    }
+}
+template <typename... Args>
+void info(fmt::format_string<Args...> format, Args&&... args) {
+    if (enabled(Level::info)) {
+        write(Level::info, fmt::format(format, std::forward<Args>(args)...));
+    }
+}
+template <typename... Args>
+void warn(fmt::format_string<Args...> format, Args&&... args) {
+    if (enabled(Level::warn)) {
+        write(Level::warn, fmt::format(format, std::forward<Args>(args)...));
+    }
+}
+template <typename... Args>
+void error(fmt::format_string<Args...> format, Args&&... args) {
+    if (enabled(Level::error)) {
+        write(Level::error, fmt::format(format, std::forward<Args>(args)...));
+    }
+}
+
+}  // namespace crank::log
