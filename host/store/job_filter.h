@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/job_status.h"
+#include "store/sort_order.h"
+#include "store/store_limits.h"
+
+namespace crank::store {
+
+/// Which jobs Store::listJobs() and Store::countJobs() consider. Unset fields match every row;
+/// set fields are combined with AND.
+struct JobFilter {
+    std::optional<std::string> workspace_id;
+    std::optional<std::string> agent_id;
+    std::optional<std::string> operation_id;
+    /// Rows whose status is one of these; empty matches every status.
+    std::vector<JobStatus> statuses;
+    /// Rows with expires_at < this (Unix ms).
+    std::optional<std::int64_t> expires_before;
+    /// List order by (created_at, id). Ignored by countJobs().
+    SortOrder order = SortOrder::newest_first;
+    /// At most this many rows, clamped to kMaxListLimit; < 1 is invalid. Ignored by count.
+    int limit = kDefaultListLimit;
+};
+
+}  // namespace crank::store

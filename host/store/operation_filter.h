@@ -1,0 +1,20 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "store/store_limits.h"
+
+namespace crank::store {
+
+/// Which operations Store::listOperations() returns, ordered by (workspace_id, name, id).
+/// Unset fields match every row; set fields are combined with AND.
+struct OperationFilter {
+    std::optional<std::string> workspace_id;
+    std::optional<std::string> name;  ///< exact name, e.g. to look one operation up
+    bool include_deleted = false;
+    /// At most this many rows, clamped to kMaxListLimit; < 1 is invalid.
+    int limit = kDefaultListLimit;
+};
+
+}  // namespace crank::store

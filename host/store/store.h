@@ -1,0 +1,157 @@
+#pragma once
+
+// The persistence interface of Crank: stream sessions, async jobs, operations with versions and
+// the audit log. SqliteStore implements it today; a PostgreSQL implementation (several Crank nodes
+// sharing sessions and jobs) must be able to implement it unchanged, so nothing here is specific
+// to SQLite. Open one with openStore() (store/open_store.h).
+//
+// Conventions for every method:
+// - THREADING: a Store is safe to call from many threads at once. Calls block on I/O, and may wait
+//   up to StoreOptions::busy_timeout_ms for a connection or a lock.
+// - ERRORS: nothing throws; failures come back as crank::Error. Codes: invalid_argument (bad
+//   input: empty required field, limit < 1, text over kMaxShortTextBytes/kMaxLongTextBytes),
+//   not_found (the row asked for does not exist), conflict (id or name already taken, deleted
+//   operation), unavailable (locked for longer than busy_timeout_ms, no free connection), io (disk
+//   or file problems), internal (anything else). Messages never contain stored values other than
+//   ids and names.
+// - An optimistic status change that finds another status is a normal result
+//   (TransitionOutcome::status_mismatch), not an Error.
+// - Timestamps are int64 Unix milliseconds (UTC). JSON is passed as text and not parsed here.
+// - Limits: list and query calls return at most kMaxListLimit rows (store/store_limits.h).
+// - OWNERSHIP: the Store must outlive every call made on it; results are plain values the caller
+//   owns.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "store/audit_event.h"
+#include "store/audit_query.h"
+#include "store/job_filter.h"
+#include "store/job_record.h"
+#include "store/job_status.h"
+#include "store/job_transition.h"
+#include "store/operation_filter.h"
+#include "store/operation_record.h"
+#include "store/operation_version.h"
+#include "store/operation_version_draft.h"
+#include "store/publish_result.h"
+#include "store/session_filter.h"
+#include "store/session_record.h"
+#include "store/session_status.h"
+#include "store/session_touch.h"
+#include "store/session_transition.h"
+#include "store/store_limits.h"
+#include "store/transition_result.h"
+#include "util/error.h"
+
+namespace crank::store {
+
+using SessionTransitionResult = TransitionResult<SessionStatus>;
+using JobTransitionResult = TransitionResult<JobStatus>;
+
+class Store {
+public:
+    virtual ~Store() = default;
+
+    Store() = default;
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+
+    /// Health check for /readyz: succeeds when the store is open and answers a trivial query.
+    virtual Result<void> ping() = 0;
+
+    // ----- stream sessions -------------------------------------------------------------------
+
+    /// Inserts a session and returns it as stored (id and created_at filled in when they were
+    /// empty/0). conflict when the id exists already.
+    virtual Result<SessionRecord> createSession(SessionRecord session) = 0;
+    /// not_found when there is no session with that id.
+    virtual Result<SessionRecord> getSession(std::string_view id) = 0;
+    virtual Result<std::vector<SessionRecord>> listSessions(const SessionFilter& filter) = 0;
+    /// Number of sessions matching the filter (limit and order are ignored), e.g. the live
+    /// sessions of one agent: {workspace, agent, statuses = {active, paused}}.
+    virtual Result<std::int64_t> countSessions(const SessionFilter& filter) = 0;
+    /// Compare-and-set: `UPDATE ... SET status = to, ... WHERE id = ? AND status = expected`.
+    virtual Result<SessionTransitionResult> transitionSession(
+        std::string_view id, SessionStatus expected, const SessionTransition& transition) = 0;
+    /// Records a poll (cursor, state_json, last_poll_at, expires_at) only while the session's
+    /// status is `expected`; the status itself does not change.
+    virtual Result<SessionTransitionResult> touchSession(std::string_view id,
+                                                         SessionStatus expected,
+                                                         const SessionTouch& touch) = 0;
+    /// Deletes up to `limit` (clamped to kMaxCleanupBatch, < 1 invalid) sessions whose status is
+    /// terminal and whose expires_at < now_ms, oldest expiry first; returns how many went. Live
+    /// sessions are never deleted: the runtime first moves overdue ones to expired
+    /// (SessionFilter::expires_before finds them).
+    virtual Result<std::int64_t> deleteExpiredSessions(std::int64_t now_ms, int limit) = 0;
+
+    // ----- async jobs ------------------------------------------------------------------------
+
+    /// Inserts a job and returns it as stored (id, created_at and updated_at filled in).
+    /// conflict when the id exists already.
+    virtual Result<JobRecord> createJob(JobRecord job) = 0;
+    /// not_found when there is no job with that id.
+    virtual Result<JobRecord> getJob(std::string_view id) = 0;
+    virtual Result<std::vector<JobRecord>> listJobs(const JobFilter& filter) = 0;
+    /// Number of jobs matching the filter (limit and order are ignored).
+    virtual Result<std::int64_t> countJobs(const JobFilter& filter) = 0;
+    /// Compare-and-set: `UPDATE ... SET status = to, ..., updated_at = now WHERE id = ? AND
+    /// status = expected`.
+    virtual Result<JobTransitionResult> transitionJob(std::string_view id, JobStatus expected,
+                                                      const JobTransition& transition) = 0;
+    /// Replaces progress_json (and updated_at) only while the job is running; a job in any other
+    /// status gives status_mismatch.
+    virtual Result<JobTransitionResult> updateJobProgress(std::string_view id,
+                                                          std::string_view progress_json) = 0;
+    /// Start-up recovery: every job still running (its worker died with the previous process)
+    /// becomes interrupted, with updated_at = finished_at = now_ms and, when it had none, an
+    /// error_json saying so. Queued jobs are left alone. Returns how many jobs changed.
+    virtual Result<std::int64_t> markRunningJobsInterrupted(std::int64_t now_ms) = 0;
+    /// Same rule as deleteExpiredSessions(), for jobs in a terminal status.
+    virtual Result<std::int64_t> deleteExpiredJobs(std::int64_t now_ms, int limit) = 0;
+
+    // ----- operations and their versions ------------------------------------------------------
+
+    /// Inserts an operation without versions. conflict when the workspace already has a live
+    /// operation of that name, or the id exists.
+    virtual Result<OperationRecord> createOperation(OperationRecord operation) = 0;
+    /// Returns the operation, deleted or not. not_found when there is no such id.
+    virtual Result<OperationRecord> getOperation(std::string_view id) = 0;
+    virtual Result<std::vector<OperationRecord>> listOperations(const OperationFilter& filter) = 0;
+    /// Soft delete: sets deleted_at; versions stay as history and the name becomes free.
+    /// not_found when there is no such operation or it is deleted already.
+    virtual Result<void> deleteOperation(std::string_view id) = 0;
+    /// Appends a new draft version numbered one above the highest existing one. not_found when
+    /// the operation does not exist, conflict when it is deleted.
+    virtual Result<OperationVersion> addOperationVersion(std::string_view operation_id,
+                                                         const OperationVersionDraft& draft) = 0;
+    /// not_found when the operation has no such version.
+    virtual Result<OperationVersion> getOperationVersion(std::string_view operation_id,
+                                                         std::int64_t version) = 0;
+    /// The history, newest version first, at most `limit` (clamped to kMaxListLimit) versions.
+    /// not_found when the operation does not exist.
+    virtual Result<std::vector<OperationVersion>> listOperationVersions(
+        std::string_view operation_id, int limit) = 0;
+    /// The published version. not_found when the operation does not exist, is deleted or has
+    /// nothing published.
+    virtual Result<OperationVersion> getPublishedVersion(std::string_view operation_id) = 0;
+    /// Optimistic publish: applies only if the operation's published version is
+    /// `expected_published` (empty = nothing published yet). The previously published version
+    /// becomes archived, `version` becomes published. Publishing the version that is already
+    /// published (and expected) is applied and changes nothing.
+    virtual Result<PublishResult> publishOperationVersion(
+        std::string_view operation_id, std::int64_t version,
+        std::optional<std::int64_t> expected_published) = 0;
+
+    // ----- audit log -------------------------------------------------------------------------
+
+    /// Appends an event and returns it with its id (and ts when it was 0).
+    virtual Result<AuditEvent> appendAudit(AuditEvent event) = 0;
+    /// Events matching the query, ordered by (ts, id) as the query says. invalid_argument when
+    /// from_ts > to_ts.
+    virtual Result<std::vector<AuditEvent>> queryAudit(const AuditQuery& query) = 0;
+};
+
+}  // namespace crank::store
