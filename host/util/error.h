@@ -31,8 +31,8 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : state_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-    Result(Error error) : state_(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+    Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+    Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     bool ok() const { return state_.index() == 0; }
     explicit operator bool() const { return ok(); }
@@ -56,7 +56,8 @@ template <>
 class [[nodiscard]] Result<void> {
 public:
     Result() = default;
-    Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+    Result(Error error)
+        : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
 
     bool ok() const { return ok_; }
     explicit operator bool() const { return ok_; }

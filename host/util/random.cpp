@@ -1,11 +1,11 @@
 #include "util/random.h"
 
-#include <sys/random.h>
-
 #include <cerrno>
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+#include <sys/random.h>
 
 namespace crank {
 

@@ -1,0 +1,98 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/listen_address.h"
+#include "config/operation_config.h"
+#include "config/secret.h"
+
+namespace crank::config {
+
+/// `server`: the HTTP listener and its bounds.
+struct ServerConfig {
+    ListenAddress listen{"127.0.0.1", 8080};
+    int threads = 16;  ///< worker threads serving connections
+    int queue = 64;    ///< accepted connections waiting for a worker
+    int backlog = 64;  ///< kernel listen backlog
+    std::int64_t max_request_body_bytes = 1024LL * 1024;  ///< larger bodies get 413
+    std::int64_t shutdown_grace_ms = 10'000;  ///< SIGTERM: time given to in-flight requests
+    std::int64_t idle_connection_timeout_ms = 30'000;  ///< keep-alive and read timeout
+    std::vector<std::string> allowed_origins;  ///< Origin values accepted besides loopback ones
+    std::vector<std::string> allowed_hosts;    ///< Host values accepted besides loopback ones
+};
+
+/// `store`: where sessions, jobs, operations and audit events live.
+struct StoreConfig {
+    std::string backend = "sqlite";
+    std::string path = "./crank.db";  ///< relative to the working directory; ":memory:" for tests
+    std::int64_t busy_timeout_ms = 5'000;
+    int pool_size = 4;
+};
+
+/// `plugins`: where plugin libraries are looked for and which ones are turned on.
+struct PluginsConfig {
+    /// Searched in order. Empty: `<directory of crankd>/../lib/crank/plugins`.
+    std::vector<std::string> directories;
+    /// Names of plugins to load. Empty: every plugin found.
+    std::vector<std::string> enabled;
+};
+
+/// Concurrency and population limits of a workspace or an agent.
+struct Limits {
+    std::int64_t max_concurrent_calls = 32;
+    std::int64_t max_sessions = 100;
+    std::int64_t max_jobs = 100;
+};
+
+struct Workspace {
+    std::string id;
+    std::string description;
+    Limits limits;
+};
+
+struct Agent {
+    std::string id;
+    std::string workspace;
+    std::optional<Secret> api_key;  ///< a clear key (env or file) or a sha256 digest of one
+    Limits limits{8, 20, 20};
+};
+
+/// `auth`: who may call, in which workspace.
+struct AuthConfig {
+    enum class Mode { none, api_key };
+    Mode mode = Mode::none;
+    std::vector<Workspace> workspaces;  ///< always holds at least "default"
+    std::vector<Agent> agents;
+};
+
+/// One entry of `auth_profiles`: how Crank authenticates to an upstream.
+struct AuthProfile {
+    enum class Type { none, bearer, basic, api_key };
+    enum class Placement { header, query };
+    std::string name;
+    Type type = Type::none;
+    std::optional<Secret> token;                 ///< bearer
+    std::string username;                        ///< basic
+    std::optional<Secret> password;              ///< basic
+    Placement placement = Placement::header;     ///< api_key: where the key goes
+    std::string key_name;                        ///< api_key: header or query parameter name
+    std::optional<Secret> key;                   ///< api_key
+    std::map<std::string, std::string> headers;  ///< extra static headers, not secret
+};
+
+/// The whole configuration file, validated.
+struct Config {
+    std::string source;  ///< the file it was read from, for messages
+    ServerConfig server;
+    StoreConfig store;
+    PluginsConfig plugins;
+    AuthConfig auth;
+    std::map<std::string, AuthProfile> auth_profiles;
+    std::vector<OperationConfig> operations;
+};
+
+}  // namespace crank::config

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "config/config_error.h"
+#include "config/listen_address.h"
+
+namespace crank::config {
+
+/// Largest configuration file crankd reads.
+inline constexpr std::size_t kMaxConfigBytes = 16 * 1024 * 1024;
+/// Deepest nesting of objects and arrays accepted anywhere in the file (schemas included).
+inline constexpr std::size_t kMaxConfigDepth = 64;
+/// Largest secret file.
+inline constexpr std::size_t kMaxSecretFileBytes = 64 * 1024;
+
+struct LoadOptions {
+    /// Looks up environment variables for `{"env": NAME}` secrets. Defaults to the process
+    /// environment; tests pass their own.
+    std::function<std::optional<std::string>(const std::string&)> env;
+    /// `--listen` from the command line: replaces server.listen before validation.
+    std::optional<ListenAddress> listen_override;
+};
+
+/// The outcome of a load: a config when there were no errors, and every error otherwise.
+struct LoadResult {
+    std::optional<Config> config;
+    std::vector<ConfigError> errors;
+};
+
+/// Parses and validates configuration text (JSON with comments and trailing commas).
+/// `source` names it in messages (normally the file path).
+LoadResult loadConfigText(std::string_view text, const std::string& source,
+                          const LoadOptions& options = {});
+
+/// Reads `path` (at most kMaxConfigBytes) and loads it like loadConfigText.
+LoadResult loadConfigFile(const std::string& path, const LoadOptions& options = {});
+
+}  // namespace crank::config
