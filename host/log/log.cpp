@@ -10,6 +10,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "util/json_string.h"
+
 namespace crank::log {
 namespace {
 
@@ -36,52 +38,24 @@ spdlog::level::level_enum toSpd(Level level) {
     return spdlog::level::info;
 }
 
-void appendJsonEscaped(spdlog::memory_buf_t& out, std::string_view text) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-            case '"':
-                out.append(std::string_view("\\\""));
-                break;
-            case '\\':
-                out.append(std::string_view("\\\\"));
-                break;
-            case '\n':
-                out.append(std::string_view("\\n"));
-                break;
-            case '\r':
-                out.append(std::string_view("\\r"));
-                break;
-            case '\t':
-                out.append(std::string_view("\\t"));
-                break;
-            default:
-                if (u < 0x20) {
-                    const char esc[] = {'\\', 'u', '0', '0', kHex[u >> 4U], kHex[u & 0xfU]};
-                    out.append(esc, esc + sizeof esc);
-                } else {
-                    out.push_back(c);
-                }
-        }
-    }
-}
-
 /// One JSON object per line: {"ts":"2026-01-01T00:00:00.000Z","level":"info","msg":"..."}
 class JsonFormatter final : public spdlog::formatter {
 public:
     void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
-        using namespace std::chrono;
+        using std::chrono::duration_cast;
+        using std::chrono::milliseconds;
         const auto ms = duration_cast<milliseconds>(msg.time.time_since_epoch()).count();
         const std::time_t secs = static_cast<std::time_t>(ms / 1000);
         std::tm tm{};
         gmtime_r(&secs, &tm);
         fmt::format_to(std::back_inserter(dest),
-                       R"({{"ts":"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z","level":"{}","msg":")",
+                       R"({{"ts":"{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z","level":"{}","msg":)",
                        tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
                        tm.tm_sec, ms % 1000, spdlog::level::to_string_view(msg.level));
-        appendJsonEscaped(dest, std::string_view(msg.payload.data(), msg.payload.size()));
-        dest.append(std::string_view("\"}\n"));
+        std::string text;
+        appendJsonString(text, std::string_view(msg.payload.data(), msg.payload.size()));
+        dest.append(text);
+        dest.append(std::string_view("}\n"));
     }
     std::unique_ptr<spdlog::formatter> clone() const override {
         return std::make_unique<JsonFormatter>();

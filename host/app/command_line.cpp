@@ -1,0 +1,125 @@
+#include "app/command_line.h"
+
+#include <array>
+
+#include "util/suggest.h"
+
+namespace crank::app {
+namespace {
+
+constexpr std::array<std::string_view, 8> kOptions = {
+    "--config", "--listen", "--check", "--version", "--log-format", "--log-level", "--help", "-h"};
+
+Error usageError(std::string message) {
+    return Error{ErrorCode::invalid_argument, std::move(message)};
+}
+
+}  // namespace
+
+std::string usage() {
+    return "Usage: crankd [--config FILE] [--listen HOST:PORT] [--check]\n"
+           "              [--log-format text|json] [--log-level LEVEL] [--version]\n"
+           "\n"
+           "Crank, an MCP gateway.\n"
+           "\n"
+           "  --config FILE        configuration file (JSON; comments and trailing commas "
+           "allowed);\n"
+           "                       without it, every setting has its default\n"
+           "  --listen HOST:PORT   listen address, overriding server.listen (e.g. 127.0.0.1:8080,\n"
+           "                       [::1]:8080; port 0 picks a free port)\n"
+           "  --check              validate the configuration, print every error, and exit\n"
+           "  --log-format FORMAT  text (default) or json (one object per line)\n"
+           "  --log-level LEVEL    trace, debug, info (default), warn, error, critical or off\n"
+           "  --version            print the version and exit\n"
+           "  --help               print this text and exit\n"
+           "\n"
+           "Exit status: 0 success, 1 runtime failure (address in use, store), 2 bad arguments,\n"
+           "3 invalid configuration.\n";
+}
+
+Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
+    CommandLine out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string_view arg = args[i];
+        std::optional<std::string_view> inlineValue;
+        if (const auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
+            inlineValue = arg.substr(eq + 1);
+            arg = arg.substr(0, eq);
+        }
+        const auto value = [&]() -> Result<std::string> {
+            if (inlineValue) {
+                return std::string(*inlineValue);
+            }
+            if (i + 1 >= args.size()) {
+                return usageError(std::string(arg) + " needs a value");
+            }
+            return std::string(args[++i]);
+        };
+        const auto flag = [&](bool& target) -> Result<void> {
+            if (inlineValue) {
+                return usageError(std::string(arg) + " takes no value");
+            }
+            target = true;
+            return {};
+        };
+        Result<void> step;
+        if (arg == "--config") {
+            auto v = value();
+            if (!v) {
+                return v.error();
+            }
+            out.config_path = *v;
+        } else if (arg == "--listen") {
+            auto v = value();
+            if (!v) {
+                return v.error();
+            }
+            auto address = config::parseListenAddress(*v);
+            if (!address) {
+                return usageError("--listen: " + address.error().message);
+            }
+            out.listen = *address;
+        } else if (arg == "--log-format") {
+            auto v = value();
+            if (!v) {
+                return v.error();
+            }
+            auto format = log::parseFormat(*v);
+            if (!format) {
+                return usageError("--log-format: expected text or json, got \"" + *v + "\"");
+            }
+            out.log_format = *format;
+        } else if (arg == "--log-level") {
+            auto v = value();
+            if (!v) {
+                return v.error();
+            }
+            auto level = log::parseLevel(*v);
+            if (!level) {
+                return usageError(
+                    "--log-level: expected trace, debug, info, warn, error, critical or off, got "
+                    "\"" +
+                    *v + "\"");
+            }
+            out.log_level = *level;
+        } else if (arg == "--check") {
+            step = flag(out.check);
+        } else if (arg == "--version") {
+            step = flag(out.version);
+        } else if (arg == "--help" || arg == "-h") {
+            step = flag(out.help);
+        } else {
+            std::string message = "unknown option \"" + std::string(arg) + "\"";
+            if (auto close = closestMatch(arg, kOptions)) {
+                message += " (did you mean \"" + *close + "\"?)";
+            }
+            return usageError(message);
+        }
+        if (!step) {
+            return step.error();
+        }
+    }
+    return out;
+}
+
+}  // namespace crank::app

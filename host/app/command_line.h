@@ -1,0 +1,32 @@
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "config/listen_address.h"
+#include "log/log.h"
+#include "util/error.h"
+
+namespace crank::app {
+
+/// What crankd was asked to do, from its arguments.
+struct CommandLine {
+    std::optional<std::string> config_path;       ///< --config FILE
+    std::optional<config::ListenAddress> listen;  ///< --listen HOST:PORT
+    bool check = false;                           ///< --check
+    bool version = false;                         ///< --version
+    bool help = false;                            ///< --help, -h
+    log::Format log_format = log::Format::text;   ///< --log-format text|json
+    log::Level log_level = log::Level::info;      ///< --log-level LEVEL
+};
+
+/// Parses crankd's arguments (without argv[0]). Both `--name value` and `--name=value` work.
+/// An unknown option gets "did you mean" when it is close to a known one.
+Result<CommandLine> parseCommandLine(std::span<const std::string_view> args);
+
+/// The --help text.
+std::string usage();
+
+}  // namespace crank::app
