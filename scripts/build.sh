@@ -4,6 +4,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${CRANK_BUILD_DIR:-$root/build}"
+# Hash paths relative to the checkout so that clean clones elsewhere still hit the ccache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 if [[ ! -f "$build/build.ninja" ]]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi

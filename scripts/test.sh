@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything, and runs every test: formatting of the project's
-# sources, then all ctest suites (unit, integration) side by side on every core.
+# sources, then all ctest suites (unit, integration, clang-tidy) side by side on every core.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${CRANK_BUILD_DIR:-$root/build}"

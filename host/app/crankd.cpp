@@ -82,7 +82,6 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals) {
         return kExitRuntime;
     }
     std::shared_ptr<store::Store> store = std::move(opened).value();
-    log::info("store: {} at {}", cfg->store.backend, cfg->store.path);
 
     auto readiness = std::make_shared<Readiness>();
     readiness->add("store", [store] { return store->ping(); });

@@ -102,7 +102,9 @@ public:
     explicit DepthLimitedBuilder(rapidjson::Document& doc) : doc_(doc) {}
     bool tooDeep() const { return tooDeep_; }
 
-    // The SAX handler interface of rapidjson::Reader, forwarded to the document.
+    // The SAX handler interface of rapidjson::Reader, forwarded to the document. RapidJSON
+    // fixes these names.
+    // NOLINTBEGIN(readability-identifier-naming)
     bool Null() { return doc_.Null(); }
     bool Bool(bool b) { return doc_.Bool(b); }
     bool Int(int i) { return doc_.Int(i); }
@@ -125,6 +127,7 @@ public:
         --depth_;
         return doc_.EndArray(n);
     }
+    // NOLINTEND(readability-identifier-naming)
 
 private:
     bool enter() {

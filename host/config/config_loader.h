@@ -13,11 +13,11 @@
 namespace crank::config {
 
 /// Largest configuration file crankd reads.
-inline constexpr std::size_t kMaxConfigBytes = 16 * 1024 * 1024;
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} * 1024 * 1024;
 /// Deepest nesting of objects and arrays accepted anywhere in the file (schemas included).
 inline constexpr std::size_t kMaxConfigDepth = 64;
 /// Largest secret file.
-inline constexpr std::size_t kMaxSecretFileBytes = 64 * 1024;
+inline constexpr std::size_t kMaxSecretFileBytes = std::size_t{64} * 1024;
 
 struct LoadOptions {
     /// Looks up environment variables for `{"env": NAME}` secrets. Defaults to the process

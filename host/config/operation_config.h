@@ -27,7 +27,7 @@ struct ExecutionDefaults {
     static constexpr std::int64_t idle_timeout_ms = 300'000;
     static constexpr std::int64_t max_session_lifetime_ms = 3'600'000;
     static constexpr std::int64_t max_items = 100;
-    static constexpr std::int64_t max_bytes = 256 * 1024;
+    static constexpr std::int64_t max_bytes = 256LL * 1024;
     static constexpr std::int64_t max_field_length = 2'048;
 };
 
@@ -36,7 +36,7 @@ struct ExecutionCeilings {
     static constexpr std::int64_t duration_ms = 24LL * 3'600'000;  ///< any *_ms value
     static constexpr std::int64_t max_items = 100'000;
     static constexpr std::int64_t max_bytes = 64LL * 1024 * 1024;
-    static constexpr std::int64_t max_field_length = 1024 * 1024;
+    static constexpr std::int64_t max_field_length = 1024LL * 1024;
 };
 
 /// The `execution` block of an operation: mode, limits, aggregation, safety, tool family names.

@@ -56,8 +56,8 @@ template <>
 class [[nodiscard]] Result<void> {
 public:
     Result() = default;
-    Result(Error error)
-        : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+    // NOLINTNEXTLINE(google-explicit-constructor): returning an Error must read naturally.
+    Result(Error error) : error_(std::move(error)), ok_(false) {}
 
     bool ok() const { return ok_; }
     explicit operator bool() const { return ok_; }
