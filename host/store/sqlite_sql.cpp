@@ -54,9 +54,13 @@ std::size_t execute(Poco::Data::Session& session, const std::string& sql, const 
     return statement.execute();
 }
 
-std::optional<std::int64_t> queryInt(Poco::Data::Session& session, const std::string& sql,
-                                     const SqlParams& params) {
-    std::vector<Poco::Nullable<std::int64_t>> values;
+namespace {
+
+/// The first column of the first row, or nullopt when there is no row or it is NULL.
+template <typename T>
+std::optional<T> queryOne(Poco::Data::Session& session, const std::string& sql,
+                          const SqlParams& params) {
+    std::vector<Poco::Nullable<T>> values;
     Poco::Data::Statement statement(session);
     statement << sql;
     bindAll(statement, params);
@@ -68,18 +72,16 @@ std::optional<std::int64_t> queryInt(Poco::Data::Session& session, const std::st
     return values.front().value();
 }
 
+}  // namespace
+
+std::optional<std::int64_t> queryInt(Poco::Data::Session& session, const std::string& sql,
+                                     const SqlParams& params) {
+    return queryOne<std::int64_t>(session, sql, params);
+}
+
 std::optional<std::string> queryText(Poco::Data::Session& session, const std::string& sql,
                                      const SqlParams& params) {
-    std::vector<Poco::Nullable<std::string>> values;
-    Poco::Data::Statement statement(session);
-    statement << sql;
-    bindAll(statement, params);
-    statement.addExtract(into(values));
-    statement.execute();
-    if (values.empty() || values.front().isNull()) {
-        return std::nullopt;
-    }
-    return values.front().value();
+    return queryOne<std::string>(session, sql, params);
 }
 
 namespace {

@@ -19,6 +19,7 @@
 #include <rapidjson/document.h>
 
 #include "child_process.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -136,7 +137,7 @@ TEST(CrankdProcess, ExitsCleanlyOnSigint) {
     EXPECT_NE(crankd.process().stderrText().find("received SIGINT"), std::string::npos);
 }
 
-/// Sends a complete request on `socket` and reads one response's status line and headers.
+/// Reads one response's status line and headers (and whatever of the body came with them).
 std::string readResponseHead(Poco::Net::StreamSocket& socket) {
     std::string data;
     char buffer[1024];
@@ -150,29 +151,34 @@ std::string readResponseHead(Poco::Net::StreamSocket& socket) {
     return data;
 }
 
+/// A keep-alive connection to `path` on which a worker thread is reading a second request that is
+/// only partly sent: `partialHead` is the beginning of its head. A first complete request proves
+/// that a worker owns the connection; the pause lets it start reading the second.
+Poco::Net::StreamSocket busyConnection(std::uint16_t port, const std::string& path,
+                                       const std::string& partialHead) {
+    Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port));
+    socket.setReceiveTimeout(Poco::Timespan(10, 0));
+    const std::string first = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    socket.sendBytes(first.data(), static_cast<int>(first.size()));
+    EXPECT_NE(readResponseHead(socket).find("200 OK"), std::string::npos);
+    const std::string second = "GET " + path + " HTTP/1.1\r\n" + partialHead;
+    socket.sendBytes(second.data(), static_cast<int>(second.size()));
+    std::this_thread::sleep_for(300ms);
+    return socket;
+}
+
 TEST(CrankdProcess, DrainLetsAnInFlightRequestFinish) {
     TempDir storeDir;
     Crankd crankd(storeConfig(storeDir, R"("shutdown_grace_ms": 10000)"));
     const std::uint16_t port = crankd.waitListening();
     ASSERT_NE(port, 0);
+    Poco::Net::StreamSocket socket = busyConnection(port, "/healthz", "Host: 127.0.0.1\r\n");
 
-    Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port));
-    socket.setReceiveTimeout(Poco::Timespan(10, 0));
-    // A first full request proves that a worker thread owns this connection.
-    const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    socket.sendBytes(request.data(), static_cast<int>(request.size()));
-    ASSERT_NE(readResponseHead(socket).find("200 OK"), std::string::npos);
-
-    // The second request is half sent when the signal arrives.
-    const std::string head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-    socket.sendBytes(head.data(), static_cast<int>(head.size()));
-    std::this_thread::sleep_for(300ms);  // let the worker start reading it
     crankd.process().signal(SIGTERM);
     ASSERT_TRUE(crankd.process().waitForStderrLine("draining", kExitTimeout));
-    socket.sendBytes("\r\n", 2);
+    socket.sendBytes("\r\n", 2);  // the request completes during the drain and is answered
     const std::string second = readResponseHead(socket);
     EXPECT_NE(second.find("200 OK"), std::string::npos) << second;
-
     EXPECT_EQ(crankd.process().waitForExit(kExitTimeout), 0);
 }
 
@@ -181,15 +187,9 @@ TEST(CrankdProcess, GracePeriodCutsOffAStuckClientAndStillExitsZero) {
     Crankd crankd(storeConfig(storeDir, R"("shutdown_grace_ms": 300)"));
     const std::uint16_t port = crankd.waitListening();
     ASSERT_NE(port, 0);
-
-    Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port));
-    const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    socket.sendBytes(request.data(), static_cast<int>(request.size()));
-    socket.setReceiveTimeout(Poco::Timespan(10, 0));
-    ASSERT_NE(readResponseHead(socket).find("200 OK"), std::string::npos);
-    const std::string head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
-    socket.sendBytes(head.data(), static_cast<int>(head.size()));  // never finished
-    std::this_thread::sleep_for(300ms);
+    // Never finished.
+    Poco::Net::StreamSocket socket =
+        busyConnection(port, "/healthz", "Host: 127.0.0.1\r\nX-Slow: ");
 
     crankd.process().signal(SIGTERM);
     EXPECT_EQ(crankd.process().waitForExit(kExitTimeout), 0);
@@ -203,14 +203,8 @@ TEST(CrankdProcess, ReadinessSaysDrainingOnceShutdownBegins) {
     Crankd crankd(storeConfig(storeDir, R"("shutdown_grace_ms": 5000)"));
     const std::uint16_t port = crankd.waitListening();
     ASSERT_NE(port, 0);
-    Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port));
-    socket.setReceiveTimeout(Poco::Timespan(10, 0));
-    const std::string first = "GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    socket.sendBytes(first.data(), static_cast<int>(first.size()));
-    ASSERT_NE(readResponseHead(socket).find("200 OK"), std::string::npos);
-    const std::string head = "GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
-    socket.sendBytes(head.data(), static_cast<int>(head.size()));
-    std::this_thread::sleep_for(300ms);
+    Poco::Net::StreamSocket socket = busyConnection(port, "/readyz", "Host: 127.0.0.1\r\n");
+
     crankd.process().signal(SIGTERM);
     ASSERT_TRUE(crankd.process().waitForStderrLine("draining", kExitTimeout));
     socket.sendBytes("\r\n", 2);

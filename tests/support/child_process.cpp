@@ -8,8 +8,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <thread>
 
@@ -166,25 +164,6 @@ std::string ChildProcess::stderrText() {
         pump(std::chrono::milliseconds(100));
     }
     return err_;
-}
-
-TempDir::TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "crank-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-        throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-    }
-    path_ = pattern;
-}
-
-TempDir::~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-}
-
-std::string TempDir::write(const std::string& name, const std::string& text) const {
-    const std::string full = path_ + "/" + name;
-    std::ofstream(full, std::ios::binary) << text;
-    return full;
 }
 
 }  // namespace crank::testing

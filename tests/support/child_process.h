@@ -52,20 +52,4 @@ private:
     std::optional<int> exit_;
 };
 
-/// A fresh temporary directory, removed with its contents by the destructor.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::string& path() const { return path_; }
-    /// Writes `text` to `name` inside the directory and returns the full path.
-    std::string write(const std::string& name, const std::string& text) const;
-
-private:
-    std::string path_;
-};
-
 }  // namespace crank::testing

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "config/config_loader.h"
+#include "temp_dir.h"
 
 namespace crank::config::test {
 
@@ -79,35 +80,6 @@ inline std::string withOperations(std::initializer_list<std::string> operations)
 }
 
 /// A directory under the system temporary directory, removed with everything in it.
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        path_ = std::filesystem::temp_directory_path() /
-                ("crank-config-test-" + std::to_string(::getpid()) + "-" +
-                 std::to_string(counter.fetch_add(1)));
-        std::filesystem::create_directories(path_);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-
-    const std::filesystem::path& path() const { return path_; }
-
-    /// Writes `content` byte for byte to `name` inside the directory and returns its path.
-    std::string write(const std::string& name, std::string_view content) const {
-        const std::filesystem::path file = path_ / name;
-        std::ofstream out(file, std::ios::binary);
-        out.write(content.data(), static_cast<std::streamsize>(content.size()));
-        EXPECT_TRUE(out.good()) << file;
-        return file.string();
-    }
-
-private:
-    std::filesystem::path path_;
-};
+using crank::testing::TempDir;
 
 }  // namespace crank::config::test

@@ -345,14 +345,14 @@ TEST(ConfigHostileInputTest, FileErrorsNameTheFile) {
 
 TEST(ConfigHostileInputTest, NonexistentFile) {
     const TempDir dir;
-    const std::string path = (dir.path() / "missing.json").string();
+    const std::string path = dir.file("missing.json");
     EXPECT_THAT(messages(loadConfigFile(path)),
                 ElementsAre(path + ": cannot open the config file"));
 }
 
 TEST(ConfigHostileInputTest, DirectoryAsTheFile) {
     const TempDir dir;
-    const std::string path = dir.path().string();
+    const std::string path = dir.path();
     EXPECT_THAT(messages(loadConfigFile(path)),
                 ElementsAre(path + ": cannot read the config file"));
 }

@@ -120,7 +120,7 @@ TEST(ConfigSecretsTest, FileWithoutTrailingNewlineIsTakenAsIs) {
 
 TEST(ConfigSecretsTest, MissingFile) {
     const TempDir dir;
-    const std::string path = (dir.path() / "absent").string();
+    const std::string path = dir.file("absent");
     EXPECT_THAT(
         errorsOf(bearerProfile(R"({"file": )" + jsonString(path) + "}")),
         ElementsAre("auth_profiles.p.token.file: cannot read secret file \"" + path + "\""));
@@ -133,7 +133,7 @@ TEST(ConfigSecretsTest, FileWithoutAPath) {
 
 TEST(ConfigSecretsTest, DirectoryIsNotASecretFile) {
     const TempDir dir;
-    const std::string path = dir.path().string();
+    const std::string path = dir.path();
     EXPECT_THAT(
         errorsOf(bearerProfile(R"({"file": )" + jsonString(path) + "}")),
         ElementsAre("auth_profiles.p.token.file: cannot read secret file \"" + path + "\""));

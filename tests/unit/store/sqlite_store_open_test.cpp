@@ -210,7 +210,7 @@ TEST(SqliteStoreOpenTest, GarbageFileIsAClearErrorAndIsLeftAlone) {
 TEST(SqliteStoreOpenTest, DirectoryAsPathIsAClearError) {
     TempDir dir;
     StoreOptions options;
-    options.path = dir.path().string();
+    options.path = dir.path();
     auto failed = openStore(options);
     ASSERT_FALSE(failed.ok());
     EXPECT_EQ(failed.error().code, ErrorCode::io);

@@ -14,21 +14,6 @@ namespace crank::store::test {
 using Poco::Data::Keywords::into;
 using Poco::Data::Keywords::now;
 
-TempDir::TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "crank_store_XXXXXX").string();
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (::mkdtemp(buffer.data()) == nullptr) {
-        throw std::system_error(errno, std::generic_category(), "mkdtemp");
-    }
-    path_ = buffer.data();
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-}
-
 StoreOptions fileOptions(const TempDir& dir, const std::string& name, int pool_size) {
     StoreOptions options;
     options.path = dir.file(name);

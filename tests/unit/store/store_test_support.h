@@ -16,23 +16,11 @@
 #include "store/sqlite_store.h"
 #include "store/store.h"
 #include "store/store_options.h"
+#include "temp_dir.h"
 
 namespace crank::store::test {
 
-/// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::filesystem::path& path() const { return path_; }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    std::filesystem::path path_;
-};
+using crank::testing::TempDir;
 
 /// Options for a file database in `dir`.
 StoreOptions fileOptions(const TempDir& dir, const std::string& name = "crank.db",
