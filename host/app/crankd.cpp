@@ -1,14 +1,23 @@
 #include "app/crankd.h"
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <exception>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "app/health_endpoints.h"
 #include "app/readiness.h"
 #include "app/version.h"
 #include "config/config_loader.h"
 #include "http/http_server.h"
+#include "http/stream_reactor.h"
 #include "log/log.h"
+#include "mcp/mcp_endpoint.h"
+#include "mcp/session_manager.h"
+#include "mcp/tool_registry.h"
 #include "store/open_store.h"
 
 namespace crank::app {
@@ -51,7 +60,8 @@ const char* signalName(int sig) {
 
 }  // namespace
 
-int runCrankd(const CommandLine& cl, const sigset_t& stopSignals) {
+int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
+              const std::function<void(mcp::FunctionToolRegistry&)>& addTools) {
     if (cl.help) {
         std::fputs(usage().c_str(), stdout);
         return kExitOk;
@@ -86,8 +96,35 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals) {
     auto readiness = std::make_shared<Readiness>();
     readiness->add("store", [store] { return store->ping(); });
 
+    http::StreamReactorOptions streamOptions;
+    streamOptions.heartbeat_interval_ms = cfg->mcp.heartbeat_interval_ms;
+    streamOptions.max_buffered_bytes = static_cast<std::size_t>(cfg->mcp.stream_buffer_bytes);
+    streamOptions.max_streams = static_cast<std::size_t>(cfg->mcp.max_streams);
+    streamOptions.stall_timeout_ms = cfg->mcp.stream_stall_timeout_ms;
+    http::StreamReactor reactor(streamOptions);
+    if (auto started = reactor.start(); !started) {
+        log::error("cannot start the stream reactor: {}", started.error().message);
+        return kExitRuntime;
+    }
+    mcp::SessionLimits sessionLimits;
+    sessionLimits.max_sessions = static_cast<std::size_t>(cfg->mcp.max_sessions);
+    sessionLimits.idle_timeout = std::chrono::milliseconds(cfg->mcp.session_idle_timeout_ms);
+    sessionLimits.replay.events_per_stream = static_cast<std::size_t>(cfg->mcp.replay_events);
+    sessionLimits.replay.bytes_per_session = static_cast<std::size_t>(cfg->mcp.replay_bytes);
+    sessionLimits.replay.retry_ms = static_cast<int>(cfg->mcp.sse_retry_ms);
+    mcp::SessionManager sessions(sessionLimits);
+    sessions.startSweeper(std::chrono::milliseconds(
+        std::clamp<std::int64_t>(cfg->mcp.session_idle_timeout_ms / 4, 100, 60'000)));
+    mcp::FunctionToolRegistry tools;
+    if (addTools) {
+        addTools(tools);
+    }
+    mcp::McpEndpoint endpoint(*cfg, mcp::ServerIdentity{"crank", kVersion}, tools, sessions,
+                              reactor);
+
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);
+    endpoint.addRoutes(*router);
 
     http::HttpServer server(cfg->server, router);
     if (auto started = server.start(); !started) {
@@ -107,8 +144,38 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals) {
     if (report.aborted > 0) {
         log::warn("grace period over: closed {} connection(s) still in flight", report.aborted);
     }
+    // Open SSE streams hold no request: flush what is queued on them briefly, then close.
+    reactor.shutdown(
+        std::chrono::milliseconds(std::min<std::int64_t>(cfg->server.shutdown_grace_ms, 1000)));
+    sessions.closeAll();
     log::info("stopped");
     return kExitOk;
+}
+
+int crankdMain(int argc, char** argv,
+               const std::function<void(mcp::FunctionToolRegistry&)>& addTools) {
+    // Block the stop signals before any thread exists: every thread inherits the mask, and the
+    // main thread alone takes them with sigwait(), outside any signal-handler restrictions.
+    sigset_t stopSignals;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGTERM);
+    sigaddset(&stopSignals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a death
+
+    std::vector<std::string_view> args(argv + 1, argv + argc);
+    auto commandLine = parseCommandLine(args);
+    if (!commandLine) {
+        std::fprintf(stderr, "crankd: %s\nTry 'crankd --help'.\n",
+                     commandLine.error().message.c_str());
+        return kExitUsage;
+    }
+    try {
+        return runCrankd(*commandLine, stopSignals, addTools);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "crankd: fatal: %s\n", e.what());
+        return kExitRuntime;
+    }
 }
 
 }  // namespace crank::app

@@ -33,6 +33,23 @@ struct StoreConfig {
     int pool_size = 4;
 };
 
+/// `mcp`: the MCP Streamable HTTP endpoint, its sessions and streams.
+struct McpConfig {
+    std::string path = "/mcp";                         ///< the one MCP endpoint
+    std::int64_t max_sessions = 10'000;                ///< initialize beyond this gets 503
+    std::int64_t session_idle_timeout_ms = 1'800'000;  ///< a session unused this long expires
+    std::int64_t heartbeat_interval_ms = 15'000;       ///< SSE comment on idle streams
+    std::int64_t max_streams = 10'000;                 ///< open SSE streams, all sessions
+    std::int64_t stream_buffer_bytes =
+        4LL * 1024 * 1024;  ///< unsent bytes per stream (slow reader)
+    std::int64_t stream_stall_timeout_ms =
+        60'000;                                 ///< a stream whose client takes nothing this long
+    std::int64_t replay_events = 256;           ///< events kept per stream for resumption
+    std::int64_t replay_bytes = 1024LL * 1024;  ///< bytes kept per session for resumption
+    std::int64_t tools_page_size = 100;         ///< tools/list page size
+    std::int64_t sse_retry_ms = 1'000;          ///< `retry:` on priming events
+};
+
 /// `plugins`: where plugin libraries are looked for and which ones are turned on.
 struct PluginsConfig {
     /// Searched in order. Empty: `<directory of crankd>/../lib/crank/plugins`.
@@ -89,6 +106,7 @@ struct Config {
     std::string source;  ///< the file it was read from, for messages
     ServerConfig server;
     StoreConfig store;
+    McpConfig mcp;
     PluginsConfig plugins;
     AuthConfig auth;
     std::map<std::string, AuthProfile> auth_profiles;

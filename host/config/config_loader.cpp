@@ -163,6 +163,7 @@ private:
     void readServer(const Json* v);
     void readStore(const Json* v);
     void readPlugins(const Json* v);
+    void readMcp(const Json* v);
     void readAuth(const Json* v);
     void readAuthProfiles(const Json* v);
     void readOperations(const Json* v);
@@ -228,6 +229,7 @@ LoadResult Loader::load(std::string_view text) {
     }
     readServer(root.get("server"));
     readStore(root.get("store"));
+    readMcp(root.get("mcp"));
     readPlugins(root.get("plugins"));
     readAuth(root.get("auth"));
     readAuthProfiles(root.get("auth_profiles"));
@@ -298,6 +300,35 @@ void Loader::readStore(const Json* v) {
     }
     s.busy_timeout_ms = r.integer("busy_timeout_ms", s.busy_timeout_ms, 0, 600'000);
     s.pool_size = static_cast<int>(r.integer("pool_size", s.pool_size, 1, 64));
+    r.finish();
+}
+
+void Loader::readMcp(const Json* v) {
+    ObjectReader r(v, "mcp", errors_);
+    McpConfig& m = config_.mcp;
+    if (auto path = r.optionalString("path", 256)) {
+        if (path->empty() || path->front() != '/' ||
+            path->find_first_of("?# \t") != std::string::npos) {
+            errors_.add(r.pathOf("path"), "expected an absolute URL path such as \"/mcp\", got " +
+                                              detail::describeString(*path));
+        } else {
+            m.path = *path;
+        }
+    }
+    m.max_sessions = r.positiveInteger("max_sessions", m.max_sessions, 1'000'000);
+    m.session_idle_timeout_ms =
+        r.positiveInteger("session_idle_timeout_ms", m.session_idle_timeout_ms, 7LL * 86'400'000);
+    m.heartbeat_interval_ms =
+        r.positiveInteger("heartbeat_interval_ms", m.heartbeat_interval_ms, 3'600'000);
+    m.max_streams = r.positiveInteger("max_streams", m.max_streams, 1'000'000);
+    m.stream_buffer_bytes =
+        r.positiveInteger("stream_buffer_bytes", m.stream_buffer_bytes, 256LL * 1024 * 1024);
+    m.stream_stall_timeout_ms =
+        r.integer("stream_stall_timeout_ms", m.stream_stall_timeout_ms, 0, 3'600'000);
+    m.replay_events = r.integer("replay_events", m.replay_events, 0, 100'000);
+    m.replay_bytes = r.integer("replay_bytes", m.replay_bytes, 0, 256LL * 1024 * 1024);
+    m.tools_page_size = r.positiveInteger("tools_page_size", m.tools_page_size, 10'000);
+    m.sse_retry_ms = r.positiveInteger("sse_retry_ms", m.sse_retry_ms, 3'600'000);
     r.finish();
 }
 

@@ -10,7 +10,7 @@
 namespace crank::http {
 
 void sendJson(Poco::Net::HTTPServerResponse& response, int status, std::string_view body) {
-    response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+    response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
     response.setContentType("application/json");
     response.set("Cache-Control", "no-store");
     response.setContentLength(static_cast<std::streamsize>(body.size()));

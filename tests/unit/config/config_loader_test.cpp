@@ -406,3 +406,52 @@ TEST(ConfigEnumNamesTest, EveryAggregationModeLoads) {
 
 }  // namespace
 }  // namespace crank::config::test
+
+namespace crank::config::test {
+
+TEST(ConfigMcpSectionTest, DefaultsWhenAbsent) {
+    const LoadResult result = load("{}");
+    ASSERT_TRUE(result.config) << ::testing::PrintToString(messages(result));
+    const McpConfig& m = result.config->mcp;
+    EXPECT_EQ(m.path, "/mcp");
+    EXPECT_EQ(m.max_sessions, 10'000);
+    EXPECT_EQ(m.session_idle_timeout_ms, 1'800'000);
+    EXPECT_EQ(m.heartbeat_interval_ms, 15'000);
+    EXPECT_EQ(m.max_streams, 10'000);
+    EXPECT_EQ(m.stream_buffer_bytes, 4 * 1024 * 1024);
+    EXPECT_EQ(m.stream_stall_timeout_ms, 60'000);
+    EXPECT_EQ(m.replay_events, 256);
+    EXPECT_EQ(m.replay_bytes, 1024 * 1024);
+    EXPECT_EQ(m.tools_page_size, 100);
+    EXPECT_EQ(m.sse_retry_ms, 1'000);
+}
+
+TEST(ConfigMcpSectionTest, EveryKeyIsRead) {
+    const LoadResult result = load(R"({"mcp": {"path": "/gateway/mcp", "max_sessions": 5,
+        "session_idle_timeout_ms": 60000, "heartbeat_interval_ms": 250, "max_streams": 7,
+        "stream_buffer_bytes": 4096, "stream_stall_timeout_ms": 0, "replay_events": 0, "replay_bytes": 0,
+        "tools_page_size": 2, "sse_retry_ms": 50}})");
+    ASSERT_TRUE(result.config) << ::testing::PrintToString(messages(result));
+    const McpConfig& m = result.config->mcp;
+    EXPECT_EQ(m.path, "/gateway/mcp");
+    EXPECT_EQ(m.max_sessions, 5);
+    EXPECT_EQ(m.session_idle_timeout_ms, 60'000);
+    EXPECT_EQ(m.heartbeat_interval_ms, 250);
+    EXPECT_EQ(m.max_streams, 7);
+    EXPECT_EQ(m.stream_buffer_bytes, 4096);
+    EXPECT_EQ(m.stream_stall_timeout_ms, 0);
+    EXPECT_EQ(m.replay_events, 0);
+    EXPECT_EQ(m.replay_bytes, 0);
+    EXPECT_EQ(m.tools_page_size, 2);
+    EXPECT_EQ(m.sse_retry_ms, 50);
+}
+
+TEST(ConfigMcpSectionTest, ErrorsNameTheKey) {
+    EXPECT_THAT(errorsOf(R"({"mcp": {"path": "mcp", "max_session": 3, "tools_page_size": 0}})"),
+                ::testing::UnorderedElementsAre(
+                    R"(mcp.path: expected an absolute URL path such as "/mcp", got "mcp")",
+                    R"(mcp.max_session: unknown key (did you mean "max_sessions"?))",
+                    "mcp.tools_page_size: expected a positive integer, got 0"));
+}
+
+}  // namespace crank::config::test

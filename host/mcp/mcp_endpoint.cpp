@@ -1,0 +1,678 @@
+#include "mcp/mcp_endpoint.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <istream>
+#include <sstream>
+
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "http/origin_policy.h"
+#include "http/sse_event.h"
+#include "http/stream_handoff.h"
+#include "http/stream_reactor.h"
+#include "log/log.h"
+#include "mcp/json_rpc.h"
+#include "util/json_string.h"
+
+namespace crank::mcp {
+namespace {
+
+using Poco::Net::HTTPServerRequest;
+using Poco::Net::HTTPServerResponse;
+
+/// How much of an oversized body is read and thrown away before answering 413.
+constexpr std::int64_t kMaxDiscardBytes = 16LL * 1024 * 1024;
+
+bool versionSupported(std::string_view version) {
+    return std::any_of(std::begin(kSupportedVersions), std::end(kSupportedVersions),
+                       [&](const char* v) { return version == v; });
+}
+
+/// True when an Accept header lists `type` (or a wildcard covering it).
+bool accepts(const std::string& accept, std::string_view type) {
+    std::string_view rest = accept;
+    const std::string_view major = type.substr(0, type.find('/'));
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        item = item.substr(0, item.find(';'));
+        while (!item.empty() && item.front() == ' ') {
+            item.remove_prefix(1);
+        }
+        while (!item.empty() && item.back() == ' ') {
+            item.remove_suffix(1);
+        }
+        if (item == type || item == "*/*" ||
+            (item.size() == major.size() + 2 && item.substr(0, major.size()) == major &&
+             item.substr(major.size()) == "/*")) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void sendBody(HTTPServerResponse& response, int status, std::string_view contentType,
+              std::string_view body) {
+    response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+    if (!contentType.empty()) {
+        response.setContentType(std::string(contentType));
+    }
+    response.setContentLength(static_cast<std::streamsize>(body.size()));
+    response.sendBuffer(body.data(), body.size());
+}
+
+/// An HTTP error whose body is a JSON-RPC error without id.
+void sendHttpError(HTTPServerResponse& response, int status, std::int64_t code,
+                   std::string_view message) {
+    sendBody(response, status, "application/json", makeError(std::nullopt, code, message));
+}
+
+/// Parses `json` (an object, or empty for {}) into `doc`; false when it is not an object.
+bool parseObject(std::string_view json, rapidjson::Document& doc) {
+    if (json.empty()) {
+        doc.SetObject();
+        return true;
+    }
+    doc.Parse(json.data(), json.size());
+    return !doc.HasParseError() && doc.IsObject();
+}
+
+std::string memberString(const rapidjson::Value& object, const char* key) {
+    const auto it = object.FindMember(key);
+    if (it == object.MemberEnd() || !it->value.IsString()) {
+        return {};
+    }
+    return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+/// A JSON answer to one request, or nothing (notifications, responses).
+struct Reply {
+    std::string json;
+    int status = 200;
+};
+
+}  // namespace
+
+/// The ToolCall given to a tool: cancellation from the session's in-flight table, progress and
+/// log notifications onto the request's stream (or the session's standalone stream).
+class EndpointToolCall final : public ToolCall {
+public:
+    EndpointToolCall(std::shared_ptr<McpSession> session, std::optional<std::uint64_t> stream,
+                     std::optional<RequestId> progressToken,
+                     std::shared_ptr<std::atomic<bool>> cancelled)
+        : session_(std::move(session)),
+          stream_(stream),
+          progressToken_(std::move(progressToken)),
+          cancelled_(std::move(cancelled)) {}
+
+    bool cancelled() const override { return cancelled_->load(); }
+
+    void progress(double progress, std::optional<double> total, std::string_view message) override {
+        if (!progressToken_ || !stream_ || !std::isfinite(progress)) {
+            return;
+        }
+        std::string params = R"({"progressToken":)" + progressToken_->toJson() +
+                             fmt::format(R"(,"progress":{})", progress);
+        if (total && std::isfinite(*total)) {
+            params += fmt::format(R"(,"total":{})", *total);
+        }
+        if (!message.empty()) {
+            params += R"(,"message":)" + jsonString(message);
+        }
+        params += '}';
+        session_->send(*stream_, makeNotification("notifications/progress", params));
+    }
+
+    void log(LogLevel level, std::string_view logger, std::string_view dataJson) override {
+        if (level < session_->logLevel()) {
+            return;
+        }
+        std::string params = R"({"level":)" + jsonString(toString(level));
+        if (!logger.empty()) {
+            params += R"(,"logger":)" + jsonString(logger);
+        }
+        params += R"(,"data":)" + std::string(dataJson.empty() ? "null" : dataJson) + "}";
+        const std::string message = makeNotification("notifications/message", params);
+        if (stream_) {
+            session_->send(*stream_, message);
+        } else {
+            session_->sendStandalone(message);
+        }
+    }
+
+private:
+    std::shared_ptr<McpSession> session_;
+    std::optional<std::uint64_t> stream_;
+    std::optional<RequestId> progressToken_;
+    std::shared_ptr<std::atomic<bool>> cancelled_;
+};
+
+struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
+    config::McpConfig mcp;
+    std::int64_t maxBody;
+    ServerIdentity identity;
+    ToolRegistry& tools;
+    SessionManager& sessions;
+    http::StreamReactor& reactor;
+    http::OriginPolicy origins;
+    std::atomic<std::uint64_t> nextToken{1};
+
+    Impl(const config::Config& c, ServerIdentity id, ToolRegistry& t, SessionManager& s,
+         http::StreamReactor& r)
+        : mcp(c.mcp),
+          maxBody(c.server.max_request_body_bytes),
+          identity(std::move(id)),
+          tools(t),
+          sessions(s),
+          reactor(r),
+          origins(c.server.allowed_hosts, c.server.allowed_origins) {}
+
+    void handle(HTTPServerRequest& request, HTTPServerResponse& response);
+    /// handle(), then reads and drops what is left of the request body.
+    void handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response);
+    void handlePost(HTTPServerRequest& request, HTTPServerResponse& response);
+    void handleGet(HTTPServerRequest& request, HTTPServerResponse& response);
+    void handleDelete(HTTPServerRequest& request, HTTPServerResponse& response);
+
+    /// Checks Mcp-Session-Id and MCP-Protocol-Version; answers the error itself and returns
+    /// null when they are wrong.
+    std::shared_ptr<McpSession> sessionOf(HTTPServerRequest& request, HTTPServerResponse& response);
+    bool headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response);
+
+    Reply initialize(const JsonRpcMessage& message, std::shared_ptr<McpSession>& created);
+    /// Answers one request of a session with JSON (every method but a streamed tools/call).
+    std::optional<std::string> dispatch(const JsonRpcMessage& message,
+                                        const std::shared_ptr<McpSession>& session);
+    void notify(const JsonRpcMessage& message, McpSession& session);
+    std::string toolsList(const JsonRpcMessage& message);
+    std::string toolsCall(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
+                          std::optional<std::uint64_t> stream,
+                          const std::optional<RequestId>& progressToken, bool& answered);
+
+    /// Hands the connection to the reactor as `stream` of `session`; false when it could not.
+    bool openSse(HTTPServerRequest& request, HTTPServerResponse& response,
+                 const std::shared_ptr<McpSession>& session, std::uint64_t stream,
+                 const std::optional<std::string>& resumeFrom);
+};
+
+McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity, ToolRegistry& tools,
+                         SessionManager& sessions, http::StreamReactor& reactor)
+    : impl_(std::make_shared<Impl>(config, std::move(identity), tools, sessions, reactor)) {
+    std::weak_ptr<Impl> weak = impl_;
+    tools.subscribe([weak] {
+        if (auto impl = weak.lock()) {
+            const std::string message = makeNotification("notifications/tools/list_changed");
+            impl->sessions.forEach([&](McpSession& s) { s.sendStandalone(message); });
+        }
+    });
+}
+
+McpEndpoint::~McpEndpoint() = default;
+
+void McpEndpoint::addRoutes(http::Router& router) {
+    std::shared_ptr<Impl> impl = impl_;
+    router.add(impl->mcp.path, [impl](HTTPServerRequest& request, HTTPServerResponse& response) {
+        impl->handleAndDrain(request, response);
+    });
+}
+
+void McpEndpoint::Impl::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
+    // DNS-rebinding protection before anything else (MCP 2025-11-25: 403 for a bad Origin).
+    if (!origins.hostAllowed(request.getHost())) {
+        sendHttpError(response, 403, kInvalidRequest,
+                      "Host \"" + request.getHost().substr(0, 200) + "\" is not allowed");
+        return;
+    }
+    const std::string origin = request.get("Origin", "");
+    if (!origins.originAllowed(origin)) {
+        sendHttpError(response, 403, kInvalidRequest,
+                      "Origin \"" + origin.substr(0, 200) + "\" is not allowed");
+        return;
+    }
+    const std::string& method = request.getMethod();
+    if (method == "POST") {
+        handlePost(request, response);
+    } else if (method == "GET") {
+        handleGet(request, response);
+    } else if (method == "DELETE") {
+        handleDelete(request, response);
+    } else {
+        response.set("Allow", "GET, POST, DELETE");
+        sendHttpError(response, 405, kInvalidRequest, "method " + method + " is not allowed");
+    }
+}
+
+void McpEndpoint::Impl::handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response) {
+    handle(request, response);
+    // A request refused before its body was read leaves the body on a keep-alive connection,
+    // where it would be read as the next request: consume a bounded rest of it.
+    std::istream& in = request.stream();
+    char buffer[8192];
+    std::int64_t discarded = 0;
+    while (in && discarded < kMaxDiscardBytes) {
+        in.read(buffer, sizeof buffer);
+        discarded += in.gcount();
+    }
+}
+
+bool McpEndpoint::Impl::headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response) {
+    const std::string version = request.get("MCP-Protocol-Version", kDefaultHeaderVersion);
+    if (!versionSupported(version)) {
+        sendHttpError(response, 400, kInvalidRequest,
+                      "unsupported MCP-Protocol-Version \"" + version.substr(0, 64) +
+                          "\"; supported: 2025-11-25, 2025-06-18, 2025-03-26");
+        return false;
+    }
+    return true;
+}
+
+std::shared_ptr<McpSession> McpEndpoint::Impl::sessionOf(HTTPServerRequest& request,
+                                                         HTTPServerResponse& response) {
+    const std::string id = request.get("Mcp-Session-Id", "");
+    if (id.empty()) {
+        sendHttpError(response, 400, kInvalidRequest,
+                      "Mcp-Session-Id header is required (send initialize first)");
+        return nullptr;
+    }
+    auto session = sessions.find(id);
+    if (!session) {
+        sendHttpError(response, 404, kInvalidRequest,
+                      "session not found (it expired or was deleted); initialize a new one");
+        return nullptr;
+    }
+    if (!headerVersionOk(request, response)) {
+        return nullptr;
+    }
+    return session;
+}
+
+void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerResponse& response) {
+    const std::string accept = request.get("Accept", "");
+    if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+        sendHttpError(response, 406, kInvalidRequest,
+                      "Accept must list both application/json and text/event-stream");
+        return;
+    }
+    const std::string contentType = request.getContentType();
+    if (contentType.substr(0, contentType.find(';')) != "application/json") {
+        sendHttpError(response, 415, kInvalidRequest, "Content-Type must be application/json");
+        return;
+    }
+    // Read at most maxBody + 1 bytes, whatever Content-Length (or chunking) claims.
+    std::string body;
+    std::istream& in = request.stream();
+    char buffer[8192];
+    while (in && static_cast<std::int64_t>(body.size()) <= maxBody) {
+        in.read(buffer, sizeof buffer);
+        body.append(buffer, static_cast<std::size_t>(in.gcount()));
+    }
+    if (static_cast<std::int64_t>(body.size()) > maxBody) {
+        // Discard a bounded rest of the body first: closing with unread bytes makes the kernel
+        // reset the connection, and the client would never see the 413.
+        std::int64_t discarded = 0;
+        while (in && discarded < kMaxDiscardBytes) {
+            in.read(buffer, sizeof buffer);
+            discarded += in.gcount();
+        }
+        response.setKeepAlive(false);
+        sendHttpError(response, 413, kInvalidRequest,
+                      fmt::format("the request body is larger than {} bytes "
+                                  "(server.max_request_body_bytes)",
+                                  maxBody));
+        return;
+    }
+
+    ParsedBody parsed = parseJsonRpcBody(body);
+    if (parsed.fatal) {
+        sendBody(response, 400, "application/json", makeError(*parsed.fatal));
+        return;
+    }
+
+    // initialize opens a session; it must come alone.
+    if (!parsed.batch && std::holds_alternative<JsonRpcMessage>(parsed.entries.front())) {
+        const auto& message = std::get<JsonRpcMessage>(parsed.entries.front());
+        if (message.kind == JsonRpcKind::request && message.method == "initialize") {
+            std::shared_ptr<McpSession> created;
+            Reply reply = initialize(message, created);
+            if (created) {
+                response.set("Mcp-Session-Id", created->id());
+            }
+            sendBody(response, reply.status, "application/json", reply.json);
+            return;
+        }
+    }
+
+    auto session = sessionOf(request, response);
+    if (!session) {
+        return;
+    }
+    if (parsed.batch && session->protocolVersion() != "2025-03-26") {
+        sendHttpError(response, 400, kInvalidRequest,
+                      "batches are only allowed with protocol version 2025-03-26; this session "
+                      "uses " +
+                          session->protocolVersion());
+        return;
+    }
+
+    if (!parsed.batch) {
+        if (const auto* rejection = std::get_if<JsonRpcRejection>(&parsed.entries.front())) {
+            sendBody(response, 400, "application/json", makeError(*rejection));
+            return;
+        }
+        const auto& message = std::get<JsonRpcMessage>(parsed.entries.front());
+        if (message.kind != JsonRpcKind::request) {
+            notify(message, *session);
+            sendBody(response, 202, "", "");
+            return;
+        }
+        if (message.method == "tools/call") {
+            auto token = progressTokenOf(message.params_json);
+            if (token && *token) {
+                // Progress comes before the result: answer as an SSE stream.
+                const std::uint64_t stream = session->openStream(false);
+                if (!openSse(request, response, session, stream, std::nullopt)) {
+                    return;
+                }
+                bool answered = true;
+                std::string result = toolsCall(message, session, stream, *token, answered);
+                if (answered) {
+                    session->send(stream, result);
+                }
+                session->finish(stream);
+                return;
+            }
+        }
+        auto reply = dispatch(message, session);
+        sendBody(response, 200, "application/json", reply.value_or("{}"));
+        return;
+    }
+
+    // A 2025-03-26 batch: every request answered in one JSON array.
+    std::string out = "[";
+    bool any = false;
+    for (const JsonRpcEntry& entry : parsed.entries) {
+        std::optional<std::string> reply;
+        if (const auto* rejection = std::get_if<JsonRpcRejection>(&entry)) {
+            reply = makeError(*rejection);
+        } else {
+            const auto& message = std::get<JsonRpcMessage>(entry);
+            if (message.kind == JsonRpcKind::request) {
+                reply = dispatch(message, session);
+            } else {
+                notify(message, *session);
+            }
+        }
+        if (reply) {
+            out += (any ? "," : "") + *reply;
+            any = true;
+        }
+    }
+    if (!any) {
+        sendBody(response, 202, "", "");
+        return;
+    }
+    sendBody(response, 200, "application/json", out + "]");
+}
+
+Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
+                                    std::shared_ptr<McpSession>& created) {
+    rapidjson::Document params;
+    if (!parseObject(message.params_json, params)) {
+        return {makeError(message.id, kInvalidParams, "initialize: params must be an object"), 200};
+    }
+    const std::string requested = memberString(params, "protocolVersion");
+    if (requested.empty()) {
+        return {makeError(message.id, kInvalidParams,
+                          "initialize: params.protocolVersion is required (a string)"),
+                200};
+    }
+    const std::string version = versionSupported(requested) ? requested : kLatestVersion;
+    auto session = sessions.create(version);
+    if (!session) {
+        return {makeError(message.id, kInternalError, session.error().message), 503};
+    }
+    created = *session;
+    const std::string result =
+        R"({"protocolVersion":)" + jsonString(version) +
+        R"(,"capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":{"name":)" +
+        jsonString(identity.name) + R"(,"version":)" + jsonString(identity.version) + "}}";
+    log::info("mcp: session {} initialized (protocol {}, client {})", created->id().substr(0, 8),
+              version,
+              memberString(params.HasMember("clientInfo") && params["clientInfo"].IsObject()
+                               ? params["clientInfo"]
+                               : params,
+                           "name"));
+    return {makeResult(*message.id, result), 200};
+}
+
+void McpEndpoint::Impl::notify(const JsonRpcMessage& message, McpSession& session) {
+    if (message.kind != JsonRpcKind::notification) {
+        return;  // responses to server-to-client requests: none are sent yet
+    }
+    if (message.method == "notifications/initialized") {
+        session.setInitialized();
+    } else if (message.method == "notifications/cancelled") {
+        auto requestId = extractMember(message.params_json, "requestId");
+        if (requestId && !requestId->empty()) {
+            session.cancelRequest(*requestId);
+        }
+    }
+}
+
+std::optional<std::string> McpEndpoint::Impl::dispatch(const JsonRpcMessage& message,
+                                                       const std::shared_ptr<McpSession>& session) {
+    const RequestId& id = *message.id;
+    if (message.method == "ping") {
+        return makeResult(id, "{}");
+    }
+    if (message.method == "logging/setLevel") {
+        rapidjson::Document params;
+        const auto level = parseObject(message.params_json, params)
+                               ? parseLogLevel(memberString(params, "level"))
+                               : std::nullopt;
+        if (!level) {
+            return makeError(id, kInvalidParams,
+                             "logging/setLevel: params.level must be one of debug, info, notice, "
+                             "warning, error, critical, alert, emergency");
+        }
+        session->setLogLevel(*level);
+        return makeResult(id, "{}");
+    }
+    if (message.method == "tools/list") {
+        return toolsList(message);
+    }
+    if (message.method == "tools/call") {
+        bool answered = true;
+        std::string reply = toolsCall(message, session, std::nullopt, std::nullopt, answered);
+        return reply;
+    }
+    if (message.method == "initialize") {
+        return makeError(id, kInvalidRequest, "initialize: this session is already initialized");
+    }
+    return makeError(id, kMethodNotFound, "method not found: " + message.method.substr(0, 100));
+}
+
+std::string McpEndpoint::Impl::toolsList(const JsonRpcMessage& message) {
+    const RequestId& id = *message.id;
+    auto cursorJson = extractMember(message.params_json, "cursor");
+    if (!cursorJson) {
+        return makeError(id, kInvalidParams, "tools/list: " + cursorJson.error().message);
+    }
+    const std::vector<ToolDefinition> all = tools.list();
+    std::size_t start = 0;
+    if (!cursorJson->empty()) {
+        // The cursor is opaque to clients: the index of the first tool of the page, in hex.
+        rapidjson::Document doc;
+        doc.Parse(cursorJson->c_str());
+        std::size_t value = 0;
+        bool ok = doc.IsString() && doc.GetStringLength() > 1 && doc.GetString()[0] == 'c';
+        if (ok) {
+            const std::string_view digits(doc.GetString() + 1, doc.GetStringLength() - 1);
+            const auto [end, ec] =
+                std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
+            ok = ec == std::errc() && end == digits.data() + digits.size() && value <= all.size();
+        }
+        if (!ok) {
+            return makeError(id, kInvalidParams, "tools/list: invalid cursor");
+        }
+        start = value;
+    }
+    const std::size_t end =
+        std::min(all.size(), start + static_cast<std::size_t>(mcp.tools_page_size));
+    std::string result = R"({"tools":[)";
+    for (std::size_t i = start; i < end; ++i) {
+        const ToolDefinition& t = all[i];
+        result += (i == start ? "" : ",");
+        result += R"({"name":)" + jsonString(t.name);
+        if (!t.title.empty()) {
+            result += R"(,"title":)" + jsonString(t.title);
+        }
+        result += R"(,"description":)" + jsonString(t.description);
+        result += R"(,"inputSchema":)" + t.input_schema_json;
+        if (!t.output_schema_json.empty()) {
+            result += R"(,"outputSchema":)" + t.output_schema_json;
+        }
+        result += '}';
+    }
+    result += ']';
+    if (end < all.size()) {
+        result += R"(,"nextCursor":)" + jsonString(fmt::format("c{:x}", end));
+    }
+    result += '}';
+    return makeResult(id, result);
+}
+
+std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
+                                         const std::shared_ptr<McpSession>& session,
+                                         std::optional<std::uint64_t> stream,
+                                         const std::optional<RequestId>& progressToken,
+                                         bool& answered) {
+    const RequestId& id = *message.id;
+    rapidjson::Document params;
+    if (!parseObject(message.params_json, params)) {
+        return makeError(id, kInvalidParams, "tools/call: params must be an object");
+    }
+    const std::string name = memberString(params, "name");
+    if (name.empty()) {
+        return makeError(id, kInvalidParams, "tools/call: params.name is required (a string)");
+    }
+    auto arguments = extractMember(message.params_json, "arguments");
+    if (!arguments || (!arguments->empty() && arguments->front() != '{')) {
+        return makeError(id, kInvalidParams, "tools/call: params.arguments must be an object");
+    }
+    const std::string key = id.toJson();
+    auto cancelled = session->beginRequest(key);
+    EndpointToolCall call(session, stream, progressToken, cancelled);
+    Result<ToolResult> result = Error{ErrorCode::internal, "not run"};
+    try {
+        result = tools.call(name, arguments->empty() ? "{}" : *arguments, call);
+    } catch (const std::exception& e) {
+        result = Error{ErrorCode::internal, std::string("the tool failed: ") + e.what()};
+    }
+    session->endRequest(key);
+    if (cancelled->load()) {
+        answered = false;  // the client gave up on it: no response (MCP cancellation)
+        return {};
+    }
+    if (!result) {
+        const std::int64_t code = result.error().code == ErrorCode::not_found ||
+                                          result.error().code == ErrorCode::invalid_argument
+                                      ? kInvalidParams
+                                      : kInternalError;
+        return makeError(id, code, "tools/call: " + result.error().message);
+    }
+    std::string out = R"({"content":)" + result->content_json;
+    if (!result->structured_json.empty()) {
+        out += R"(,"structuredContent":)" + result->structured_json;
+    }
+    out += std::string(R"(,"isError":)") + (result->is_error ? "true" : "false") + "}";
+    return makeResult(id, out);
+}
+
+bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& response,
+                                const std::shared_ptr<McpSession>& session, std::uint64_t stream,
+                                const std::optional<std::string>& resumeFrom) {
+    if (reactor.openStreams() >= static_cast<std::size_t>(mcp.max_streams)) {
+        response.set("Retry-After", "1");
+        sendHttpError(response, 503, kInternalError,
+                      "too many open streams (mcp.max_streams); retry later");
+        return false;
+    }
+    response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
+    response.setContentType("text/event-stream");
+    response.set("Cache-Control", "no-cache");
+    response.set("Mcp-Session-Id", session->id());
+    auto fd = http::takeOverConnection(request, response);
+    if (!fd) {
+        log::warn("mcp: cannot hand a stream to the reactor: {}", fd.error().message);
+        return false;
+    }
+    const std::uint64_t token = nextToken++;
+    std::weak_ptr<McpSession> weak = session;
+    auto adopted = reactor.adopt(*fd, [weak, stream, token](http::StreamId, http::CloseReason) {
+        if (auto s = weak.lock()) {
+            s->detach(stream, token);
+        }
+    });
+    if (!adopted) {
+        log::warn("mcp: stream refused: {}", adopted.error().message);
+        return false;
+    }
+    const http::StreamId sid = *adopted;
+    http::StreamReactor* r = &reactor;
+    StreamConnection connection{
+        token, [r, sid](std::string bytes) { return r->send(sid, std::move(bytes)); },
+        [r, sid] { r->close(sid); }};
+    if (resumeFrom) {
+        session->resume(*resumeFrom, std::move(connection));
+    } else {
+        session->attach(stream, std::move(connection));
+    }
+    return true;
+}
+
+void McpEndpoint::Impl::handleGet(HTTPServerRequest& request, HTTPServerResponse& response) {
+    if (!accepts(request.get("Accept", ""), "text/event-stream")) {
+        sendHttpError(response, 406, kInvalidRequest, "Accept must list text/event-stream");
+        return;
+    }
+    auto session = sessionOf(request, response);
+    if (!session) {
+        return;
+    }
+    const std::string lastEventHeader = request.get("Last-Event-ID", "");
+    if (!lastEventHeader.empty()) {
+        auto lastEventId = http::parseLastEventId(lastEventHeader);
+        if (!lastEventId || !session->canResume(*lastEventId)) {
+            sendHttpError(response, 400, kInvalidRequest,
+                          "Last-Event-ID does not name a stream of this session");
+            return;
+        }
+        openSse(request, response, session, 0, lastEventId);
+        return;
+    }
+    openSse(request, response, session, session->openStream(true), std::nullopt);
+}
+
+void McpEndpoint::Impl::handleDelete(HTTPServerRequest& request, HTTPServerResponse& response) {
+    const std::string id = request.get("Mcp-Session-Id", "");
+    if (id.empty()) {
+        sendHttpError(response, 400, kInvalidRequest, "Mcp-Session-Id header is required");
+        return;
+    }
+    if (!sessions.remove(id)) {
+        sendHttpError(response, 404, kInvalidRequest, "session not found");
+        return;
+    }
+    log::info("mcp: session {} deleted by the client", id.substr(0, 8));
+    sendBody(response, 200, "", "");
+}
+
+}  // namespace crank::mcp

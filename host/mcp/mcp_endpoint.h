@@ -1,0 +1,52 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "config/config.h"
+#include "http/router.h"
+#include "mcp/session_manager.h"
+#include "mcp/tool_registry.h"
+
+namespace crank::http {
+class StreamReactor;
+}  // namespace crank::http
+
+namespace crank::mcp {
+
+/// Protocol versions served, newest first. A request without MCP-Protocol-Version means
+/// 2025-03-26, as the specification says.
+inline constexpr const char* kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
+inline constexpr const char* kLatestVersion = "2025-11-25";
+inline constexpr const char* kDefaultHeaderVersion = "2025-03-26";
+
+struct ServerIdentity {
+    std::string name = "crank";
+    std::string version;
+};
+
+/// The MCP Streamable HTTP endpoint: POST (messages), GET (server-to-client streams, resumption)
+/// and DELETE (end a session) on one path, with the lifecycle methods (initialize, ping,
+/// logging/setLevel), tools/list and tools/call over a ToolRegistry.
+///
+/// Requests and JSON responses run on the HTTP worker threads; SSE streams are handed to the
+/// StreamReactor, so an open stream holds no thread. A tools/call whose request carries a
+/// progress token is answered as an SSE stream (progress and log notifications before the
+/// result); other requests get application/json.
+class McpEndpoint {
+public:
+    McpEndpoint(const config::Config& config, ServerIdentity identity, ToolRegistry& tools,
+                SessionManager& sessions, http::StreamReactor& reactor);
+    ~McpEndpoint();
+    McpEndpoint(const McpEndpoint&) = delete;
+    McpEndpoint& operator=(const McpEndpoint&) = delete;
+
+    /// Registers the endpoint at config.mcp.path.
+    void addRoutes(http::Router& router);
+
+private:
+    struct Impl;
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace crank::mcp

@@ -1,0 +1,231 @@
+#include "mcp/mcp_session.h"
+
+#include <charconv>
+
+#include "http/sse_event.h"
+
+namespace crank::mcp {
+
+McpSession::McpSession(std::string id, std::string protocolVersion, ReplayLimits limits)
+    : id_(std::move(id)), protocolVersion_(std::move(protocolVersion)), limits_(limits) {
+    touch();
+}
+
+void McpSession::touch() {
+    lastUsedTicks_ = std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
+std::chrono::steady_clock::time_point McpSession::lastUsed() const {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(lastUsedTicks_.load()));
+}
+
+std::uint64_t McpSession::openStream(bool standalone) {
+    std::lock_guard lock(mutex_);
+    const std::uint64_t number = nextStream_++;
+    streams_[number].standalone = standalone;
+    return number;
+}
+
+std::string McpSession::appendEvent(std::uint64_t number, Stream& stream, std::string_view data) {
+    const std::uint64_t seq = stream.nextSeq++;
+    std::string bytes =
+        http::formatSseEvent(std::to_string(number) + "-" + std::to_string(seq), "", data);
+    if (limits_.events_per_stream > 0 && limits_.bytes_per_session > 0) {
+        stream.replay.push_back({seq, bytes});
+        replayBytes_ += bytes.size();
+        if (stream.replay.size() > limits_.events_per_stream) {
+            replayBytes_ -= stream.replay.front().bytes.size();
+            stream.replay.pop_front();
+        }
+        evictForBudget();
+    }
+    return bytes;
+}
+
+void McpSession::evictForBudget() {
+    // Oldest first across the session: the lowest-numbered streams hold the oldest events.
+    for (auto it = streams_.begin();
+         replayBytes_ > limits_.bytes_per_session && it != streams_.end();) {
+        Stream& s = it->second;
+        while (!s.replay.empty() && replayBytes_ > limits_.bytes_per_session) {
+            replayBytes_ -= s.replay.front().bytes.size();
+            s.replay.pop_front();
+        }
+        // A finished stream with nothing left to replay is gone for good.
+        if (s.replay.empty() && s.finished && !s.connection) {
+            it = streams_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+void McpSession::attach(std::uint64_t number, StreamConnection connection) {
+    std::lock_guard lock(mutex_);
+    Stream& stream = streams_[number];
+    // Priming event: an id and empty data (2025-11-25), so that the client can resume from here.
+    const std::string priming = http::formatSseEvent(
+        std::to_string(number) + "-" + std::to_string(stream.nextSeq++), "", "", limits_.retry_ms);
+    connection.send(priming);
+    stream.connection = std::move(connection);
+    if (stream.standalone) {
+        lastStandalone_ = number;
+    }
+}
+
+void McpSession::detach(std::uint64_t number, std::uint64_t token) {
+    std::lock_guard lock(mutex_);
+    const auto it = streams_.find(number);
+    if (it != streams_.end() && it->second.connection && it->second.connection->token == token) {
+        it->second.connection.reset();
+        if (lastStandalone_ == number) {
+            lastStandalone_.reset();
+            for (auto& [n, s] : streams_) {
+                if (s.standalone && s.connection) {
+                    lastStandalone_ = n;
+                }
+            }
+        }
+    }
+}
+
+void McpSession::send(std::uint64_t number, std::string_view message) {
+    std::lock_guard lock(mutex_);
+    Stream& stream = streams_[number];
+    std::string bytes = appendEvent(number, stream, message);
+    if (stream.connection && !stream.connection->send(std::move(bytes))) {
+        stream.connection.reset();
+    }
+}
+
+void McpSession::finish(std::uint64_t number) {
+    std::lock_guard lock(mutex_);
+    const auto it = streams_.find(number);
+    if (it == streams_.end()) {
+        return;
+    }
+    it->second.finished = true;
+    if (it->second.connection) {
+        it->second.connection->close();
+        it->second.connection.reset();
+    }
+}
+
+bool McpSession::sendStandalone(std::string_view message) {
+    std::lock_guard lock(mutex_);
+    if (!lastStandalone_) {
+        return false;
+    }
+    Stream& stream = streams_[*lastStandalone_];
+    std::string bytes = appendEvent(*lastStandalone_, stream, message);
+    if (stream.connection && !stream.connection->send(std::move(bytes))) {
+        stream.connection.reset();
+    }
+    return true;
+}
+
+namespace {
+
+/// "<stream>-<sequence>" into its two numbers.
+bool parseEventId(std::string_view id, std::uint64_t& number, std::uint64_t& seq) {
+    const auto dash = id.find('-');
+    if (dash == std::string_view::npos) {
+        return false;
+    }
+    const auto parse = [](std::string_view text, std::uint64_t& out) {
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+        return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+    };
+    return parse(id.substr(0, dash), number) && parse(id.substr(dash + 1), seq);
+}
+
+}  // namespace
+
+bool McpSession::canResume(std::string_view lastEventId) const {
+    std::uint64_t number = 0;
+    std::uint64_t seq = 0;
+    if (!parseEventId(lastEventId, number, seq)) {
+        return false;
+    }
+    std::lock_guard lock(mutex_);
+    return streams_.count(number) != 0;
+}
+
+bool McpSession::resume(std::string_view lastEventId, StreamConnection connection) {
+    std::uint64_t number = 0;
+    std::uint64_t seq = 0;
+    if (!parseEventId(lastEventId, number, seq)) {
+        return false;
+    }
+    std::lock_guard lock(mutex_);
+    const auto it = streams_.find(number);
+    if (it == streams_.end()) {
+        return false;
+    }
+    Stream& stream = it->second;
+    if (stream.connection) {
+        stream.connection->close();  // one connection per stream: the newest wins
+    }
+    for (const Event& e : stream.replay) {
+        if (e.seq > seq) {
+            connection.send(e.bytes);
+        }
+    }
+    if (stream.finished) {
+        connection.close();
+        return true;
+    }
+    stream.connection = std::move(connection);
+    if (stream.standalone) {
+        lastStandalone_ = number;
+    }
+    return true;
+}
+
+void McpSession::closeAll() {
+    std::lock_guard lock(mutex_);
+    for (auto& [number, stream] : streams_) {
+        if (stream.connection) {
+            stream.connection->close();
+            stream.connection.reset();
+        }
+    }
+    lastStandalone_.reset();
+    for (auto& [key, flag] : inflight_) {
+        *flag = true;  // a deleted session's work has nobody to answer
+    }
+}
+
+std::shared_ptr<std::atomic<bool>> McpSession::beginRequest(const std::string& requestKey) {
+    auto flag = std::make_shared<std::atomic<bool>>(false);
+    std::lock_guard lock(mutex_);
+    inflight_[requestKey] = flag;
+    return flag;
+}
+
+void McpSession::endRequest(const std::string& requestKey) {
+    std::lock_guard lock(mutex_);
+    inflight_.erase(requestKey);
+}
+
+bool McpSession::cancelRequest(const std::string& requestKey) {
+    std::lock_guard lock(mutex_);
+    const auto it = inflight_.find(requestKey);
+    if (it == inflight_.end()) {
+        return false;
+    }
+    *it->second = true;
+    return true;
+}
+
+std::size_t McpSession::attachedStreams() const {
+    std::lock_guard lock(mutex_);
+    std::size_t n = 0;
+    for (const auto& [number, stream] : streams_) {
+        n += stream.connection ? 1 : 0;
+    }
+    return n;
+}
+
+}  // namespace crank::mcp

@@ -1,0 +1,126 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "mcp/log_level.h"
+
+namespace crank::mcp {
+
+/// Where a stream's bytes go while a client connection is attached to it. Both functions are
+/// non-blocking (the stream reactor queues) and may be called under the session's lock.
+struct StreamConnection {
+    std::uint64_t token = 0;                ///< identifies this attachment (detach checks it)
+    std::function<bool(std::string)> send;  ///< false: the connection is gone
+    std::function<void()> close;            ///< flush what is queued, then close
+};
+
+/// Bounds of the per-session resumption buffer, and the reconnection hint given to clients.
+struct ReplayLimits {
+    std::size_t events_per_stream = 256;
+    std::size_t bytes_per_session = std::size_t{1024} * 1024;
+    /// The `retry:` field of priming events: how long a client waits before it reconnects.
+    int retry_ms = 1000;
+};
+
+/// One MCP session: its negotiated version, its logging level, its SSE streams with their
+/// replay buffers, and the requests in flight (for notifications/cancelled). Thread-safe.
+///
+/// Streams: every SSE response (a GET stream, or a POST answered with text/event-stream) is a
+/// numbered stream. Its events carry ids "<stream>-<sequence>", unique within the session, so a
+/// Last-Event-ID names the stream to resume and where. Each event is kept in a bounded replay
+/// buffer (events per stream, bytes per session: the oldest go first) and written to the
+/// attached connection, if any. A dropped connection only detaches; the work goes on and its
+/// events wait in the buffer for a GET with Last-Event-ID.
+class McpSession {
+public:
+    McpSession(std::string id, std::string protocolVersion, ReplayLimits limits);
+
+    const std::string& id() const { return id_; }
+    const std::string& protocolVersion() const { return protocolVersion_; }
+
+    void touch();
+    std::chrono::steady_clock::time_point lastUsed() const;
+
+    bool initialized() const { return initialized_.load(); }
+    void setInitialized() { initialized_ = true; }
+    LogLevel logLevel() const { return static_cast<LogLevel>(logLevel_.load()); }
+    void setLogLevel(LogLevel level) { logLevel_ = static_cast<int>(level); }
+
+    /// A new stream; `standalone` for GET streams (server-initiated messages go there).
+    std::uint64_t openStream(bool standalone);
+    /// Attaches a connection to a stream and writes a priming event (an id, empty data) so that
+    /// the client has a Last-Event-ID even before the first message.
+    void attach(std::uint64_t stream, StreamConnection connection);
+    /// The connection `token` of `stream` went away (peer closed). Work on the stream goes on.
+    void detach(std::uint64_t stream, std::uint64_t token);
+    /// Sends one JSON-RPC message (JSON text) on `stream` as an SSE event.
+    void send(std::uint64_t stream, std::string_view message);
+    /// The stream's last message was sent: close its connection once flushed. A later resume
+    /// replays what was missed and closes.
+    void finish(std::uint64_t stream);
+    /// Sends a server-initiated message on the most recently attached standalone stream; false
+    /// when the session has none (the message is dropped, as the specification allows).
+    bool sendStandalone(std::string_view message);
+
+    /// Resumes the stream named by `lastEventId` on `connection`: replays the events after it,
+    /// then attaches (or closes, when the stream has finished). False when the id does not name
+    /// a stream of this session.
+    bool resume(std::string_view lastEventId, StreamConnection connection);
+    /// True when `lastEventId` names a stream of this session that resume() can continue.
+    bool canResume(std::string_view lastEventId) const;
+
+    /// Closes every attached connection (session deleted or expired).
+    void closeAll();
+
+    /// Registers a request in flight; the returned flag turns true when it is cancelled.
+    std::shared_ptr<std::atomic<bool>> beginRequest(const std::string& requestKey);
+    void endRequest(const std::string& requestKey);
+    /// Marks a request in flight as cancelled; false when no such request runs.
+    bool cancelRequest(const std::string& requestKey);
+
+    /// Number of streams with an attached connection.
+    std::size_t attachedStreams() const;
+
+private:
+    struct Event {
+        std::uint64_t seq;
+        std::string bytes;
+    };
+    struct Stream {
+        bool standalone = false;
+        bool finished = false;
+        std::uint64_t nextSeq = 1;
+        std::deque<Event> replay;
+        std::optional<StreamConnection> connection;
+    };
+
+    std::string appendEvent(std::uint64_t number, Stream& stream, std::string_view data);
+    void evictForBudget();
+
+    const std::string id_;
+    const std::string protocolVersion_;
+    const ReplayLimits limits_;
+    std::atomic<bool> initialized_{false};
+    std::atomic<int> logLevel_{static_cast<int>(LogLevel::info)};
+    std::atomic<std::int64_t> lastUsedTicks_;
+
+    mutable std::mutex mutex_;
+    std::map<std::uint64_t, Stream> streams_;
+    std::uint64_t nextStream_ = 1;
+    std::size_t replayBytes_ = 0;
+    std::optional<std::uint64_t> lastStandalone_;
+    std::unordered_map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;
+};
+
+}  // namespace crank::mcp

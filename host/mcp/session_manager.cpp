@@ -1,0 +1,138 @@
+#include "mcp/session_manager.h"
+
+#include <vector>
+
+#include "log/log.h"
+#include "util/random.h"
+
+namespace crank::mcp {
+
+SessionManager::SessionManager(SessionLimits limits) : limits_(limits) {}
+
+SessionManager::~SessionManager() {
+    {
+        std::lock_guard lock(sweeperMutex_);
+        stopping_ = true;
+    }
+    sweeperWake_.notify_all();
+    if (sweeper_.joinable()) {
+        sweeper_.join();
+    }
+    closeAll();
+}
+
+Result<std::shared_ptr<McpSession>> SessionManager::create(std::string protocolVersion) {
+    auto session =
+        std::make_shared<McpSession>(randomHex(24), std::move(protocolVersion), limits_.replay);
+    std::lock_guard lock(mutex_);
+    if (sessions_.size() >= limits_.max_sessions) {
+        return Error{ErrorCode::unavailable, "the server holds its maximum of " +
+                                                 std::to_string(limits_.max_sessions) +
+                                                 " sessions (mcp.max_sessions); retry later"};
+    }
+    sessions_.emplace(session->id(), session);
+    return session;
+}
+
+std::shared_ptr<McpSession> SessionManager::find(std::string_view id) {
+    std::shared_ptr<McpSession> session;
+    {
+        std::lock_guard lock(mutex_);
+        const auto it = sessions_.find(std::string(id));
+        if (it == sessions_.end()) {
+            return nullptr;
+        }
+        session = it->second;
+    }
+    if (std::chrono::steady_clock::now() - session->lastUsed() > limits_.idle_timeout) {
+        remove(id);  // expired, even if the sweeper has not come round yet
+        return nullptr;
+    }
+    session->touch();
+    return session;
+}
+
+bool SessionManager::remove(std::string_view id) {
+    std::shared_ptr<McpSession> session;
+    {
+        std::lock_guard lock(mutex_);
+        const auto it = sessions_.find(std::string(id));
+        if (it == sessions_.end()) {
+            return false;
+        }
+        session = std::move(it->second);
+        sessions_.erase(it);
+    }
+    session->closeAll();
+    return true;
+}
+
+std::size_t SessionManager::expireIdle() {
+    const auto cutoff = std::chrono::steady_clock::now() - limits_.idle_timeout;
+    std::vector<std::shared_ptr<McpSession>> expired;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto it = sessions_.begin(); it != sessions_.end();) {
+            // A session with a live stream is in use even when the client sends nothing.
+            if (it->second->lastUsed() < cutoff && it->second->attachedStreams() == 0) {
+                expired.push_back(std::move(it->second));
+                it = sessions_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (auto& session : expired) {
+        session->closeAll();
+    }
+    if (!expired.empty()) {
+        log::debug("mcp: {} idle session(s) expired", expired.size());
+    }
+    return expired.size();
+}
+
+void SessionManager::closeAll() {
+    std::unordered_map<std::string, std::shared_ptr<McpSession>> all;
+    {
+        std::lock_guard lock(mutex_);
+        all.swap(sessions_);
+    }
+    for (auto& [id, session] : all) {
+        session->closeAll();
+    }
+}
+
+std::size_t SessionManager::size() const {
+    std::lock_guard lock(mutex_);
+    return sessions_.size();
+}
+
+void SessionManager::forEach(const std::function<void(McpSession&)>& fn) const {
+    std::vector<std::shared_ptr<McpSession>> all;
+    {
+        std::lock_guard lock(mutex_);
+        all.reserve(sessions_.size());
+        for (const auto& [id, session] : sessions_) {
+            all.push_back(session);
+        }
+    }
+    for (const auto& session : all) {
+        fn(*session);
+    }
+}
+
+void SessionManager::startSweeper(std::chrono::milliseconds interval) {
+    sweeper_ = std::thread([this, interval] {
+        std::unique_lock lock(sweeperMutex_);
+        while (!stopping_) {
+            sweeperWake_.wait_for(lock, interval, [this] { return stopping_; });
+            if (!stopping_) {
+                lock.unlock();
+                expireIdle();
+                lock.lock();
+            }
+        }
+    });
+}
+
+}  // namespace crank::mcp

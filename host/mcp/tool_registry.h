@@ -1,0 +1,95 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcp/log_level.h"
+#include "util/error.h"
+
+namespace crank::mcp {
+
+/// What tools/list shows of one tool. Schemas are JSON text, passed through untouched.
+struct ToolDefinition {
+    std::string name;
+    std::string title;  ///< empty: none
+    std::string description;
+    std::string input_schema_json = R"({"type":"object"})";
+    std::string output_schema_json;  ///< empty: none
+};
+
+/// The running side of one tools/call, handed to the tool. Thread-safe; valid until the tool's
+/// call() returns.
+class ToolCall {
+public:
+    virtual ~ToolCall() = default;
+    /// True once the client sent notifications/cancelled for this call (or its session ended).
+    /// A tool polls it at its own pace; the host never kills a running call.
+    virtual bool cancelled() const = 0;
+    /// Sends notifications/progress when the client asked for progress; otherwise does nothing.
+    /// `progress` must grow from one call to the next.
+    virtual void progress(double progress, std::optional<double> total,
+                          std::string_view message) = 0;
+    /// Sends notifications/message at `level` when the session's logging level lets it through.
+    /// `data_json` is JSON text.
+    virtual void log(LogLevel level, std::string_view logger, std::string_view data_json) = 0;
+};
+
+/// A tool's answer: the MCP CallToolResult parts, as JSON text.
+struct ToolResult {
+    std::string content_json = "[]";  ///< the `content` array
+    std::string structured_json;      ///< `structuredContent`, empty for none
+    bool is_error = false;            ///< `isError`: the tool ran and failed (not a protocol error)
+};
+
+/// The tools a server publishes. The runtime fills it from operations; tests fill it directly.
+/// Thread-safe: tools/list and tools/call read it while the admin API changes it.
+class ToolRegistry {
+public:
+    virtual ~ToolRegistry() = default;
+
+    /// Every tool, sorted by name (stable pages for tools/list cursors).
+    virtual std::vector<ToolDefinition> list() const = 0;
+    /// Runs `name` with `arguments_json` (a JSON object as text). ErrorCode::not_found for an
+    /// unknown tool, ErrorCode::invalid_argument for arguments the tool refuses; a tool that ran
+    /// and failed returns a ToolResult with is_error instead.
+    virtual Result<ToolResult> call(std::string_view name, std::string_view arguments_json,
+                                    ToolCall& call) = 0;
+
+    using Listener = std::function<void()>;
+    /// `listener` runs (on the changing thread) after every change of the set of tools.
+    virtual void subscribe(Listener listener) = 0;
+};
+
+/// A ToolRegistry of tools given as functions. Used by tests now, by the runtime later.
+class FunctionToolRegistry final : public ToolRegistry {
+public:
+    using Function = std::function<Result<ToolResult>(std::string_view arguments_json, ToolCall&)>;
+
+    /// Adds or replaces a tool and notifies subscribers.
+    void add(ToolDefinition definition, Function function);
+    /// Removes a tool (if present) and notifies subscribers.
+    void remove(std::string_view name);
+
+    std::vector<ToolDefinition> list() const override;
+    Result<ToolResult> call(std::string_view name, std::string_view arguments_json,
+                            ToolCall& call) override;
+    void subscribe(Listener listener) override;
+
+private:
+    void notify();
+
+    struct Entry {
+        ToolDefinition definition;
+        std::shared_ptr<Function> function;
+    };
+    mutable std::mutex mutex_;
+    std::vector<Entry> tools_;  // sorted by name
+    std::vector<Listener> listeners_;
+};
+
+}  // namespace crank::mcp

@@ -1,0 +1,98 @@
+// crankd-test-tools: the real crankd with fixture tools, for the end-to-end and conformance tests
+// until protocol plugins publish real ones. Never installed, never linked into crankd.
+//
+//   echo            {text}               -> the text back
+//   slow_progress   {steps, delay_ms}    -> one progress notification per step, observes cancel
+//   log_then_echo   {text, level}        -> a notifications/message at level, then the text
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <rapidjson/document.h>
+
+#include "app/crankd.h"
+#include "mcp/tool_registry.h"
+#include "util/json_string.h"
+
+namespace {
+
+using crank::Error;
+using crank::ErrorCode;
+using crank::Result;
+using crank::mcp::ToolCall;
+using crank::mcp::ToolDefinition;
+using crank::mcp::ToolResult;
+
+ToolResult textResult(const std::string& text) {
+    ToolResult r;
+    r.content_json = R"([{"type":"text","text":)" + crank::jsonString(text) + "}]";
+    return r;
+}
+
+void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
+    tools.add(ToolDefinition{"echo", "Echo", "Returns the text it is given.",
+                             R"({"type":"object","properties":{"text":{"type":"string"}},)"
+                             R"("required":["text"]})",
+                             ""},
+              [](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
+                  rapidjson::Document doc;
+                  doc.Parse(arguments.data(), arguments.size());
+                  if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("text") ||
+                      !doc["text"].IsString()) {
+                      return Error{ErrorCode::invalid_argument, "arguments.text must be a string"};
+                  }
+                  return textResult(doc["text"].GetString());
+              });
+    tools.add(
+        ToolDefinition{"slow_progress", "Slow progress",
+                       "Counts to `steps`, waiting `delay_ms` between steps, reporting progress.",
+                       R"({"type":"object","properties":{"steps":{"type":"integer"},)"
+                       R"("delay_ms":{"type":"integer"}}})",
+                       ""},
+        [](std::string_view arguments, ToolCall& call) -> Result<ToolResult> {
+            rapidjson::Document doc;
+            doc.Parse(arguments.data(), arguments.size());
+            const int steps = doc.IsObject() && doc.HasMember("steps") && doc["steps"].IsInt()
+                                  ? std::clamp(doc["steps"].GetInt(), 0, 1000)
+                                  : 3;
+            const int delay = doc.IsObject() && doc.HasMember("delay_ms") && doc["delay_ms"].IsInt()
+                                  ? std::clamp(doc["delay_ms"].GetInt(), 0, 10'000)
+                                  : 50;
+            for (int i = 0; i < steps; ++i) {
+                if (call.cancelled()) {
+                    return textResult("cancelled at step " + std::to_string(i));
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+                call.progress(i + 1, steps, "step " + std::to_string(i + 1));
+            }
+            return textResult("done " + std::to_string(steps));
+        });
+    tools.add(ToolDefinition{"log_then_echo", "Log then echo",
+                             "Sends a log message at `level`, then returns `text`.",
+                             R"({"type":"object","properties":{"text":{"type":"string"},)"
+                             R"("level":{"type":"string"}}})",
+                             ""},
+              [](std::string_view arguments, ToolCall& call) -> Result<ToolResult> {
+                  rapidjson::Document doc;
+                  doc.Parse(arguments.data(), arguments.size());
+                  const std::string text =
+                      doc.IsObject() && doc.HasMember("text") && doc["text"].IsString()
+                          ? doc["text"].GetString()
+                          : "";
+                  const std::string level =
+                      doc.IsObject() && doc.HasMember("level") && doc["level"].IsString()
+                          ? doc["level"].GetString()
+                          : "info";
+                  call.log(crank::mcp::parseLogLevel(level).value_or(crank::mcp::LogLevel::info),
+                           "fixture", crank::jsonString(text));
+                  return textResult(text);
+              });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return crank::app::crankdMain(argc, argv, addFixtureTools);
+}
