@@ -5,6 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${CRANK_BUILD_DIR:-$root/build}"
 "$root/scripts/install-deps.sh"
+"$root/scripts/e2e-setup.sh"
 "$root/scripts/check-format.sh"
 "$root/scripts/build.sh"
 cd "$build"
