@@ -1,6 +1,8 @@
 #include "http/http_server.h"
 
+#include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -13,8 +15,8 @@
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/NetException.h>
 #include <Poco/Net/ServerSocket.h>
-#include <Poco/Net/TCPServer.h>
 #include <Poco/Net/TCPServerConnectionFactory.h>
+#include <Poco/Net/TCPServerDispatcher.h>
 #include <Poco/ThreadPool.h>
 #include <Poco/URI.h>
 
@@ -27,10 +29,15 @@ namespace {
 /// Adapts a Router entry to Poco's one-object-per-request handler model.
 class RoutedHandler final : public Poco::Net::HTTPRequestHandler {
 public:
-    explicit RoutedHandler(const Handler* handler) : handler_(handler) {}
+    RoutedHandler(const Handler* handler, bool crowded) : handler_(handler), crowded_(crowded) {}
 
     void handleRequest(Poco::Net::HTTPServerRequest& request,
                        Poco::Net::HTTPServerResponse& response) override {
+        if (crowded_) {
+            // Nearly every worker holds a connection: do not let this one sit idle on a thread
+            // after its answer, or idle keep-alive clients would starve new requests.
+            response.setKeepAlive(false);
+        }
         if (handler_ == nullptr) {
             sendError(response, 404, "not_found", "no such path: " + pathOf(request));
             return;
@@ -52,15 +59,17 @@ public:
 
 private:
     const Handler* handler_;
+    bool crowded_;
 };
 
 class RouterFactory final : public Poco::Net::HTTPRequestHandlerFactory {
 public:
-    explicit RouterFactory(std::shared_ptr<const Router> router) : router_(std::move(router)) {}
+    RouterFactory(std::shared_ptr<const Router> router, std::function<bool()> crowded)
+        : router_(std::move(router)), crowded_(std::move(crowded)) {}
 
     Poco::Net::HTTPRequestHandler* createRequestHandler(
         const Poco::Net::HTTPServerRequest& request) override {
-        return new RoutedHandler(router_->find(RoutedHandler::pathOf(request)));
+        return new RoutedHandler(router_->find(RoutedHandler::pathOf(request)), crowded_());
     }
 
     /// Tells every open connection that the server stopped (Poco's event is protected).
@@ -69,6 +78,7 @@ public:
 
 private:
     std::shared_ptr<const Router> router_;
+    std::function<bool()> crowded_;
 };
 
 /// The sockets of every open connection, so that a shutdown past its grace period can cut them
@@ -139,6 +149,27 @@ private:
     ConnectionRegistry& registry_;
 };
 
+/// Answers a connection that finds every worker busy and the queue full, without a worker: the
+/// client learns at once that it should retry, instead of waiting on a connection that Poco would
+/// drop.
+void refuseBusy(Poco::Net::StreamSocket& socket) {
+    static constexpr std::string_view kBody =
+        R"({"error":{"code":"busy","message":"every worker is busy and the queue is full )"
+        R"((server.threads, server.queue); retry shortly"}})";
+    const std::string reply =
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n"
+        "Content-Type: application/json\r\nConnection: close\r\n"
+        "Content-Length: " +
+        std::to_string(kBody.size()) + "\r\n\r\n" + std::string(kBody);
+    try {
+        socket.setSendTimeout(Poco::Timespan(0, 200'000));
+        socket.sendBytes(reply.data(), static_cast<int>(reply.size()));
+        socket.shutdownSend();
+    } catch (const Poco::Exception&) {
+        // The client is gone or not reading: nothing more to tell it.
+    }
+}
+
 }  // namespace
 
 struct HttpServer::Impl {
@@ -147,30 +178,81 @@ struct HttpServer::Impl {
     ConnectionRegistry connections;
     Poco::ThreadPool pool;
     Poco::SharedPtr<RouterFactory> handlers;
-    std::unique_ptr<Poco::Net::TCPServer> server;
+    Poco::Net::ServerSocket listener;
+    // Poco's TCPServer would accept here too, but it silently drops connections beyond its queue;
+    // crankd accepts itself so that it can answer those with 503 and Retry-After.
+    Poco::Net::TCPServerDispatcher* dispatcher = nullptr;  // reference-counted by Poco
+    std::thread acceptor;
+    std::atomic<bool> accepting{false};
+    std::atomic<std::uint64_t> refused{0};
     config::ListenAddress bound;
 
     Impl(const config::ServerConfig& c, std::shared_ptr<const Router> r)
         // The pool is sized to the configured worker count: every connection holds a thread for
         // its lifetime in Poco's model, so this is also the bound on concurrent connections.
-        : config(c), router(std::move(r)), pool("crank-http", 2, c.threads) {}
+        : config(c), router(std::move(r)), pool("crank-http", 2, c.threads + 1) {}
+
+    bool saturated() const {
+        return dispatcher->currentConnections() >= config.threads &&
+               dispatcher->queuedConnections() >= config.queue;
+    }
+
+    void acceptLoop() {
+        while (accepting.load()) {
+            try {
+                if (!listener.poll(Poco::Timespan(0, 100'000), Poco::Net::Socket::SELECT_READ)) {
+                    continue;
+                }
+                Poco::Net::StreamSocket socket = listener.acceptConnection();
+                socket.setNoDelay(true);
+                if (saturated()) {
+                    ++refused;
+                    refuseBusy(socket);
+                    continue;
+                }
+                dispatcher->enqueue(socket);
+            } catch (const Poco::Exception& e) {
+                log::warn("http: accept failed: {}", e.displayText());
+            }
+        }
+    }
+
+    void stopAccepting() {
+        if (accepting.exchange(false) && acceptor.joinable()) {
+            acceptor.join();
+        }
+        if (acceptor.joinable()) {
+            acceptor.join();
+        }
+        try {
+            listener.close();
+        } catch (const Poco::Exception&) {
+            // Already closed.
+        }
+    }
+
+    ~Impl() {
+        stopAccepting();
+        if (dispatcher != nullptr) {
+            dispatcher->stop();
+            connections.shutdownAll();
+        }
+        pool.joinAll();
+        if (dispatcher != nullptr) {
+            dispatcher->release();
+        }
+    }
 };
 
 HttpServer::HttpServer(const config::ServerConfig& config, std::shared_ptr<const Router> router)
     : impl_(std::make_unique<Impl>(config, std::move(router))) {}
 
-HttpServer::~HttpServer() {
-    if (impl_->server) {
-        impl_->server->stop();
-        impl_->connections.shutdownAll();
-    }
-    impl_->pool.joinAll();
-}
+HttpServer::~HttpServer() = default;
 
 Result<void> HttpServer::start() {
     const config::ServerConfig& c = impl_->config;
     const std::string where = c.listen.toString();
-    Poco::Net::ServerSocket socket;
+    Poco::Net::ServerSocket& socket = impl_->listener;
     try {
         const Poco::Net::SocketAddress address(
             c.listen.host == "localhost" ? "127.0.0.1" : c.listen.host, c.listen.port);
@@ -203,11 +285,17 @@ Result<void> HttpServer::start() {
 
     const Poco::Net::SocketAddress local = socket.address();
     impl_->bound = config::ListenAddress{local.host().toString(), local.port()};
-    impl_->handlers = new RouterFactory(impl_->router);
-    impl_->server = std::make_unique<Poco::Net::TCPServer>(
+    Impl* impl = impl_.get();
+    // Keep-alive only while a quarter of the workers are free (at least one).
+    const int spare = std::max(1, c.threads / 4);
+    impl_->handlers = new RouterFactory(impl_->router, [impl, spare] {
+        return impl->dispatcher->currentConnections() > impl->config.threads - spare;
+    });
+    impl_->dispatcher = new Poco::Net::TCPServerDispatcher(
         new TrackedConnectionFactory(params, impl_->handlers, impl_->connections), impl_->pool,
-        socket, params);
-    impl_->server->start();
+        params);
+    impl_->accepting = true;
+    impl_->acceptor = std::thread([impl] { impl->acceptLoop(); });
     return {};
 }
 
@@ -215,32 +303,38 @@ config::ListenAddress HttpServer::boundAddress() const {
     return impl_->bound;
 }
 
+std::uint64_t HttpServer::refusedConnections() const {
+    return impl_->refused.load();
+}
+
 ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace) {
     ShutdownReport report;
-    Poco::Net::TCPServer* server = impl_->server.get();
-    if (server == nullptr) {
+    Impl& impl = *impl_;
+    if (impl.dispatcher == nullptr) {
         return report;
     }
-    server->stop();  // no new connections; the open ones go on
-    const auto open = static_cast<std::size_t>(server->currentConnections());
-    // serverStopped(false) waits for each connection's in-flight request before closing it, and
+    impl.stopAccepting();  // no new connections; the open ones go on
+    Poco::Net::TCPServerDispatcher* dispatcher = impl.dispatcher;
+    const auto open = static_cast<std::size_t>(dispatcher->currentConnections());
+    // notifyStopped(false) waits for each connection's in-flight request before closing it, and
     // closes idle keep-alive connections at once. It has no deadline of its own, so it runs beside
     // us while we keep the clock; what outlives the grace period is cut off through the registry.
     std::atomic<bool> graceful{false};
     std::thread closer([&] {
-        impl_->handlers->notifyStopped(server, false);
+        impl.handlers->notifyStopped(&impl, false);
         graceful = true;
     });
     const auto deadline = std::chrono::steady_clock::now() + grace;
     while (std::chrono::steady_clock::now() < deadline &&
-           (!graceful.load() || server->currentConnections() > 0)) {
+           (!graceful.load() || dispatcher->currentConnections() > 0)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (!graceful.load() || server->currentConnections() > 0) {
-        report.aborted = impl_->connections.shutdownAll();
+    if (!graceful.load() || dispatcher->currentConnections() > 0) {
+        report.aborted = impl.connections.shutdownAll();
     }
     closer.join();
-    impl_->pool.joinAll();
+    dispatcher->stop();
+    impl.pool.joinAll();
     report.drained = open >= report.aborted ? open - report.aborted : 0;
     return report;
 }

@@ -357,3 +357,39 @@ TEST(CrankdProcess, CommandLineErrorsAndVersion) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CrankdProcess, SaturationIsAnswered503WithRetryAfterNeverAHang) {
+    TempDir storeDir;
+    Crankd crankd(storeConfig(storeDir, R"("threads": 2, "queue": 1)"));
+    const std::uint16_t port = crankd.waitListening();
+    ASSERT_NE(port, 0);
+    // Two clients that never finish their request hold both workers; a third waits in the queue.
+    std::vector<Poco::Net::StreamSocket> holders;
+    for (int i = 0; i < 3; ++i) {
+        holders.emplace_back(Poco::Net::SocketAddress("127.0.0.1", port));
+        const std::string partial = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        holders.back().sendBytes(partial.data(), static_cast<int>(partial.size()));
+        std::this_thread::sleep_for(200ms);  // let the server take it up before the next one
+    }
+    Poco::Net::StreamSocket extra(Poco::Net::SocketAddress("127.0.0.1", port));
+    extra.setReceiveTimeout(Poco::Timespan(10, 0));
+    const std::string request = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    extra.sendBytes(request.data(), static_cast<int>(request.size()));
+    const std::string refused = readResponseHead(extra);
+    EXPECT_NE(refused.find("503 Service Unavailable"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("Retry-After: 1"), std::string::npos) << refused;
+
+    // Once the holders finish, the queued one is served too.
+    for (auto& s : holders) {
+        s.setReceiveTimeout(Poco::Timespan(10, 0));
+        s.sendBytes("\r\n", 2);
+    }
+    for (auto& s : holders) {
+        EXPECT_NE(readResponseHead(s).find("200 OK"), std::string::npos);
+    }
+    EXPECT_EQ(httpRequest(port, "GET", "/healthz").status, 200);
+}
+
+}  // namespace

@@ -1,6 +1,7 @@
 // crankd-test-tools: the real crankd with fixture tools, for the end-to-end and conformance tests
 // until protocol plugins publish real ones. Never installed, never linked into crankd.
 //
+//   noop            {}                   -> an empty result (benchmarks)
 //   echo            {text}               -> the text back
 //   slow_progress   {steps, delay_ms}    -> one progress notification per step, observes cancel
 //   log_then_echo   {text, level}        -> a notifications/message at level, then the text
@@ -32,6 +33,9 @@ ToolResult textResult(const std::string& text) {
 }
 
 void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
+    tools.add(ToolDefinition{"noop", "No-op", "Does nothing and returns an empty result.",
+                             R"({"type":"object"})", ""},
+              [](std::string_view, ToolCall&) -> Result<ToolResult> { return ToolResult{}; });
     tools.add(ToolDefinition{"echo", "Echo", "Returns the text it is given.",
                              R"({"type":"object","properties":{"text":{"type":"string"}},)"
                              R"("required":["text"]})",

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# tools/call round trips on a no-op tool through crankd's MCP endpoint, 32 connections, against
+# the floor of the same server: GET /healthz with the same load. Figures: requests/s, p50, p99,
+# and the ratio tools/call : /healthz measured in the same run (the machine is shared and noisy).
+#   bench/run-mcp-roundtrip.sh [SECONDS] [CONNECTIONS]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds=${1:-10}
+connections=${2:-32}
+command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+"$root/scripts/build.sh" --target crankd-test-tools >/dev/null
+
+work="$(mktemp -d /tmp/crank-bench.XXXXXX)"
+pid=""
+trap '[[ -n "$pid" ]] && kill -TERM "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+printf '{"server": {"threads": %d, "queue": 256}, "store": {"path": "%s/crank.db"}}\n' \
+    $((connections * 2)) "$work" > "$work/crank.json"
+"$root/build/bin/crankd-test-tools" --config "$work/crank.json" --listen 127.0.0.1:0 \
+    2> "$work/log" &
+pid=$!
+port=""
+for _ in $(seq 1 100); do
+    port="$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/log")"
+    [[ -n "$port" ]] && break
+    sleep 0.1
+done
+[[ -n "$port" ]] || { echo "bench: crankd did not start" >&2; cat "$work/log" >&2; exit 1; }
+url="http://127.0.0.1:$port"
+session="$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' "$url/mcp" \
+    -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |
+    sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([0-9a-f]*\).*/\1/p')"
+[[ -n "$session" ]] || { echo "bench: initialize failed" >&2; exit 1; }
+
+run() {  # run NAME wrk-args...; prints "NAME rps p50 p99"
+    local name=$1
+    shift
+    local out
+    out="$(SESSION="$session" wrk -t2 -c"$connections" -d"${seconds}s" --latency "$@")"
+    local rps p50 p99
+    rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
+    p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
+    p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
+    if grep -q "Non-2xx" <<<"$out"; then
+        echo "bench: $name had non-2xx answers:" >&2
+        grep "Non-2xx" <<<"$out" >&2
+    fi
+    echo "$name $rps $p50 $p99"
+}
+SESSION="$session" wrk -t2 -c"$connections" -d2s -s "$root/bench/tools-call.lua" "$url/mcp" >/dev/null
+base="$(run healthz "$url/healthz")"
+call="$(run tools_call -s "$root/bench/tools-call.lua" "$url/mcp")"
+printf '%-12s %12s %10s %10s\n' "what" "requests/s" "p50" "p99"
+printf '%-12s %12s %10s %10s\n' $base
+printf '%-12s %12s %10s %10s\n' $call
+awk -v b="$(cut -d' ' -f2 <<<"$base")" -v c="$(cut -d' ' -f2 <<<"$call")" \
+    'BEGIN { printf "tools/call throughput = %.2f x GET /healthz (same server, same run)\n", c / b }'
