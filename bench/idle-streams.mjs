@@ -28,16 +28,28 @@ function post(body, session) {
   });
 }
 
-function openStream(session) {
+let retries = 0;
+function openStreamOnce(session) {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'GET',
       headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': session }, agent: false }, (res) => {
+      if (res.statusCode === 503) { res.resume(); resolve(null); return; }  // busy: retry later
       if (res.statusCode !== 200) { reject(new Error(`GET stream: HTTP ${res.statusCode}`)); return; }
       res.once('data', () => resolve(req));  // the priming event
     });
     req.on('error', reject);
     req.end();
   });
+}
+
+async function openStream(session) {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const req = await openStreamOnce(session);
+    if (req) return req;
+    retries++;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('GET stream: still 503 after 50 attempts');
 }
 
 async function pingLatencies(session, count) {
@@ -53,10 +65,13 @@ async function pingLatencies(session, count) {
 }
 
 const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
+let phase = "probe";
+process.on("uncaughtException", (e) => { console.error(`failed during ${phase}: ${e.message}`); process.exit(1); });
 const probe = (await post(init)).session;
 const before = await pingLatencies(probe, 200);
 const rssBefore = rssKiB(pidText);
 
+phase = "initialize";
 const sessions = [];
 for (let i = 0; i < n; i += 100) {
   const batch = await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => post(init)));
@@ -65,15 +80,17 @@ for (let i = 0; i < n; i += 100) {
     sessions.push(r.session);
   }
 }
+phase = "streams";
 const streams = [];
-for (let i = 0; i < n; i += 200) {
-  streams.push(...await Promise.all(sessions.slice(i, i + 200).map(openStream)));
+for (let i = 0; i < n; i += 100) {
+  streams.push(...await Promise.all(sessions.slice(i, i + 100).map(openStream)));
 }
 await new Promise((r) => setTimeout(r, 1000));
 const rssAfter = rssKiB(pidText);
+phase = "ping during";
 const during = await pingLatencies(probe, 200);
 
-console.log(`sessions with an open GET stream: ${streams.length}`);
+console.log(`sessions with an open GET stream: ${streams.length} (${retries} openings answered 503 and retried)`);
 console.log(`crankd RSS: ${(rssBefore / 1024).toFixed(1)} MiB before, ${(rssAfter / 1024).toFixed(1)} MiB with the streams`);
 console.log(`memory per session with its stream: ${((rssAfter - rssBefore) * 1024 / n).toFixed(0)} bytes`);
 console.log(`ping p50/p99: ${before.p50.toFixed(2)}/${before.p99.toFixed(2)} ms before, ${during.p50.toFixed(2)}/${during.p99.toFixed(2)} ms with the streams open (ratio p50 ${(during.p50 / before.p50).toFixed(2)})`);

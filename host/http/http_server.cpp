@@ -165,6 +165,14 @@ void refuseBusy(Poco::Net::StreamSocket& socket) {
         socket.setSendTimeout(Poco::Timespan(0, 200'000));
         socket.sendBytes(reply.data(), static_cast<int>(reply.size()));
         socket.shutdownSend();
+        // Closing with the request unread would reset the connection, and the client would see
+        // a reset instead of the 503: take what has arrived, briefly, before closing.
+        char sink[4096];
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+        while (std::chrono::steady_clock::now() < until &&
+               socket.poll(Poco::Timespan(0, 5'000), Poco::Net::Socket::SELECT_READ) &&
+               socket.receiveBytes(sink, sizeof sink) > 0) {
+        }
     } catch (const Poco::Exception&) {
         // The client is gone or not reading: nothing more to tell it.
     }
@@ -192,10 +200,9 @@ struct HttpServer::Impl {
         // its lifetime in Poco's model, so this is also the bound on concurrent connections.
         : config(c), router(std::move(r)), pool("crank-http", 2, c.threads + 1) {}
 
-    bool saturated() const {
-        return dispatcher->currentConnections() >= config.threads &&
-               dispatcher->queuedConnections() >= config.queue;
-    }
+    /// The dispatcher's own rule for dropping a connection: its queue is full (whether or not its
+    /// workers have started yet).
+    bool saturated() const { return dispatcher->queuedConnections() >= config.queue; }
 
     void acceptLoop() {
         while (accepting.load()) {
