@@ -377,7 +377,8 @@ TEST_F(McpHttpTest, ToolsListPagesWithAnOpaqueCursor) {
         }
         cursor = doc["result"]["nextCursor"].GetString();
     }
-    EXPECT_EQ(names, (std::vector<std::string>{"echo", "log_then_echo", "noop", "slow_progress"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"add_tool", "echo", "log_then_echo", "noop",
+                                               "slow_progress"}));
     EXPECT_EQ(
         post(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"zz"}})", session)
             .json()["error"]["code"]
@@ -567,6 +568,44 @@ TEST_F(McpHttpTest, ARefusedRequestDoesNotPoisonItsKeepAliveConnection) {
     EXPECT_NE(data.find("HTTP/1.1 403"), std::string::npos) << data;
     EXPECT_NE(data.find(R"("id":1,"result":{})"), std::string::npos) << data;
     EXPECT_EQ(data.find("400 Bad Request"), std::string::npos) << data;
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(McpHttpTest, ToolListChangesAreAnnouncedOnStandaloneStreams) {
+    startCrankd();
+    const std::string session = openSession();
+    SseReader standalone(port_, "GET",
+                         {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}});
+    ASSERT_TRUE(standalone.next());  // priming
+    const auto added = post(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":)"
+                            R"({"name":"add_tool","arguments":{"name":"fresh"}}})",
+                            session)
+                           .json();
+    EXPECT_STREQ(added["result"]["content"][0]["text"].GetString(), "added fresh");
+    auto e = standalone.next();
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->data, R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})");
+    const auto list = post(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", session).json();
+    bool found = false;
+    for (const auto& tool : list["result"]["tools"].GetArray()) {
+        found = found || std::string(tool["name"].GetString()) == "fresh";
+    }
+    EXPECT_TRUE(found);
+}
+
+TEST_F(McpHttpTest, StreamsBeyondTheLimitAnswer503) {
+    startCrankd(R"(, "mcp": {"max_streams": 1})");
+    const std::string session = openSession();
+    SseReader first(port_, "GET", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}});
+    ASSERT_TRUE(first.next());
+    const Reply second = exchange(port_, "GET", "/mcp",
+                                  {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}});
+    EXPECT_EQ(second.status, 503);
+    EXPECT_EQ(second.header("retry-after"), "1");
+    EXPECT_NE(second.body.find("mcp.max_streams"), std::string::npos) << second.body;
 }
 
 }  // namespace

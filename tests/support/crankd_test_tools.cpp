@@ -2,6 +2,7 @@
 // until protocol plugins publish real ones. Never installed, never linked into crankd.
 //
 //   noop            {}                   -> an empty result (benchmarks)
+//   add_tool        {name}               -> publishes another tool (tools/list_changed)
 //   echo            {text}               -> the text back
 //   slow_progress   {steps, delay_ms}    -> one progress notification per step, observes cancel
 //   log_then_echo   {text, level}        -> a notifications/message at level, then the text
@@ -73,6 +74,24 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
             }
             return textResult("done " + std::to_string(steps));
         });
+    // Publishes a new tool (an echo under another name): the set of tools changes while serving.
+    tools.add(ToolDefinition{"add_tool", "Add a tool", "Publishes a copy of echo named `name`.",
+                             R"({"type":"object","properties":{"name":{"type":"string"}},)"
+                             R"("required":["name"]})",
+                             ""},
+              [&tools](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
+                  rapidjson::Document doc;
+                  doc.Parse(arguments.data(), arguments.size());
+                  if (!doc.IsObject() || !doc.HasMember("name") || !doc["name"].IsString()) {
+                      return Error{ErrorCode::invalid_argument, "arguments.name must be a string"};
+                  }
+                  const std::string name = doc["name"].GetString();
+                  tools.add(ToolDefinition{name, "", "A copy of echo.", R"({"type":"object"})", ""},
+                            [name](std::string_view, ToolCall&) -> Result<ToolResult> {
+                                return textResult(name);
+                            });
+                  return textResult("added " + name);
+              });
     tools.add(ToolDefinition{"log_then_echo", "Log then echo",
                              "Sends a log message at `level`, then returns `text`.",
                              R"({"type":"object","properties":{"text":{"type":"string"},)"
