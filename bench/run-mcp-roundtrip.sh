@@ -8,24 +8,13 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds=${1:-10}
 connections=${2:-32}
 command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)" >&2; exit 1; }
-"$root/scripts/build.sh" --target crankd-test-tools >/dev/null
 
-work="$(mktemp -d /tmp/crank-bench.XXXXXX)"
-pid=""
-trap '[[ -n "$pid" ]] && kill -TERM "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-printf '{"server": {"threads": %d, "queue": 256}, "store": {"path": "%s/crank.db"}}\n' \
-    $((connections * 2)) "$work" > "$work/crank.json"
-"$root/build/bin/crankd-test-tools" --config "$work/crank.json" --listen 127.0.0.1:0 \
-    2> "$work/log" &
-pid=$!
-port=""
-for _ in $(seq 1 100); do
-    port="$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/log")"
-    [[ -n "$port" ]] && break
-    sleep 0.1
-done
-[[ -n "$port" ]] || { echo "bench: crankd did not start" >&2; cat "$work/log" >&2; exit 1; }
-url="http://127.0.0.1:$port"
+if [[ -z "${CRANK_MCP_URL:-}" ]]; then  # start crankd, then come back here with its URL
+    "$root/scripts/build.sh" --target crankd-test-tools >/dev/null
+    export CRANK_EXTRA_CONFIG="\"server\": {\"threads\": $((connections * 2)), \"queue\": 256}"
+    exec "$root/tests/e2e/with-crankd.sh" "$root/build/bin/crankd-test-tools" -- "$0" "$@"
+fi
+url="${CRANK_MCP_URL%/mcp}"
 session="$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' "$url/mcp" \
     -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # with-crankd.sh CRANKD -- COMMAND...
 # Starts CRANKD (crankd or crankd-test-tools) on a free loopback port with a store in a temporary
-# directory, exports CRANK_MCP_URL=http://127.0.0.1:PORT/mcp, runs COMMAND, then stops crankd by
-# pid (SIGTERM, then SIGKILL) and exits with COMMAND's status. crankd's log is printed when
-# COMMAND fails.
+# directory, exports CRANK_MCP_URL=http://127.0.0.1:PORT/mcp and CRANKD_PID, runs COMMAND, then
+# stops crankd by pid (SIGTERM, then SIGKILL) and exits with COMMAND's status. crankd's log is
+# printed when COMMAND fails. CRANK_EXTRA_CONFIG, when set, is added to the config's top-level
+# object (e.g. '"server": {"threads": 64}').
 set -euo pipefail
 
 crankd=$1
@@ -26,7 +27,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-printf '{"store": {"path": "%s/crank.db"}}\n' "$work" > "$work/crank.json"
+printf '{"store": {"path": "%s/crank.db"}%s}\n' "$work" "${CRANK_EXTRA_CONFIG:+, $CRANK_EXTRA_CONFIG}" \
+    > "$work/crank.json"
 "$crankd" --config "$work/crank.json" --listen 127.0.0.1:0 2> "$work/crankd.log" &
 pid=$!
 
@@ -44,6 +46,7 @@ if [[ -z "$port" ]]; then
 fi
 
 export CRANK_MCP_URL="http://127.0.0.1:$port/mcp"
+export CRANKD_PID="$pid"
 status=0
 "$@" || status=$?
 if ((status != 0)); then
