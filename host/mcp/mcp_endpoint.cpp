@@ -7,8 +7,10 @@
 #include <istream>
 #include <sstream>
 
+#include <Poco/DigestEngine.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/SHA2Engine.h>
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
@@ -154,8 +156,29 @@ private:
     std::shared_ptr<std::atomic<bool>> cancelled_;
 };
 
+/// Hex SHA-256 of `text`, the form in which agents' API keys are kept (config::Agent::api_key).
+std::string sha256Hex(std::string_view text) {
+    Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
+    engine.update(text.data(), static_cast<unsigned>(text.size()));
+    return Poco::DigestEngine::digestToHex(engine.digest());
+}
+
+/// Compares without an early exit, so that timing does not tell how much of a key matched.
+bool constantTimeEqual(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    unsigned char diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    }
+    return diff == 0;
+}
+
 struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     config::McpConfig mcp;
+    bool authRequired = false;
+    std::vector<std::pair<std::string, std::string>> agentKeys;  // key digest, agent id
     std::int64_t maxBody;
     ServerIdentity identity;
     ToolRegistry& tools;
@@ -172,18 +195,56 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
           tools(t),
           sessions(s),
           reactor(r),
-          origins(c.server.allowed_hosts, c.server.allowed_origins) {}
+          origins(c.server.allowed_hosts, c.server.allowed_origins) {
+        authRequired = c.auth.mode == config::AuthConfig::Mode::api_key;
+        for (const config::Agent& agent : c.auth.agents) {
+            if (agent.api_key) {
+                agentKeys.emplace_back(agent.api_key->reveal(), agent.id);
+            }
+        }
+    }
+
+    /// The agent a request speaks for: "" when auth.mode is "none"; nullopt (after answering
+    /// 401) when auth.mode is "api_key" and the request has no valid `Authorization: Bearer KEY`.
+    std::optional<std::string> authenticate(HTTPServerRequest& request,
+                                            HTTPServerResponse& response) const {
+        if (!authRequired) {
+            return std::string();
+        }
+        const std::string header = request.get("Authorization", "");
+        constexpr std::string_view kBearer = "Bearer ";
+        if (header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0) {
+            const std::string digest = sha256Hex(std::string_view(header).substr(kBearer.size()));
+            std::optional<std::string> agent;
+            for (const auto& [keyDigest, id] : agentKeys) {
+                if (constantTimeEqual(keyDigest, digest)) {
+                    agent = id;
+                }
+            }
+            if (agent) {
+                return agent;
+            }
+        }
+        response.set("WWW-Authenticate", R"(Bearer realm="crank")");
+        sendHttpError(response, 401, kInvalidRequest,
+                      "an agent's API key is required: Authorization: Bearer KEY");
+        return std::nullopt;
+    }
 
     void handle(HTTPServerRequest& request, HTTPServerResponse& response);
     /// handle(), then reads and drops what is left of the request body.
     void handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response);
-    void handlePost(HTTPServerRequest& request, HTTPServerResponse& response);
-    void handleGet(HTTPServerRequest& request, HTTPServerResponse& response);
-    void handleDelete(HTTPServerRequest& request, HTTPServerResponse& response);
+    void handlePost(HTTPServerRequest& request, HTTPServerResponse& response,
+                    const std::string& agent);
+    void handleGet(HTTPServerRequest& request, HTTPServerResponse& response,
+                   const std::string& agent);
+    void handleDelete(HTTPServerRequest& request, HTTPServerResponse& response,
+                      const std::string& agent);
 
     /// Checks Mcp-Session-Id and MCP-Protocol-Version; answers the error itself and returns
     /// null when they are wrong.
-    std::shared_ptr<McpSession> sessionOf(HTTPServerRequest& request, HTTPServerResponse& response);
+    std::shared_ptr<McpSession> sessionOf(HTTPServerRequest& request, HTTPServerResponse& response,
+                                          const std::string& agent);
     bool headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response);
 
     Reply initialize(const JsonRpcMessage& message, std::shared_ptr<McpSession>& created);
@@ -236,13 +297,17 @@ void McpEndpoint::Impl::handle(HTTPServerRequest& request, HTTPServerResponse& r
                       "Origin \"" + origin.substr(0, 200) + "\" is not allowed");
         return;
     }
+    const std::optional<std::string> agent = authenticate(request, response);
+    if (!agent) {
+        return;
+    }
     const std::string& method = request.getMethod();
     if (method == "POST") {
-        handlePost(request, response);
+        handlePost(request, response, *agent);
     } else if (method == "GET") {
-        handleGet(request, response);
+        handleGet(request, response, *agent);
     } else if (method == "DELETE") {
-        handleDelete(request, response);
+        handleDelete(request, response, *agent);
     } else {
         response.set("Allow", "GET, POST, DELETE");
         sendHttpError(response, 405, kInvalidRequest, "method " + method + " is not allowed");
@@ -274,7 +339,8 @@ bool McpEndpoint::Impl::headerVersionOk(HTTPServerRequest& request, HTTPServerRe
 }
 
 std::shared_ptr<McpSession> McpEndpoint::Impl::sessionOf(HTTPServerRequest& request,
-                                                         HTTPServerResponse& response) {
+                                                         HTTPServerResponse& response,
+                                                         const std::string& agent) {
     const std::string id = request.get("Mcp-Session-Id", "");
     if (id.empty()) {
         sendHttpError(response, 400, kInvalidRequest,
@@ -282,7 +348,8 @@ std::shared_ptr<McpSession> McpEndpoint::Impl::sessionOf(HTTPServerRequest& requ
         return nullptr;
     }
     auto session = sessions.find(id);
-    if (!session) {
+    // Another agent's session is answered as unknown: ids are not shared, and not confirmed.
+    if (!session || session->agent() != agent) {
         sendHttpError(response, 404, kInvalidRequest,
                       "session not found (it expired or was deleted); initialize a new one");
         return nullptr;
@@ -293,7 +360,8 @@ std::shared_ptr<McpSession> McpEndpoint::Impl::sessionOf(HTTPServerRequest& requ
     return session;
 }
 
-void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerResponse& response) {
+void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerResponse& response,
+                                   const std::string& agent) {
     const std::string accept = request.get("Accept", "");
     if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
         sendHttpError(response, 406, kInvalidRequest,
@@ -342,6 +410,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
             std::shared_ptr<McpSession> created;
             Reply reply = initialize(message, created);
             if (created) {
+                created->setAgent(agent);
                 response.set("Mcp-Session-Id", created->id());
             }
             sendBody(response, reply.status, "application/json", reply.json);
@@ -349,7 +418,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         }
     }
 
-    auto session = sessionOf(request, response);
+    auto session = sessionOf(request, response, agent);
     if (!session) {
         return;
     }
@@ -638,12 +707,13 @@ bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& 
     return true;
 }
 
-void McpEndpoint::Impl::handleGet(HTTPServerRequest& request, HTTPServerResponse& response) {
+void McpEndpoint::Impl::handleGet(HTTPServerRequest& request, HTTPServerResponse& response,
+                                  const std::string& agent) {
     if (!accepts(request.get("Accept", ""), "text/event-stream")) {
         sendHttpError(response, 406, kInvalidRequest, "Accept must list text/event-stream");
         return;
     }
-    auto session = sessionOf(request, response);
+    auto session = sessionOf(request, response, agent);
     if (!session) {
         return;
     }
@@ -661,13 +731,15 @@ void McpEndpoint::Impl::handleGet(HTTPServerRequest& request, HTTPServerResponse
     openSse(request, response, session, session->openStream(true), std::nullopt);
 }
 
-void McpEndpoint::Impl::handleDelete(HTTPServerRequest& request, HTTPServerResponse& response) {
+void McpEndpoint::Impl::handleDelete(HTTPServerRequest& request, HTTPServerResponse& response,
+                                     const std::string& agent) {
     const std::string id = request.get("Mcp-Session-Id", "");
     if (id.empty()) {
         sendHttpError(response, 400, kInvalidRequest, "Mcp-Session-Id header is required");
         return;
     }
-    if (!sessions.remove(id)) {
+    const auto session = sessions.find(id);
+    if (!session || session->agent() != agent || !sessions.remove(id)) {
         sendHttpError(response, 404, kInvalidRequest, "session not found");
         return;
     }

@@ -48,6 +48,10 @@ public:
 
     const std::string& id() const { return id_; }
     const std::string& protocolVersion() const { return protocolVersion_; }
+    /// The agent that opened the session ("" when auth.mode is "none"). Set once, at creation,
+    /// before the id is handed out; only that agent may use the session.
+    const std::string& agent() const { return agent_; }
+    void setAgent(std::string agent) { agent_ = std::move(agent); }
 
     void touch();
     std::chrono::steady_clock::time_point lastUsed() const;
@@ -111,6 +115,7 @@ private:
     const std::string id_;
     const std::string protocolVersion_;
     const ReplayLimits limits_;
+    std::string agent_;
     std::atomic<bool> initialized_{false};
     std::atomic<int> logLevel_{static_cast<int>(LogLevel::info)};
     std::atomic<std::int64_t> lastUsedTicks_;

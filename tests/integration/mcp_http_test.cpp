@@ -609,3 +609,35 @@ TEST_F(McpHttpTest, StreamsBeyondTheLimitAnswer503) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(McpHttpTest, ApiKeysAuthenticateAgentsAndSessionsBelongToTheirAgent) {
+    // sha256("abc") and sha256("def"): the config holds digests, never the keys.
+    startCrankd(R"(, "auth": {"mode": "api_key", "agents": [
+        {"id": "alpha", "api_key": {"sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}},
+        {"id": "beta", "api_key": {"sha256": "cb8379ac2098aa165029e3938a51da0bcecfc008fd6795f401178647f96c5b34"}}]})");
+    const std::string init =
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",)"
+        R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+    const Reply anonymous = post(init);
+    EXPECT_EQ(anonymous.status, 401);
+    EXPECT_EQ(anonymous.header("www-authenticate"), R"(Bearer realm="crank")");
+    EXPECT_EQ(post(init, "", {{"Authorization", "Bearer wrong"}}).status, 401);
+
+    const Reply alpha = post(init, "", {{"Authorization", "Bearer abc"}});
+    ASSERT_EQ(alpha.status, 200) << alpha.body;
+    const std::string session = alpha.header("mcp-session-id");
+    const std::string ping = R"({"jsonrpc":"2.0","id":2,"method":"ping"})";
+    EXPECT_EQ(post(ping, session, {{"Authorization", "Bearer abc"}}).status, 200);
+    // Another agent cannot use, or even confirm, alpha's session.
+    EXPECT_EQ(post(ping, session, {{"Authorization", "Bearer def"}}).status, 404);
+    EXPECT_EQ(exchange(port_, "DELETE", "/mcp",
+                       {{"Mcp-Session-Id", session}, {"Authorization", "Bearer def"}})
+                  .status,
+              404);
+    EXPECT_EQ(post(ping, session).status, 401);
+    EXPECT_EQ(post(ping, session, {{"Authorization", "Bearer abc"}}).status, 200);
+}
+
+}  // namespace
