@@ -10,8 +10,6 @@
 #include <sstream>
 #include <utility>
 
-#include <Poco/DigestEngine.h>
-#include <Poco/SHA2Engine.h>
 #include <fmt/core.h>
 #include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
@@ -19,6 +17,7 @@
 #include <rapidjson/reader.h>
 
 #include "config/json_reader.h"
+#include "util/sha256.h"
 
 namespace crank::config {
 namespace {
@@ -86,12 +85,6 @@ bool isHttpToken(std::string_view name) {
         return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
                kExtra.find(c) != std::string_view::npos;
     });
-}
-
-std::string sha256Hex(std::string_view data) {
-    Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
-    engine.update(data.data(), static_cast<unsigned>(data.size()));
-    return Poco::DigestEngine::digestToHex(engine.digest());
 }
 
 /// Builds a Document from the reader's events and refuses to open a level past kMaxConfigDepth, so

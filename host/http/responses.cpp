@@ -9,12 +9,19 @@
 
 namespace crank::http {
 
-void sendJson(Poco::Net::HTTPServerResponse& response, int status, std::string_view body) {
+void sendBody(Poco::Net::HTTPServerResponse& response, int status, std::string_view contentType,
+              std::string_view body) {
     response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-    response.setContentType("application/json");
-    response.set("Cache-Control", "no-store");
+    if (!contentType.empty()) {
+        response.setContentType(std::string(contentType));
+    }
     response.setContentLength(static_cast<std::streamsize>(body.size()));
     response.sendBuffer(body.data(), body.size());
+}
+
+void sendJson(Poco::Net::HTTPServerResponse& response, int status, std::string_view body) {
+    response.set("Cache-Control", "no-store");
+    sendBody(response, status, "application/json", body);
 }
 
 void sendError(Poco::Net::HTTPServerResponse& response, int status, std::string_view code,

@@ -9,6 +9,10 @@ class HTTPServerRequest;
 
 namespace crank::http {
 
+/// Sends `body` with the given status and Content-Length; `contentType` empty: no Content-Type.
+void sendBody(Poco::Net::HTTPServerResponse& response, int status, std::string_view contentType,
+              std::string_view body);
+
 /// Sends `body` (JSON text) with the given status, Content-Type application/json and
 /// Cache-Control no-store.
 void sendJson(Poco::Net::HTTPServerResponse& response, int status, std::string_view body);

@@ -7,20 +7,20 @@
 #include <istream>
 #include <sstream>
 
-#include <Poco/DigestEngine.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/SHA2Engine.h>
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
 #include "http/origin_policy.h"
+#include "http/responses.h"
 #include "http/sse_event.h"
 #include "http/stream_handoff.h"
 #include "http/stream_reactor.h"
 #include "log/log.h"
 #include "mcp/json_rpc.h"
 #include "util/json_string.h"
+#include "util/sha256.h"
 
 namespace crank::mcp {
 namespace {
@@ -60,14 +60,19 @@ bool accepts(const std::string& accept, std::string_view type) {
     return false;
 }
 
-void sendBody(HTTPServerResponse& response, int status, std::string_view contentType,
-              std::string_view body) {
-    response.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
-    if (!contentType.empty()) {
-        response.setContentType(std::string(contentType));
+using http::sendBody;
+
+/// Reads and drops at most kMaxDiscardBytes of what is left of a request body. Used when a request
+/// is refused before (or without) reading its body: closing with unread bytes would reset the
+/// connection before the client reads the answer, and on a keep-alive connection the leftover
+/// would be read as the next request.
+void discardRest(std::istream& in) {
+    char buffer[8192];
+    std::int64_t discarded = 0;
+    while (in && discarded < kMaxDiscardBytes) {
+        in.read(buffer, sizeof buffer);
+        discarded += in.gcount();
     }
-    response.setContentLength(static_cast<std::streamsize>(body.size()));
-    response.sendBuffer(body.data(), body.size());
 }
 
 /// An HTTP error whose body is a JSON-RPC error without id.
@@ -155,13 +160,6 @@ private:
     std::optional<RequestId> progressToken_;
     std::shared_ptr<std::atomic<bool>> cancelled_;
 };
-
-/// Hex SHA-256 of `text`, the form in which agents' API keys are kept (config::Agent::api_key).
-std::string sha256Hex(std::string_view text) {
-    Poco::SHA2Engine engine(Poco::SHA2Engine::SHA_256);
-    engine.update(text.data(), static_cast<unsigned>(text.size()));
-    return Poco::DigestEngine::digestToHex(engine.digest());
-}
 
 /// Compares without an early exit, so that timing does not tell how much of a key matched.
 bool constantTimeEqual(std::string_view a, std::string_view b) {
@@ -316,15 +314,7 @@ void McpEndpoint::Impl::handle(HTTPServerRequest& request, HTTPServerResponse& r
 
 void McpEndpoint::Impl::handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response) {
     handle(request, response);
-    // A request refused before its body was read leaves the body on a keep-alive connection,
-    // where it would be read as the next request: consume a bounded rest of it.
-    std::istream& in = request.stream();
-    char buffer[8192];
-    std::int64_t discarded = 0;
-    while (in && discarded < kMaxDiscardBytes) {
-        in.read(buffer, sizeof buffer);
-        discarded += in.gcount();
-    }
+    discardRest(request.stream());
 }
 
 bool McpEndpoint::Impl::headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response) {
@@ -382,13 +372,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         body.append(buffer, static_cast<std::size_t>(in.gcount()));
     }
     if (static_cast<std::int64_t>(body.size()) > maxBody) {
-        // Discard a bounded rest of the body first: closing with unread bytes makes the kernel
-        // reset the connection, and the client would never see the 413.
-        std::int64_t discarded = 0;
-        while (in && discarded < kMaxDiscardBytes) {
-            in.read(buffer, sizeof buffer);
-            discarded += in.gcount();
-        }
+        discardRest(in);
         response.setKeepAlive(false);
         sendHttpError(response, 413, kInvalidRequest,
                       fmt::format("the request body is larger than {} bytes "
