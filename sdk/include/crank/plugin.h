@@ -1,0 +1,304 @@
+/*
+ * Crank plugin ABI, version 1.
+ *
+ * This header is the whole contract between crankd (the host) and a plugin library. It is pure C
+ * and includes only <stddef.h> and <stdint.h>, so a plugin can be written in any language that can
+ * export a C function. The C++ layer in <crank/sdk.hpp> is a convenience over this header, not a
+ * second contract.
+ *
+ * Compatibility rules (the reasons are in docs/plugins.md and ../DESIGN.md):
+ *  - CRANK_ABI_MAJOR changes only when something here changes incompatibly. The host refuses a
+ *    plugin of another major.
+ *  - CRANK_ABI_MINOR grows when something is appended. The host accepts a plugin built against
+ *    the same or an older minor, and refuses a newer one (it would rely on things the host lacks).
+ *  - Every struct begins with `struct_size`, set by whoever fills the struct to `sizeof` the
+ *    struct as that side knows it. Members are only ever appended. The reader of a struct reads
+ *    only the members that fit in `struct_size`, and treats the rest as zero.
+ *  - Only C scalars, (ptr, len) UTF-8 views, opaque handles and function pointers cross. JSON
+ *    crosses as UTF-8 text. A view is valid only for the duration of the call that passes it:
+ *    the receiver copies what it keeps. Neither side ever frees memory of the other side.
+ *  - No C++ exception may cross this boundary in either direction.
+ *
+ * Lifetimes, in order: the host loads the library, calls crank_plugin_entry(), checks the ABI
+ * version, then calls descriptor->init() once. init() registers adapters and aggregators. The
+ * registered descriptors (and every view in them) must stay valid until descriptor->shutdown()
+ * returns. The host calls shutdown() once, after every call, stream and aggregate has ended and
+ * been destroyed, and then unloads the library.
+ */
+#ifndef CRANK_PLUGIN_H
+#define CRANK_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CRANK_ABI_MAJOR 1
+#define CRANK_ABI_MINOR 0
+
+/* The one symbol every plugin exports (see crank_plugin_entry_fn). */
+#define CRANK_PLUGIN_ENTRY_SYMBOL "crank_plugin_entry"
+
+#if defined(_WIN32)
+#define CRANK_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define CRANK_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Basic types
+ * ------------------------------------------------------------------------------------------- */
+
+/* A UTF-8 view: `len` bytes at `ptr`, not NUL-terminated. {NULL, 0} is the empty view. */
+typedef struct crank_str {
+    const char* ptr;
+    size_t len;
+} crank_str;
+
+/* Outcome of a call across the boundary. */
+typedef enum crank_status {
+    CRANK_OK = 0,
+    CRANK_ERROR = 1,     /* failed; the details were given with set_error() */
+    CRANK_CANCELLED = 2, /* stopped because the host asked (is_cancelled, stream_cancel, emit) */
+} crank_status;
+
+/* What kind of failure set_error() reports. The host maps these onto MCP results. */
+typedef enum crank_error_code {
+    CRANK_ERR_INVALID_ARGUMENT = 1,   /* the operation config or the request is wrong */
+    CRANK_ERR_UNAVAILABLE = 2,        /* the upstream cannot be reached (connect, DNS, TLS) */
+    CRANK_ERR_UPSTREAM = 3,           /* the upstream answered with an error (HTTP 5xx, gRPC...) */
+    CRANK_ERR_PROTOCOL = 4,           /* the upstream sent something malformed */
+    CRANK_ERR_TIMEOUT = 5,            /* the upstream did not answer in time */
+    CRANK_ERR_RESOURCE_EXHAUSTED = 6, /* a limit of the plugin or upstream was hit */
+    CRANK_ERR_UNSUPPORTED = 7,        /* the plugin cannot do what was asked */
+    CRANK_ERR_INTERNAL = 8,           /* a bug in the plugin */
+} crank_error_code;
+
+typedef enum crank_log_level {
+    CRANK_LOG_TRACE = 0,
+    CRANK_LOG_DEBUG = 1,
+    CRANK_LOG_INFO = 2,
+    CRANK_LOG_WARN = 3,
+    CRANK_LOG_ERROR = 4,
+} crank_log_level;
+
+/* The host's answer to emit() and emit_batch(). */
+typedef enum crank_emit_result {
+    /* Taken. Go on. */
+    CRANK_EMIT_ACCEPTED = 0,
+    /* Taken, but the host's buffer is nearly full: emit nothing more until stream_resume(). */
+    CRANK_EMIT_ACCEPTED_PAUSE = 1,
+    /* Not taken: the buffer is full. Keep the item, emit it again after stream_resume(). */
+    CRANK_EMIT_REJECTED_FULL = 2,
+    /* Not taken, and the call is over (a limit was reached, the client cancelled, a deadline
+     * passed). Stop reading the upstream and call complete(call, CRANK_CANCELLED). */
+    CRANK_EMIT_CANCELLED = 3,
+} crank_emit_result;
+
+/* Capabilities of a protocol adapter (bit set). */
+#define CRANK_CAP_UNARY 0x1u         /* implements unary_call */
+#define CRANK_CAP_SERVER_STREAM 0x2u /* implements stream_open / resume / cancel / destroy */
+
+/* Execution modes an adapter supports (bit set). The host refuses an operation whose mode the
+ * adapter does not list, with the adapter's name. */
+#define CRANK_MODE_UNARY 0x1u
+#define CRANK_MODE_WINDOW 0x2u
+#define CRANK_MODE_SESSION 0x4u
+#define CRANK_MODE_ASYNC_JOB 0x8u
+
+/* Opaque handles. The host owns crank_host, crank_registrar, crank_call and crank_writer; the
+ * plugin owns crank_stream and crank_aggregate. */
+typedef struct crank_host crank_host;           /* the host, as seen by one plugin library */
+typedef struct crank_registrar crank_registrar; /* valid only during init() */
+typedef struct crank_call crank_call;           /* one running call (or one validation) */
+typedef struct crank_writer crank_writer;       /* a host-owned output buffer */
+typedef struct crank_stream crank_stream;       /* a plugin's open upstream stream */
+typedef struct crank_aggregate crank_aggregate; /* a plugin's aggregation state for one call */
+
+struct crank_adapter;
+struct crank_aggregator;
+
+/* ---------------------------------------------------------------------------------------------
+ * The host's callback table, handed to init(). Valid until shutdown() returns.
+ *
+ * THREADING: every function may be called from any thread, concurrently, except where noted.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct crank_host_api {
+    size_t struct_size;
+    uint32_t abi_major; /* the host's CRANK_ABI_MAJOR */
+    uint32_t abi_minor; /* the host's CRANK_ABI_MINOR */
+
+    /* Logging through the host's log (never to stdout/stderr directly). `call` may be NULL;
+     * when given, the line names the call's operation. log_enabled() lets a plugin skip building
+     * a message that would be dropped; it returns non-zero when `level` would be written. */
+    int (*log_enabled)(crank_host* host, crank_log_level level);
+    void (*log)(crank_host* host, crank_call* call, crank_log_level level, crank_str message);
+
+    /* Registration, only inside init(). The host copies the descriptor (up to its struct_size
+     * and its own) and keeps the plugin's views: they must live until shutdown(). Returns
+     * CRANK_ERROR (and the host records why) for a duplicate name, a missing name or a missing
+     * function that the declared capabilities need. */
+    crank_status (*register_adapter)(crank_registrar* registrar,
+                                     const struct crank_adapter* adapter);
+    crank_status (*register_aggregator)(crank_registrar* registrar,
+                                        const struct crank_aggregator* aggregator);
+    /* Why init() fails, in words the operator can act on. Only inside init(). */
+    void (*set_init_error)(crank_registrar* registrar, crank_str message);
+
+    /* Reports the failure of `call`. The last report wins. `details_json` is a JSON object or
+     * empty; for validation, {"path": "<where in the config>"} names the offending member. */
+    void (*set_error)(crank_call* call, crank_error_code code, crank_str message,
+                      crank_str details_json);
+
+    /* Hands one item (a JSON value as text) to the host, which copies it. Never blocks for long:
+     * the host answers at once (see crank_emit_result). Malformed JSON is counted and dropped by
+     * the host, never passed on. Calls for one call must not overlap (one producer at a time). */
+    crank_emit_result (*emit)(crank_call* call, crank_str item_json);
+    /* Hands `count` items; `*accepted` (never NULL) receives how many were taken, from the
+     * front. The result is that of the last item looked at, as for emit(). */
+    crank_emit_result (*emit_batch)(crank_call* call, const crank_str* items, size_t count,
+                                    size_t* accepted);
+
+    /* Progress of the call (for notifications/progress). `total` < 0 means unknown. */
+    void (*progress)(crank_call* call, double progress, double total, crank_str message);
+
+    /* Non-zero once the host wants the call to stop (client cancel, limit, deadline, shutdown).
+     * Long-running work checks it between steps. */
+    int (*is_cancelled)(const crank_call* call);
+
+    /* Ends a stream, exactly once per stream_open() that returned a stream, from any thread:
+     * CRANK_OK when the upstream ended normally, CRANK_ERROR after set_error(), CRANK_CANCELLED
+     * after the host cancelled. Nothing may be emitted for the call afterwards. */
+    void (*complete)(crank_call* call, crank_status status);
+
+    /* The position to resume from later (an SSE event id, an offset...). The last one wins. */
+    void (*set_cursor)(crank_call* call, crank_str cursor);
+
+    /* Appends UTF-8 text to a host-owned writer. Returns CRANK_ERROR when the writer's bound is
+     * reached; the writer then refuses everything after. */
+    crank_status (*writer_append)(crank_writer* writer, crank_str text);
+} crank_host_api;
+
+/* ---------------------------------------------------------------------------------------------
+ * A request the host hands to an adapter.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct crank_request {
+    size_t struct_size;
+    crank_str operation_name;
+    /* The operation's protocol config as the operator wrote it (already validated against the
+     * adapter's config schema and by validate()). */
+    crank_str config_json;
+    /* The same config with every template rendered over the tool's input: what to send. */
+    crank_str request_json;
+    /* The tool's input (validated against the operation's input schema), a JSON object. */
+    crank_str input_json;
+    /* The resolved auth profile as a JSON object (secrets in clear: never log it), or empty. */
+    crank_str auth_json;
+    /* Where to resume from (a cursor given earlier with set_cursor), or empty. */
+    crank_str cursor;
+    /* The upstream must answer within this many milliseconds (0: no limit of the host's). */
+    int64_t timeout_ms;
+    /* No single item may be longer than this many bytes (0: no limit of the host's). */
+    int64_t max_item_bytes;
+} crank_request;
+
+/* ---------------------------------------------------------------------------------------------
+ * A protocol adapter: how to talk to one kind of upstream (REST, gRPC, ...).
+ * ------------------------------------------------------------------------------------------- */
+typedef struct crank_adapter {
+    size_t struct_size;
+    crank_str name;        /* the `protocol` operations name, e.g. "rest": [a-z0-9_]{1,64} */
+    crank_str version;     /* the adapter's own version, e.g. "1.2.0" */
+    crank_str description; /* one line for `crankd plugins` and the admin UI */
+    uint32_t capabilities; /* CRANK_CAP_* */
+    uint32_t modes;        /* CRANK_MODE_* */
+    /* JSON Schema (draft 2020-12 subset, see docs/plugins.md) of the operation config. */
+    crank_str config_schema_json;
+    /* Passed back as the first argument of every function below. */
+    void* state;
+
+    /* Optional: semantic checks beyond the schema, at config load. Report each problem with
+     * set_error(diagnostics, CRANK_ERR_INVALID_ARGUMENT, message, {"path": ...}) and return
+     * CRANK_ERROR. Any thread, concurrently. */
+    crank_status (*validate)(void* state, crank_str config_json, crank_call* diagnostics);
+
+    /* CRANK_CAP_UNARY: one request, one response. Runs on a host worker thread and may block up
+     * to request->timeout_ms; checks is_cancelled() when it can. Hands the response to the host
+     * with emit() (one JSON value; several for a paged upstream) and returns CRANK_OK, or calls
+     * set_error() and returns CRANK_ERROR. Concurrently for different calls. */
+    crank_status (*unary_call)(void* state, crank_call* call, const crank_request* request);
+
+    /* CRANK_CAP_SERVER_STREAM: opens an upstream stream and returns at once; the plugin reads on
+     * its own thread(s) and pushes items with emit(), honouring pause and cancel, and ends with
+     * complete(). Returns NULL after set_error() when the stream cannot even start (complete()
+     * is then not called). */
+    crank_stream* (*stream_open)(void* state, crank_call* call, const crank_request* request);
+    /* After CRANK_EMIT_ACCEPTED_PAUSE or CRANK_EMIT_REJECTED_FULL: the host has room again. */
+    void (*stream_resume)(crank_stream* stream);
+    /* The host wants the stream to stop: stop reading soon, then complete(call, CANCELLED).
+     * May be called more than once, and after complete(). Must not block for long. */
+    void (*stream_cancel)(crank_stream* stream);
+    /* Called once, after complete() has been called (the host waits for it, cancelling first).
+     * Frees everything and joins the plugin's threads for this stream. No callback for this
+     * call may happen after it returns. */
+    void (*stream_destroy)(crank_stream* stream);
+    /* The host never calls resume, cancel and destroy of one stream concurrently. */
+} crank_adapter;
+
+/* ---------------------------------------------------------------------------------------------
+ * An aggregator: turns the items of one call into a bounded result.
+ * The host never calls the functions of one aggregate concurrently.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct crank_aggregator {
+    size_t struct_size;
+    crank_str name; /* the `aggregation_mode` operations name, e.g. "stats": [a-z0-9_]{1,64} */
+    crank_str version;
+    crank_str description;
+    /* JSON Schema of the aggregator's config (`execution.aggregation` of an operation). */
+    crank_str config_schema_json;
+    /* JSON Schema of what snapshot() writes: an object whose members join the tool result. */
+    crank_str output_schema_json;
+    void* state;
+
+    /* Optional: semantic checks of the config at config load, as crank_adapter.validate. */
+    crank_status (*validate)(void* state, crank_str config_json, crank_call* diagnostics);
+    /* A fresh aggregate for one call, or NULL after set_error(call, ...). `config_json` has been
+     * validated. Memory used by the aggregate must stay bounded whatever the item count. */
+    crank_aggregate* (*create)(void* state, crank_str config_json, crank_call* call);
+    /* One item (a JSON value as text, already through the host's safety stage). CRANK_ERROR
+     * after set_error() fails the call. */
+    crank_status (*accept)(crank_aggregate* aggregate, crank_str item_json);
+    /* Writes the current result, one JSON object, into `writer` with writer_append(). May be
+     * called more than once; does not reset the aggregate. */
+    crank_status (*snapshot)(crank_aggregate* aggregate, crank_writer* writer);
+    void (*destroy)(crank_aggregate* aggregate);
+} crank_aggregator;
+
+/* ---------------------------------------------------------------------------------------------
+ * The plugin library's descriptor, returned by its entry symbol.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct crank_plugin_descriptor {
+    size_t struct_size;
+    uint32_t abi_major;    /* CRANK_ABI_MAJOR the plugin was built against */
+    uint32_t abi_minor;    /* CRANK_ABI_MINOR the plugin was built against */
+    crank_str name;        /* the library's name, used by plugins.enabled: [a-z0-9_]{1,64} */
+    crank_str version;     /* e.g. "1.0.0" */
+    crank_str description; /* one line */
+    /* Registers the library's adapters and aggregators. Returns CRANK_ERROR (after
+     * set_init_error) to refuse loading; the host then unloads it without calling shutdown(). */
+    crank_status (*init)(const crank_host_api* api, crank_host* host, crank_registrar* registrar);
+    /* Optional. Last call into the library before it is unloaded. */
+    void (*shutdown)(void);
+} crank_plugin_descriptor;
+
+/* The entry symbol: `CRANK_PLUGIN_EXPORT const crank_plugin_descriptor* crank_plugin_entry(void)`.
+ * It must not do any work: it returns a pointer to a static descriptor. */
+typedef const crank_plugin_descriptor* (*crank_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* CRANK_PLUGIN_H */
