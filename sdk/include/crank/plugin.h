@@ -35,6 +35,9 @@
 extern "C" {
 #endif
 
+/* C names (snake_case types) are the contract; C++ style checks do not apply here. */
+/* NOLINTBEGIN(readability-identifier-naming,modernize-use-using,cppcoreguidelines-macro-usage) */
+
 #define CRANK_ABI_MAJOR 1
 #define CRANK_ABI_MINOR 0
 
@@ -296,6 +299,8 @@ typedef struct crank_plugin_descriptor {
 /* The entry symbol: `CRANK_PLUGIN_EXPORT const crank_plugin_descriptor* crank_plugin_entry(void)`.
  * It must not do any work: it returns a pointer to a static descriptor. */
 typedef const crank_plugin_descriptor* (*crank_plugin_entry_fn)(void);
+
+/* NOLINTEND(readability-identifier-naming,modernize-use-using,cppcoreguidelines-macro-usage) */
 
 #ifdef __cplusplus
 } /* extern "C" */

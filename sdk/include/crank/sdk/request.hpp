@@ -1,0 +1,67 @@
+// Crank SDK, C++ layer: the request the host hands to an adapter.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "crank/sdk/types.hpp"
+#include <crank/plugin.h>
+
+namespace crank::sdk {
+
+/// A crank_request as views. Built honouring the C struct's struct_size: members the host's
+/// struct does not have read as empty / 0.
+///
+/// Lifetime: the views point into the host's memory and are valid only until the entry point
+/// that received the request returns (unaryCall, openStream). A stream that reads them later (on
+/// its own thread) copies them first, e.g. into std::string members of the Stream.
+struct Request {
+    std::string_view operation_name;
+    std::string_view config_json;   ///< the operation's protocol config, as written
+    std::string_view request_json;  ///< the config with templates rendered: what to send
+    std::string_view input_json;    ///< the tool's input, a JSON object
+    std::string_view auth_json;     ///< the resolved auth profile (secrets: never log it), or empty
+    std::string_view cursor;        ///< where to resume from, or empty
+    std::int64_t timeout_ms = 0;    ///< the upstream must answer within this (0: no limit)
+    std::int64_t max_item_bytes = 0;  ///< no single item may be longer (0: no limit)
+
+    Request() = default;
+
+    /// Reads `request` (may be NULL: everything empty).
+    explicit Request(const crank_request* request) noexcept {
+        if (request == nullptr) {
+            return;
+        }
+        const std::size_t size = request->struct_size;
+        auto has = [size](std::size_t offset, std::size_t member_size) {
+            return size >= offset + member_size;
+        };
+        if (has(offsetof(crank_request, operation_name), sizeof(crank_str))) {
+            operation_name = toView(request->operation_name);
+        }
+        if (has(offsetof(crank_request, config_json), sizeof(crank_str))) {
+            config_json = toView(request->config_json);
+        }
+        if (has(offsetof(crank_request, request_json), sizeof(crank_str))) {
+            request_json = toView(request->request_json);
+        }
+        if (has(offsetof(crank_request, input_json), sizeof(crank_str))) {
+            input_json = toView(request->input_json);
+        }
+        if (has(offsetof(crank_request, auth_json), sizeof(crank_str))) {
+            auth_json = toView(request->auth_json);
+        }
+        if (has(offsetof(crank_request, cursor), sizeof(crank_str))) {
+            cursor = toView(request->cursor);
+        }
+        if (has(offsetof(crank_request, timeout_ms), sizeof(std::int64_t))) {
+            timeout_ms = request->timeout_ms;
+        }
+        if (has(offsetof(crank_request, max_item_bytes), sizeof(std::int64_t))) {
+            max_item_bytes = request->max_item_bytes;
+        }
+    }
+};
+
+}  // namespace crank::sdk
