@@ -7,8 +7,9 @@
 namespace crank::app {
 namespace {
 
-constexpr std::array<std::string_view, 8> kOptions = {
-    "--config", "--listen", "--check", "--version", "--log-format", "--log-level", "--help", "-h"};
+constexpr std::array<std::string_view, 10> kOptions = {
+    "--config",    "--listen", "--check", "--version", "--log-format",
+    "--log-level", "--help",   "-h",      "--json",    "plugins"};
 
 Error usageError(std::string message) {
     return Error{ErrorCode::invalid_argument, std::move(message)};
@@ -19,9 +20,13 @@ Error usageError(std::string message) {
 std::string usage() {
     return "Usage: crankd [--config FILE] [--listen HOST:PORT] [--check]\n"
            "              [--log-format text|json] [--log-level LEVEL] [--version]\n"
+           "       crankd plugins [--config FILE] [--json]\n"
            "\n"
            "Crank, an MCP gateway.\n"
            "\n"
+           "  plugins              list the plugin libraries found in plugins.directories: name,\n"
+           "                       version, ABI, status, path, and why any was refused\n"
+           "                       (--json: as JSON); exits 1 when an enabled plugin failed\n"
            "  --config FILE        configuration file (JSON; comments and trailing commas "
            "allowed);\n"
            "                       without it, every setting has its default\n"
@@ -102,6 +107,10 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
                     *v + "\"");
             }
             out.log_level = *level;
+        } else if (arg == "plugins" && i == 0) {
+            out.plugins = true;
+        } else if (arg == "--json") {
+            step = flag(out.json);
         } else if (arg == "--check") {
             step = flag(out.check);
         } else if (arg == "--version") {
@@ -118,6 +127,9 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
         if (!step) {
             return step.error();
         }
+    }
+    if (out.json && !out.plugins) {
+        return usageError("--json is an option of the `plugins` command");
     }
     return out;
 }

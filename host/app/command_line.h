@@ -16,6 +16,8 @@ struct CommandLine {
     std::optional<std::string> config_path;       ///< --config FILE
     std::optional<config::ListenAddress> listen;  ///< --listen HOST:PORT
     bool check = false;                           ///< --check
+    bool plugins = false;                         ///< the `plugins` command
+    bool json = false;                            ///< --json (with `plugins`)
     bool version = false;                         ///< --version
     bool help = false;                            ///< --help, -h
     log::Format log_format = log::Format::text;   ///< --log-format text|json

@@ -18,6 +18,9 @@
 #include "mcp/mcp_endpoint.h"
 #include "mcp/session_manager.h"
 #include "mcp/tool_registry.h"
+#include "plugins/plugin_registry.h"
+#include "runtime/operation_compiler.h"
+#include "runtime/operation_runner.h"
 #include "store/open_store.h"
 
 namespace crank::app {
@@ -54,6 +57,29 @@ std::optional<config::Config> loadConfig(const CommandLine& cl) {
     return std::move(result.config);
 }
 
+plugins::PluginRegistry loadPlugins(const config::PluginsConfig& c) {
+    plugins::LoadPluginsOptions options;
+    options.directories = c.directories;
+    options.enabled = c.enabled;
+    options.default_directory = plugins::defaultPluginDirectory();
+    return plugins::loadPlugins(options);
+}
+
+/// Compiles the operations against the loaded plugins, or prints every error.
+std::optional<runtime::CompiledOperations> compileOperations(
+    const config::Config& cfg, const plugins::PluginRegistry& registry) {
+    runtime::CompiledOperations compiled = runtime::compileOperations(cfg, registry);
+    if (compiled.errors.empty()) {
+        return compiled;
+    }
+    std::fprintf(stderr, "crankd: %s: %zu configuration error%s:\n", cfg.source.c_str(),
+                 compiled.errors.size(), compiled.errors.size() == 1 ? "" : "s");
+    for (const config::ConfigError& e : compiled.errors) {
+        std::fprintf(stderr, "  %s\n", e.toString().c_str());
+    }
+    return std::nullopt;
+}
+
 const char* signalName(int sig) {
     return sig == SIGTERM ? "SIGTERM" : (sig == SIGINT ? "SIGINT" : "a signal");
 }
@@ -76,6 +102,20 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     if (!cfg) {
         return kExitConfig;
     }
+    if (cl.plugins) {
+        const plugins::PluginRegistry registry = loadPlugins(cfg->plugins);
+        const std::string text = cl.json ? plugins::formatPluginJson(registry) + "\n"
+                                         : plugins::formatPluginTable(registry);
+        std::fputs(text.c_str(), stdout);
+        return registry.allLoaded() ? kExitOk : kExitRuntime;
+    }
+    // The registry outlives everything that may call into a plugin (declared first, destroyed
+    // last): the runner, the tools, the endpoint and the server.
+    plugins::PluginRegistry registry = loadPlugins(cfg->plugins);
+    std::optional<runtime::CompiledOperations> operations = compileOperations(*cfg, registry);
+    if (!operations) {
+        return kExitConfig;
+    }
     if (cl.check) {
         std::printf(
             "%s: configuration is valid (%zu operation%s, %zu auth profile%s, %zu agent%s)\n",
@@ -95,6 +135,14 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
 
     auto readiness = std::make_shared<Readiness>();
     readiness->add("store", [store] { return store->ping(); });
+    const bool pluginsLoaded = registry.allLoaded();
+    readiness->add("plugins", [pluginsLoaded]() -> Result<void> {
+        if (pluginsLoaded) {
+            return {};
+        }
+        return Error{ErrorCode::unavailable,
+                     "an enabled plugin was refused or is missing (see `crankd plugins`)"};
+    });
 
     http::StreamReactorOptions streamOptions;
     streamOptions.heartbeat_interval_ms = cfg->mcp.heartbeat_interval_ms;
@@ -115,7 +163,15 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     mcp::SessionManager sessions(sessionLimits);
     sessions.startSweeper(std::chrono::milliseconds(
         std::clamp<std::int64_t>(cfg->mcp.session_idle_timeout_ms / 4, 100, 60'000)));
+    runtime::OperationRunner runner;
     mcp::FunctionToolRegistry tools;
+    runtime::publishOperations(operations->operations, runner, tools);
+    const auto loaded = std::count_if(
+        registry.plugins().begin(), registry.plugins().end(),
+        [](const plugins::PluginInfo& p) { return p.status == plugins::PluginStatus::loaded; });
+    log::info("{} plugin librar{} loaded; {} operation{} published", loaded,
+              loaded == 1 ? "y" : "ies", operations->operations.size(),
+              operations->operations.size() == 1 ? "" : "s");
     if (addTools) {
         addTools(tools);
     }

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -41,13 +42,6 @@ constexpr std::array<std::pair<std::string_view, TransportBehavior>, 2> kBehavio
     {"request_response", TransportBehavior::request_response},
     {"server_stream", TransportBehavior::server_stream},
 }};
-constexpr std::array<std::pair<std::string_view, AggregationMode>, 5> kAggregations{{
-    {"raw_items", AggregationMode::raw_items},
-    {"summary_only", AggregationMode::summary_only},
-    {"summary_plus_samples", AggregationMode::summary_plus_samples},
-    {"stats", AggregationMode::stats},
-    {"latest_state", AggregationMode::latest_state},
-}};
 constexpr std::array<std::pair<std::string_view, AuthConfig::Mode>, 2> kAuthModes{{
     {"none", AuthConfig::Mode::none},
     {"api_key", AuthConfig::Mode::api_key},
@@ -77,6 +71,14 @@ bool isToolName(std::string_view name) {
 /// Plugin, profile, workspace and agent names: letters, digits, '_', '-', '.', at most 64.
 bool isName(std::string_view name) {
     return !name.empty() && name.size() <= 64 && isToolName(name);
+}
+
+/// Names that plugins register (adapters, aggregators, libraries): [a-z0-9_]{1,64}, as the ABI
+/// says.
+bool isPluginName(std::string_view name) {
+    return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
 }
 
 bool isHttpToken(std::string_view name) {
@@ -657,7 +659,6 @@ void Loader::readExecution(const Json* v, const std::string& path, OperationConf
     ExecutionConfig& e = op.execution;
     using Modes = std::span<const std::pair<std::string_view, ExecutionMode>>;
     using Behaviors = std::span<const std::pair<std::string_view, TransportBehavior>>;
-    using Aggregations = std::span<const std::pair<std::string_view, AggregationMode>>;
     const std::size_t errorsBefore = errors_.size();
     e.mode = r.enumeration("mode", ExecutionMode::unary, Modes(kModes));
     // With an unknown mode, the checks that depend on the mode would only add noise.
@@ -686,8 +687,29 @@ void Loader::readExecution(const Json* v, const std::string& path, OperationConf
                                 e.max_session_lifetime_ms, e.idle_timeout_ms));
     }
 
-    e.aggregation_mode =
-        r.enumeration("aggregation_mode", AggregationMode::raw_items, Aggregations(kAggregations));
+    e.max_result_bytes = r.positiveInteger("max_result_bytes", e.max_result_bytes,
+                                           ExecutionCeilings::max_result_bytes);
+
+    // Aggregators are plugins: the name is checked against the loaded ones when the runtime
+    // compiles the operations; here only its shape.
+    if (auto mode = r.optionalString("aggregation_mode", 64)) {
+        if (!isPluginName(*mode)) {
+            errors_.add(r.pathOf("aggregation_mode"),
+                        "an aggregator name has 1 to 64 lowercase letters, digits or '_', got " +
+                            describeString(*mode));
+        } else {
+            e.aggregation_mode = std::move(*mode);
+        }
+    }
+    if (const Json* aggregation = r.get("aggregation")) {
+        if (!aggregation->IsObject()) {
+            errors_.add(
+                r.pathOf("aggregation"),
+                "expected an object (the aggregator's config), got " + describe(*aggregation));
+        } else {
+            e.aggregation_config_json = detail::toJsonText(*aggregation);
+        }
+    }
     const auto path_ = [&](std::string_view key) {
         auto s = r.optionalString(key, 1024);
         if (s && s->empty()) {
@@ -714,6 +736,11 @@ void Loader::readExecution(const Json* v, const std::string& path, OperationConf
         } else {
             e.sampling_rate = rate->GetDouble();
         }
+    }
+
+    if (r.get("sampling_seed") != nullptr) {
+        e.sampling_seed =
+            r.integer("sampling_seed", 0, 0, std::numeric_limits<std::int64_t>::max());
     }
 
     struct FamilyName {
@@ -770,9 +797,11 @@ OperationConfig Loader::readOperation(const Json& v, const std::string& path) {
     op.title = r.optionalString("title", 256).value_or("");
     op.description = r.requiredString("description", kMaxDescriptionLength);
     op.protocol = r.requiredString("protocol", 64);
-    if (!op.protocol.empty() && !isName(op.protocol)) {
+    if (!op.protocol.empty() && !isPluginName(op.protocol)) {
         errors_.add(r.pathOf("protocol"),
-                    "expected a plugin name, got " + describeString(op.protocol));
+                    "expected a protocol adapter's name (1 to 64 lowercase letters, digits or "
+                    "'_'), got " +
+                        describeString(op.protocol));
     }
     op.auth_profile = r.optionalString("auth_profile", 64).value_or("");
     if (const Json* config = r.get("config")) {
@@ -821,7 +850,6 @@ void Loader::readOperations(const Json* v) {
 }
 
 void Loader::crossCheck() {
-    const auto& enabled = config_.plugins.enabled;
     std::map<std::string, std::size_t> names;
     std::map<std::string, std::string> tools;  // tool name -> path that publishes it
     for (std::size_t i = 0; i < config_.operations.size(); ++i) {
@@ -835,11 +863,6 @@ void Loader::crossCheck() {
                         fmt::format("operation \"{}\" is already defined at operations[{}]",
                                     op.name, it->second));
             continue;
-        }
-        if (!op.protocol.empty() && !enabled.empty() &&
-            std::find(enabled.begin(), enabled.end(), op.protocol) == enabled.end()) {
-            errors_.add(path + ".protocol",
-                        "plugin \"" + op.protocol + "\" is not in plugins.enabled");
         }
         if (!op.auth_profile.empty() && config_.auth_profiles.count(op.auth_profile) == 0) {
             errors_.add(path + ".auth_profile",

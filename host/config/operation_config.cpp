@@ -20,22 +20,6 @@ std::string_view toString(TransportBehavior behavior) {
     return behavior == TransportBehavior::server_stream ? "server_stream" : "request_response";
 }
 
-std::string_view toString(AggregationMode mode) {
-    switch (mode) {
-        case AggregationMode::raw_items:
-            return "raw_items";
-        case AggregationMode::summary_only:
-            return "summary_only";
-        case AggregationMode::summary_plus_samples:
-            return "summary_plus_samples";
-        case AggregationMode::stats:
-            return "stats";
-        case AggregationMode::latest_state:
-            return "latest_state";
-    }
-    return "raw_items";
-}
-
 std::vector<std::string> OperationConfig::toolNames() const {
     const auto pick = [this](const std::string& configured, std::string_view suffix) {
         return configured.empty() ? name + std::string(suffix) : configured;

@@ -12,12 +12,9 @@ namespace crank::config {
 enum class ExecutionMode { unary, window, session, async_job };
 /// How the upstream answers: one response per request, or a stream of items.
 enum class TransportBehavior { request_response, server_stream };
-/// How collected items become the result.
-enum class AggregationMode { raw_items, summary_only, summary_plus_samples, stats, latest_state };
 
 std::string_view toString(ExecutionMode mode);
 std::string_view toString(TransportBehavior behavior);
-std::string_view toString(AggregationMode mode);
 
 /// Documented defaults of the execution block (docs/configuration.md lists the same values).
 struct ExecutionDefaults {
@@ -29,13 +26,18 @@ struct ExecutionDefaults {
     static constexpr std::int64_t max_items = 100;
     static constexpr std::int64_t max_bytes = 256LL * 1024;
     static constexpr std::int64_t max_field_length = 2'048;
+    static constexpr std::int64_t max_result_bytes = 256LL * 1024;
+    static constexpr std::string_view aggregation_mode = "raw_items";
 };
 
 /// Ceilings that no operation may exceed, whatever its author writes.
 struct ExecutionCeilings {
     static constexpr std::int64_t duration_ms = 24LL * 3'600'000;  ///< any *_ms value
-    static constexpr std::int64_t max_items = 100'000;
-    static constexpr std::int64_t max_bytes = 64LL * 1024 * 1024;
+    /// max_items and max_bytes bound what a window reads from the upstream; the result is bounded
+    /// apart (max_result_bytes and the aggregator's own caps), so a stats window may read a lot.
+    static constexpr std::int64_t max_items = 1'000'000'000;
+    static constexpr std::int64_t max_bytes = 1LL << 40;
+    static constexpr std::int64_t max_result_bytes = 16LL * 1024 * 1024;
     static constexpr std::int64_t max_field_length = 1024LL * 1024;
 };
 
@@ -52,7 +54,12 @@ struct ExecutionConfig {
     std::int64_t max_items = ExecutionDefaults::max_items;
     std::int64_t max_bytes = ExecutionDefaults::max_bytes;
 
-    AggregationMode aggregation_mode = AggregationMode::raw_items;
+    std::int64_t max_result_bytes = ExecutionDefaults::max_result_bytes;
+
+    /// The aggregator plugin's name ("raw_items", "stats", ...; checked against the loaded
+    /// plugins when operations are compiled) and its config (`execution.aggregation`, JSON text).
+    std::string aggregation_mode{ExecutionDefaults::aggregation_mode};
+    std::string aggregation_config_json = "{}";
     std::optional<std::string> items_path;
     std::optional<std::string> summary_path;
     std::optional<std::string> cursor_path;
@@ -64,6 +71,8 @@ struct ExecutionConfig {
     std::vector<std::string> redacted_paths;
     bool drop_duplicates = false;
     double sampling_rate = 1.0;
+    /// Seeds the sampling decisions so that a run can be repeated (tests); unset: random per call.
+    std::optional<std::int64_t> sampling_seed;
 
     // Tool family names; empty means the default `{name}_start`, ... (see toolNames()).
     std::string start_tool_name;

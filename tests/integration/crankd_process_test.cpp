@@ -246,12 +246,25 @@ TEST(CrankdProcess, CheckValidatesWithoutServing) {
     TempDir dir;
     const std::string good = dir.write("good.json", R"({
         // comments and trailing commas are fine
-        "operations": [{"name": "a", "description": "d", "protocol": "rest",},],
+        "plugins": {"directories": [")" CRANK_TEST_PLUGIN_DIR R"(",],},
+        "operations": [{"name": "a", "description": "d", "protocol": "synthetic",},],
     })");
     ChildProcess ok({CRANKD_PATH, "--check", "--config", good});
     EXPECT_EQ(ok.waitForExit(kExitTimeout), 0);
     EXPECT_NE(ok.stdoutText().find("configuration is valid (1 operation"), std::string::npos)
         << ok.stdoutText() << ok.stderrText();
+
+    // --check also checks operations against the plugins that load.
+    const std::string unknown = dir.write("unknown.json", R"({
+        "plugins": {"directories": [")" CRANK_TEST_PLUGIN_DIR R"("]},
+        "operations": [{"name": "a", "description": "d", "protocol": "synthetik"}]})");
+    ChildProcess missing({CRANKD_PATH, "--check", "--config", unknown});
+    EXPECT_EQ(missing.waitForExit(kExitTimeout), 3);
+    EXPECT_NE(
+        missing.stderrText().find(
+            R"(operations[0].protocol: no loaded plugin provides the protocol "synthetik" (did you mean "synthetic"?))"),
+        std::string::npos)
+        << missing.stderrText();
 
     const std::string bad = dir.write("bad.json", R"({"store": {"pool_size": 0}})");
     ChildProcess failing({CRANKD_PATH, "--check", "--config", bad});
@@ -266,6 +279,45 @@ TEST(CrankdProcess, CheckValidatesWithoutServing) {
     EXPECT_NE(syntax.stderrText().find(dir.path() + "/broken.json:4:1: invalid JSON"),
               std::string::npos)
         << syntax.stderrText();
+}
+
+TEST(CrankdProcess, PluginsCommandListsEveryLibraryWithItsStatus) {
+    TempDir dir;
+    const std::string good = dir.write("good.json", R"({"plugins": {"directories": [
+        ")" CRANK_PLUGIN_DIR R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}})");
+    ChildProcess table({CRANKD_PATH, "plugins", "--config", good});
+    EXPECT_EQ(table.waitForExit(kExitTimeout), 0) << table.stderrText();
+    const std::string out = table.stdoutText();
+    EXPECT_NE(out.find("NAME"), std::string::npos) << out;
+    EXPECT_NE(out.find("aggregators"), std::string::npos) << out;
+    EXPECT_NE(out.find("synthetic"), std::string::npos) << out;
+    EXPECT_NE(out.find("raw_items, summary_only, summary_plus_samples, stats, latest_state"),
+              std::string::npos)
+        << out;
+
+    ChildProcess json({CRANKD_PATH, "plugins", "--json", "--config", good});
+    EXPECT_EQ(json.waitForExit(kExitTimeout), 0);
+    EXPECT_NE(json.stdoutText().find(R"("all_loaded":true)"), std::string::npos)
+        << json.stdoutText();
+
+    // An enabled library that does not exist: listed as missing, exit status 1.
+    const std::string missing = dir.write("missing.json", R"({"plugins": {
+        "directories": [")" CRANK_TEST_PLUGIN_DIR R"("], "enabled": ["synthetic", "rest"]}})");
+    ChildProcess absent({CRANKD_PATH, "plugins", "--config", missing});
+    EXPECT_EQ(absent.waitForExit(kExitTimeout), 1);
+    EXPECT_NE(absent.stdoutText().find("missing"), std::string::npos) << absent.stdoutText();
+}
+
+TEST(CrankdProcess, ARefusedPluginDoesNotStopCrankdButReadinessSaysSo) {
+    TempDir dir;
+    Crankd crankd(R"({"store": {"path": ")" + dir.file("crank.db") +
+                  R"("}, "plugins": {"directories": [")" CRANK_BROKEN_PLUGIN_DIR
+                  R"(/wrong_major", ")" CRANK_TEST_PLUGIN_DIR R"("]}})");
+    const std::uint16_t port = crankd.waitListening();
+    const HttpReply ready = httpRequest(port, "GET", "/readyz");
+    EXPECT_EQ(ready.status, 503) << ready.body;
+    EXPECT_NE(ready.body.find("plugins"), std::string::npos) << ready.body;
+    EXPECT_EQ(httpRequest(port, "GET", "/healthz").status, 200);
 }
 
 TEST(CrankdProcess, SecondInstanceOnABusyPortFailsClearly) {

@@ -6,7 +6,7 @@
  * export a C function. The C++ layer in <crank/sdk.hpp> is a convenience over this header, not a
  * second contract.
  *
- * Compatibility rules (the reasons are in docs/plugins.md and ../DESIGN.md):
+ * Compatibility rules (the plugin author's guide, sdk/README.md, explains them):
  *  - CRANK_ABI_MAJOR changes only when something here changes incompatibly. The host refuses a
  *    plugin of another major.
  *  - CRANK_ABI_MINOR grows when something is appended. The host accepts a plugin built against

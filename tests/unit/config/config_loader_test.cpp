@@ -182,7 +182,7 @@ TEST_F(ConfigFullTest, SessionOperationHasEveryExecutionField) {
     EXPECT_EQ(e.max_session_lifetime_ms, 600000);
     EXPECT_EQ(e.max_items, 500);
     EXPECT_EQ(e.max_bytes, 131072);
-    EXPECT_EQ(e.aggregation_mode, AggregationMode::summary_plus_samples);
+    EXPECT_EQ(e.aggregation_mode, "summary_plus_samples");
     EXPECT_EQ(e.items_path, "$.data.ticks");
     EXPECT_EQ(e.summary_path, "$.summary");
     EXPECT_EQ(e.cursor_path, "$.next");
@@ -215,7 +215,7 @@ TEST_F(ConfigFullTest, WindowOperation) {
     const OperationConfig& op = config().operations[3];
     EXPECT_EQ(op.execution.mode, ExecutionMode::window);
     EXPECT_EQ(op.execution.transport_behavior, TransportBehavior::server_stream);
-    EXPECT_EQ(op.execution.aggregation_mode, AggregationMode::stats);
+    EXPECT_EQ(op.execution.aggregation_mode, "stats");
     EXPECT_EQ(op.execution.max_items, ExecutionDefaults::max_items);
     EXPECT_THAT(op.toolNames(), ElementsAre("tail_logs"));
 }
@@ -273,7 +273,9 @@ TEST(ConfigDefaultsTest, OperationExecutionDefaults) {
     EXPECT_EQ(e.max_session_lifetime_ms, 3'600'000);
     EXPECT_EQ(e.max_items, 100);
     EXPECT_EQ(e.max_bytes, 256 * 1024);
-    EXPECT_EQ(e.aggregation_mode, AggregationMode::raw_items);
+    EXPECT_EQ(e.aggregation_mode, "raw_items");
+    EXPECT_EQ(e.aggregation_config_json, "{}");
+    EXPECT_EQ(e.max_result_bytes, ExecutionDefaults::max_result_bytes);
     EXPECT_FALSE(e.items_path.has_value());
     EXPECT_FALSE(e.summary_path.has_value());
     EXPECT_FALSE(e.cursor_path.has_value());
@@ -385,23 +387,17 @@ TEST(ConfigEnumNamesTest, ToStringMatchesTheConfigSpelling) {
     EXPECT_EQ(toString(ExecutionMode::async_job), "async_job");
     EXPECT_EQ(toString(TransportBehavior::request_response), "request_response");
     EXPECT_EQ(toString(TransportBehavior::server_stream), "server_stream");
-    EXPECT_EQ(toString(AggregationMode::raw_items), "raw_items");
-    EXPECT_EQ(toString(AggregationMode::summary_only), "summary_only");
-    EXPECT_EQ(toString(AggregationMode::summary_plus_samples), "summary_plus_samples");
-    EXPECT_EQ(toString(AggregationMode::stats), "stats");
-    EXPECT_EQ(toString(AggregationMode::latest_state), "latest_state");
 }
 
-TEST(ConfigEnumNamesTest, EveryAggregationModeLoads) {
-    for (const AggregationMode mode : {AggregationMode::raw_items, AggregationMode::summary_only,
-                                       AggregationMode::summary_plus_samples,
-                                       AggregationMode::stats, AggregationMode::latest_state}) {
-        const std::string execution =
-            R"({"mode": "window", "aggregation_mode": ")" + std::string(toString(mode)) + "\"}";
-        const Config c = loadValid(withOperations({operation("w", execution)}));
-        ASSERT_EQ(c.operations.size(), 1U);
-        EXPECT_EQ(c.operations[0].execution.aggregation_mode, mode);
-    }
+TEST(ConfigEnumNamesTest, AggregatorNameAndConfigAreKept) {
+    const Config c = loadValid(withOperations({operation(
+        "w", R"({"mode": "window", "aggregation_mode": "my_sketch", "max_result_bytes": 4096,
+                 "aggregation": {"numeric_paths": ["latency_ms"], "top_k": 5}})")}));
+    ASSERT_EQ(c.operations.size(), 1U);
+    EXPECT_EQ(c.operations[0].execution.aggregation_mode, "my_sketch");
+    EXPECT_EQ(c.operations[0].execution.aggregation_config_json,
+              R"({"numeric_paths":["latency_ms"],"top_k":5})");
+    EXPECT_EQ(c.operations[0].execution.max_result_bytes, 4096);
 }
 
 }  // namespace

@@ -1,0 +1,234 @@
+#include "runtime/operation_compiler.h"
+
+#include <map>
+#include <string_view>
+
+#include <fmt/core.h>
+
+#include "plugins/adapter_handle.h"
+#include "plugins/aggregator_handle.h"
+#include "plugins/plugin_registry.h"
+#include "runtime/safety_stage.h"
+#include "runtime/window_result.h"
+#include "util/suggest.h"
+#include <crank/plugin.h>
+
+namespace crank::runtime {
+namespace {
+
+using config::ConfigErrors;
+using config::ExecutionMode;
+using config::OperationConfig;
+using config::TransportBehavior;
+
+std::uint32_t modeBit(ExecutionMode mode) {
+    switch (mode) {
+        case ExecutionMode::unary:
+            return CRANK_MODE_UNARY;
+        case ExecutionMode::window:
+            return CRANK_MODE_WINDOW;
+        case ExecutionMode::session:
+            return CRANK_MODE_SESSION;
+        case ExecutionMode::async_job:
+            return CRANK_MODE_ASYNC_JOB;
+    }
+    return 0;
+}
+
+/// "plugin "rest" is disabled (add it to plugins.enabled)", or a "did you mean", or nothing.
+std::string whyMissing(std::string_view name, const plugins::PluginRegistry& registry,
+                       const std::vector<std::string>& registered, std::string_view kind) {
+    for (const plugins::PluginInfo& info : registry.plugins()) {
+        if (info.name != name) {
+            continue;
+        }
+        switch (info.status) {
+            case plugins::PluginStatus::disabled:
+                return fmt::format(
+                    "; the plugin \"{}\" at {} is disabled: add it to "
+                    "plugins.enabled",
+                    info.name, info.path);
+            case plugins::PluginStatus::rejected:
+                return fmt::format("; the plugin \"{}\" at {} was refused: {}", info.name,
+                                   info.path, info.reason);
+            case plugins::PluginStatus::missing:
+                return fmt::format(
+                    "; the plugin \"{}\" is enabled but no library in "
+                    "plugins.directories provides it",
+                    info.name);
+            case plugins::PluginStatus::loaded:
+                break;
+        }
+    }
+    std::vector<std::string_view> candidates(registered.begin(), registered.end());
+    if (auto close = closestMatch(name, candidates)) {
+        return fmt::format(" (did you mean \"{}\"?)", *close);
+    }
+    if (registered.empty()) {
+        return fmt::format("; no {} is loaded at all (see `crankd plugins`)", kind);
+    }
+    std::string list;
+    for (const std::string& n : registered) {
+        list += (list.empty() ? "\"" : ", \"") + n + "\"";
+    }
+    return fmt::format("; loaded {}s: {}", kind, list);
+}
+
+/// Validates `config_json` against a plugin's schema (compiled once per plugin) and its own
+/// validate(); errors are reported under `where`.
+class PluginConfigChecker {
+public:
+    /// Returns false when the config did not match the schema (the plugin's validate() is then
+    /// not called: it may rely on the schema).
+    bool checkSchema(const std::string& plugin_key, const std::string& schema_json,
+                     std::string_view config_json, const std::string& where, ConfigErrors& errors) {
+        auto it = schemas_.find(plugin_key);
+        if (it == schemas_.end()) {
+            auto compiled = json::compileSchema(schema_json, plugin_key + " config schema");
+            it = schemas_.emplace(plugin_key, std::move(compiled)).first;
+        }
+        if (!it->second.ok()) {
+            errors.add(where, "cannot be checked: " + it->second.error().message);
+            return false;
+        }
+        const json::ValidationResult result = it->second->validate(config_json, where);
+        for (const json::ValidationFailure& f : result.failures) {
+            errors.add(f.path, f.message);
+        }
+        return result.ok();
+    }
+
+private:
+    std::map<std::string, Result<json::CompiledSchema>> schemas_;
+};
+
+void addDiagnostics(const std::vector<plugins::Diagnostic>& diagnostics, const std::string& where,
+                    ConfigErrors& errors) {
+    for (const plugins::Diagnostic& d : diagnostics) {
+        errors.add(d.path.empty() ? where : where + "." + d.path, d.message);
+    }
+}
+
+bool mapsOutput(const config::ExecutionConfig& e) {
+    return e.items_path || e.summary_path || e.cursor_path || e.status_path || e.done_path;
+}
+
+std::optional<Operation> compileOne(const OperationConfig& op, const std::string& path,
+                                    const plugins::PluginRegistry& registry,
+                                    PluginConfigChecker& checker, ConfigErrors& errors) {
+    const std::size_t errorsBefore = errors.size();
+    Operation out;
+    out.config = op;
+    out.path = path;
+    const config::ExecutionConfig& e = op.execution;
+    const std::string execution = path + ".execution";
+
+    if (e.mode == ExecutionMode::session || e.mode == ExecutionMode::async_job) {
+        errors.add(execution + ".mode",
+                   fmt::format("\"{}\" is not available in this version of crankd yet; use "
+                               "\"unary\" or \"window\"",
+                               config::toString(e.mode)));
+    }
+
+    out.adapter = registry.adapter(op.protocol);
+    if (out.adapter == nullptr) {
+        errors.add(path + ".protocol",
+                   fmt::format("no loaded plugin provides the protocol \"{}\"{}", op.protocol,
+                               whyMissing(op.protocol, registry, registry.adapterNames(),
+                                          "protocol adapter")));
+    } else {
+        const plugins::AdapterHandle& a = *out.adapter;
+        if (!a.supportsMode(modeBit(e.mode))) {
+            errors.add(execution + ".mode",
+                       fmt::format("the protocol \"{}\" does not support mode \"{}\"", a.name(),
+                                   config::toString(e.mode)));
+        }
+        const bool streams = e.transport_behavior == TransportBehavior::server_stream;
+        if (streams && !a.hasCapability(CRANK_CAP_SERVER_STREAM)) {
+            errors.add(execution + ".transport_behavior",
+                       fmt::format("the protocol \"{}\" cannot stream; use \"request_response\"",
+                                   a.name()));
+        }
+        if (!streams && !a.hasCapability(CRANK_CAP_UNARY)) {
+            errors.add(
+                execution + ".transport_behavior",
+                fmt::format("the protocol \"{}\" only streams; use \"server_stream\"", a.name()));
+        }
+        if (checker.checkSchema("adapter " + a.name(), a.configSchemaJson(), op.config_json,
+                                path + ".config", errors)) {
+            addDiagnostics(a.validate(op.config_json), path + ".config", errors);
+        }
+    }
+
+    if (e.mode == ExecutionMode::window) {
+        out.aggregator = registry.aggregator(e.aggregation_mode);
+        if (out.aggregator == nullptr) {
+            errors.add(
+                execution + ".aggregation_mode",
+                fmt::format("no loaded plugin provides the aggregator \"{}\"{}", e.aggregation_mode,
+                            whyMissing(e.aggregation_mode, registry, registry.aggregatorNames(),
+                                       "aggregator")));
+        } else {
+            const plugins::AggregatorHandle& g = *out.aggregator;
+            if (checker.checkSchema("aggregator " + g.name(), g.configSchemaJson(),
+                                    e.aggregation_config_json, execution + ".aggregation",
+                                    errors)) {
+                addDiagnostics(g.validate(e.aggregation_config_json), execution + ".aggregation",
+                               errors);
+            }
+            auto schema = windowOutputSchema(g.outputSchemaJson(), "aggregator " + g.name());
+            if (schema) {
+                out.output_schema_json = std::move(*schema);
+            } else {
+                errors.add(execution + ".aggregation_mode", schema.error().message);
+            }
+        }
+    } else if (e.aggregation_mode != config::ExecutionDefaults::aggregation_mode ||
+               e.aggregation_config_json != "{}") {
+        errors.add(execution + ".aggregation_mode",
+                   "aggregation applies to windows only; a unary call returns its response");
+    }
+
+    if (auto schema = json::compileSchema(op.input_schema_json, path + ".input_schema")) {
+        out.input_schema = std::move(*schema);
+    } else {
+        errors.add("", schema.error().message);
+    }
+    if (auto compiled = json::compileTemplate(op.config_json, path + ".config")) {
+        out.request_template = std::move(*compiled);
+    } else {
+        errors.add("", compiled.error().message);
+    }
+    if (auto mapping = OutputMapping::create(e, execution)) {
+        out.output_mapping = std::move(*mapping);
+    } else {
+        errors.add("", mapping.error().message);
+    }
+    out.maps_output = mapsOutput(e);
+    if (auto safety = SafetyStage::create(e, 0, execution); !safety) {
+        errors.add("", safety.error().message);
+    }
+    if (errors.size() != errorsBefore) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+}  // namespace
+
+CompiledOperations compileOperations(const config::Config& config,
+                                     const plugins::PluginRegistry& registry) {
+    CompiledOperations result;
+    ConfigErrors errors;
+    PluginConfigChecker checker;
+    for (std::size_t i = 0; i < config.operations.size(); ++i) {
+        const std::string path = fmt::format("operations[{}]", i);
+        if (auto op = compileOne(config.operations[i], path, registry, checker, errors)) {
+            result.operations.push_back(std::make_shared<const Operation>(std::move(*op)));
+        }
+    }
+    result.errors = errors.take();
+    return result;
+}
+
+}  // namespace crank::runtime

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <vector>
+
+#include "config/config.h"
+#include "config/config_error.h"
+#include "runtime/operation.h"
+
+namespace crank::plugins {
+class PluginRegistry;
+}  // namespace crank::plugins
+
+namespace crank::runtime {
+
+/// The operations of a config, compiled, or every reason why not.
+struct CompiledOperations {
+    std::vector<OperationPtr> operations;
+    std::vector<config::ConfigError> errors;
+};
+
+/// Checks every operation of `config` against the loaded plugins and prepares it to run:
+/// - `protocol` names a loaded adapter (else the error says whether its plugin is disabled,
+///   rejected, or not installed, or suggests a close name), which supports the operation's mode
+///   and transport behaviour;
+/// - `config` is valid against the adapter's config schema and its own validate();
+/// - for a window, `aggregation_mode` names a loaded aggregator and `execution.aggregation` is
+///   valid against its config schema and validate();
+/// - `input_schema` compiles, the templates in `config` compile, the *_path members and the
+///   safety settings parse.
+/// Errors carry config paths ("operations[2].config.url: ...") like the config loader's.
+CompiledOperations compileOperations(const config::Config& config,
+                                     const plugins::PluginRegistry& registry);
+
+}  // namespace crank::runtime

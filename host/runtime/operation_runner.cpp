@@ -1,0 +1,381 @@
+#include "runtime/operation_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "json/json_parse.h"
+#include "log/log.h"
+#include "plugins/adapter_handle.h"
+#include "plugins/aggregator_handle.h"
+#include "runtime/prepared_request.h"
+#include "runtime/unary_call.h"
+#include "runtime/window_collector.h"
+#include "util/json_string.h"
+
+namespace crank::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+/// Longest a window sleeps between checks of the client's cancel (ToolCall has no callback).
+constexpr milliseconds kCancelCheckInterval{50};
+/// Bounds of an aggregator's snapshot (see runWindow).
+constexpr std::size_t kMinSnapshotBytes = std::size_t{4} * 1024 * 1024;
+constexpr std::size_t kMaxSnapshotBytes =
+    static_cast<std::size_t>(config::ExecutionCeilings::max_result_bytes) +
+    std::size_t{1024} * 1024;
+
+mcp::ToolResult textResult(std::string_view text, bool is_error) {
+    mcp::ToolResult r;
+    r.content_json = R"([{"type":"text","text":)" + jsonString(text) + "}]";
+    r.is_error = is_error;
+    return r;
+}
+
+mcp::ToolResult structuredResult(std::string json, bool is_error) {
+    mcp::ToolResult r;
+    r.content_json = R"([{"type":"text","text":)" + jsonString(json) + "}]";
+    r.structured_json = std::move(json);
+    r.is_error = is_error;
+    return r;
+}
+
+std::uint64_t samplingSeed(const config::ExecutionConfig& e) {
+    if (e.sampling_seed) {
+        return static_cast<std::uint64_t>(*e.sampling_seed);
+    }
+    std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+std::int64_t msSince(Clock::time_point start) {
+    return std::chrono::duration_cast<milliseconds>(Clock::now() - start).count();
+}
+
+std::string describeUpstreamError(const std::optional<UpstreamError>& error) {
+    return error ? fmt::format("{} ({})", error->message, error->code)
+                 : std::string("the plugin reported a failure without a reason");
+}
+
+}  // namespace
+
+OperationRunner::OperationRunner(RuntimeOptions options) : options_(options) {}
+
+mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view arguments_json,
+                                     mcp::ToolCall& call) {
+    json::Document input;
+    if (auto parsed = json::parseJson(arguments_json, input, "input"); !parsed) {
+        return textResult("invalid input: " + parsed.error().message, true);
+    }
+    const json::ValidationResult validation = op.input_schema->validate(input, "input");
+    if (!validation.ok()) {
+        std::string text = "invalid input:";
+        for (const json::ValidationFailure& f : validation.failures) {
+            text += "\n- " + f.toString();
+        }
+        return textResult(text, true);
+    }
+    auto rendered = json::render(*op.request_template, input, options_.max_request_bytes);
+    if (!rendered) {
+        return textResult("cannot build the upstream request: " + rendered.error().message, true);
+    }
+    PreparedRequest request;
+    request.request_json = std::move(*rendered);
+    request.input_json = std::string(arguments_json);
+    request.timeout_ms = op.config.execution.upstream_timeout_ms;
+    request.max_item_bytes = static_cast<std::int64_t>(std::min<std::uint64_t>(
+        options_.safety.max_item_bytes, static_cast<std::uint64_t>(op.config.execution.max_bytes)));
+    switch (op.config.execution.mode) {
+        case config::ExecutionMode::unary:
+            return runUnary(op, request, call);
+        case config::ExecutionMode::window:
+            return runWindow(op, request, call);
+        case config::ExecutionMode::session:
+        case config::ExecutionMode::async_job:
+            break;
+    }
+    return textResult("this execution mode is not available in this version of crankd", true);
+}
+
+mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedRequest& request,
+                                          mcp::ToolCall& call) {
+    const config::ExecutionConfig& e = op.config.execution;
+    UnaryCall upstream(op.config.name, &call, static_cast<std::size_t>(e.max_items),
+                       static_cast<std::size_t>(e.max_bytes),
+                       Clock::now() + milliseconds(e.upstream_timeout_ms));
+    const crank_request view = request.view(op);
+    const crank_status status = op.adapter->unaryCall(upstream, view);
+    upstream.close();
+    if (status != CRANK_OK) {
+        if (call.cancelled()) {
+            return textResult("cancelled by the client", true);
+        }
+        return textResult("upstream error: " + describeUpstreamError(upstream.error()), true);
+    }
+    if (upstream.overflowed()) {
+        return textResult(fmt::format("the upstream response is larger than max_bytes ({}) or "
+                                      "has more than max_items ({}) parts",
+                                      e.max_bytes, e.max_items),
+                          true);
+    }
+    std::vector<std::string> parts = upstream.takeItems();
+    if (parts.empty()) {
+        return textResult("the upstream returned no response", true);
+    }
+    std::string response;
+    if (parts.size() == 1) {
+        response = std::move(parts[0]);
+    } else {
+        response = "[";
+        for (std::size_t i = 0; i < parts.size(); ++i) {
+            response += (i == 0 ? "" : ",") + parts[i];
+        }
+        response += "]";
+    }
+    auto safety = SafetyStage::create(e, samplingSeed(e), op.path + ".execution", options_.safety);
+    if (!safety) {
+        return textResult(safety.error().message, true);
+    }
+
+    std::string json;
+    if (op.maps_output) {
+        auto mapped = op.output_mapping->map(response, static_cast<std::size_t>(e.max_items));
+        if (!mapped) {
+            return textResult("cannot read the upstream response: " + mapped.error().message, true);
+        }
+        std::string items = "[";
+        std::uint64_t kept = 0;
+        std::uint64_t dropped = 0;
+        for (const std::string& item : mapped->items) {
+            const SafetyDecision d = safety->process(item);
+            if (!d.accepted) {
+                ++dropped;
+                continue;
+            }
+            items += (kept++ == 0 ? "" : ",");
+            items += d.text;
+        }
+        items += "]";
+        json = fmt::format(R"({{"items":{},"item_count":{},"dropped_count":{},"truncated":{})",
+                           items, kept, dropped, mapped->items_truncated ? "true" : "false");
+        if (mapped->summary_json) {
+            // The summary passes the safety stage too: redaction applies to it.
+            const SafetyDecision d = safety->process(*mapped->summary_json);
+            json += R"(,"summary":)" + (d.accepted ? std::string(d.text) : "null");
+        }
+        const std::optional<std::string> cursor =
+            mapped->cursor ? mapped->cursor : upstream.cursor();
+        json += R"(,"cursor":)" + (cursor ? jsonString(*cursor) : "null");
+        if (mapped->status) {
+            json += R"(,"status":)" + jsonString(*mapped->status);
+        }
+        if (mapped->done) {
+            json += std::string(R"(,"done":)") + (*mapped->done ? "true" : "false");
+        }
+        json += "}";
+    } else {
+        const SafetyDecision d = safety->process(response);
+        if (!d.accepted) {
+            return textResult(
+                fmt::format("the upstream response was dropped: {}", toString(d.reason)), true);
+        }
+        if (!d.text.empty() && d.text.front() == '{') {
+            json = std::string(d.text);
+        } else {
+            json = R"({"result":)" + std::string(d.text) + "}";
+        }
+    }
+    if (json.size() > static_cast<std::size_t>(e.max_result_bytes)) {
+        return textResult(fmt::format("the result is {} bytes, more than max_result_bytes ({})",
+                                      json.size(), e.max_result_bytes),
+                          true);
+    }
+    return structuredResult(std::move(json), false);
+}
+
+mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest& request,
+                                           mcp::ToolCall& call) {
+    const config::ExecutionConfig& e = op.config.execution;
+    auto safety = SafetyStage::create(e, samplingSeed(e), op.path + ".execution", options_.safety);
+    if (!safety) {
+        return textResult(safety.error().message, true);
+    }
+    WindowCollector::Limits limits;
+    limits.max_items = static_cast<std::uint64_t>(e.max_items);
+    limits.max_bytes = static_cast<std::uint64_t>(e.max_bytes);
+    auto collector = std::make_shared<WindowCollector>(op.config.name, std::move(*safety),
+                                                       *op.aggregator, limits);
+    if (!collector->createAggregate(e.aggregation_config_json)) {
+        return textResult(
+            fmt::format("the aggregator \"{}\" could not start: {}", op.aggregator->name(),
+                        describeUpstreamError(collector->error())),
+            true);
+    }
+    const Clock::time_point start = Clock::now();
+    const Clock::time_point windowEnd = start + milliseconds(e.window_duration_ms);
+    const milliseconds silence(e.upstream_timeout_ms);
+    const milliseconds progressEvery(options_.progress_interval_ms);
+    Clock::time_point nextProgress = start + progressEvery;
+    double lastProgress = 0;
+
+    // One pass of the stop conditions that the waiting thread owns.
+    const auto checkStops = [&](Clock::time_point now) {
+        if (call.cancelled()) {
+            collector->stop(StopReason::cancelled);
+        } else if (now >= windowEnd) {
+            collector->stop(StopReason::duration);
+        } else if (now - collector->lastActivity() >= silence) {
+            collector->stop(StopReason::upstream_timeout);
+        }
+        if (now >= nextProgress) {
+            nextProgress = now + progressEvery;
+            const auto received = static_cast<double>(collector->received());
+            if (received > lastProgress) {
+                lastProgress = received;
+                call.progress(received, static_cast<double>(e.max_items),
+                              fmt::format("{} items collected", collector->received()));
+            }
+        }
+    };
+
+    if (e.transport_behavior == config::TransportBehavior::server_stream) {
+        const crank_request view = request.view(op);
+        crank_stream* stream = op.adapter->streamOpen(*collector, view);
+        if (stream == nullptr) {
+            collector->stop(StopReason::upstream_error);
+        } else {
+            while (true) {
+                collector->settle();
+                if (collector->stopReason()) {
+                    break;
+                }
+                const Clock::time_point now = Clock::now();
+                checkStops(now);
+                if (collector->stopReason()) {
+                    break;
+                }
+                const Clock::time_point wake =
+                    std::min({windowEnd, collector->lastActivity() + silence,
+                              now + kCancelCheckInterval, nextProgress});
+                collector->waitUntil(wake);
+            }
+            if (!collector->completed()) {
+                // A limit, the duration or the client stopped the window: stop the upstream read.
+                op.adapter->streamCancel(stream);
+                const auto grace = Clock::now() + milliseconds(options_.cancel_grace_ms);
+                if (!collector->waitForComplete(grace)) {
+                    reaper_.adopt(collector, *op.adapter, stream);
+                    stream = nullptr;
+                }
+            }
+            if (stream != nullptr) {
+                op.adapter->streamDestroy(stream);
+            }
+        }
+    } else {
+        // A request/response upstream, polled: every response's items (items_path) join the
+        // window; cursor_path feeds the next request; done_path ends the window.
+        while (!collector->stopReason()) {
+            const Clock::time_point pollStart = Clock::now();
+            UnaryCall upstream(op.config.name, nullptr, static_cast<std::size_t>(e.max_items),
+                               static_cast<std::size_t>(e.max_bytes),
+                               std::min(windowEnd, pollStart + silence));
+            const crank_request view = request.view(op);
+            const crank_status status = op.adapter->unaryCall(upstream, view);
+            upstream.close();
+            if (status != CRANK_OK) {
+                const std::optional<UpstreamError> error = upstream.error();
+                const Clock::time_point now = Clock::now();
+                if (call.cancelled()) {
+                    collector->stop(StopReason::cancelled);
+                } else if (now >= windowEnd) {
+                    collector->stop(StopReason::duration);
+                } else if (error && error->code == "timeout") {
+                    collector->stop(StopReason::upstream_timeout);
+                } else {
+                    collector->setError(CRANK_ERR_UPSTREAM, describeUpstreamError(error), {});
+                    collector->stop(StopReason::upstream_error);
+                }
+                break;
+            }
+            for (const std::string& response : upstream.takeItems()) {
+                auto mapped =
+                    op.output_mapping->map(response, static_cast<std::size_t>(e.max_items));
+                if (!mapped) {
+                    collector->setError(CRANK_ERR_PROTOCOL, mapped.error().message, {});
+                    collector->stop(StopReason::upstream_error);
+                    break;
+                }
+                for (const std::string& item : mapped->items) {
+                    if (collector->intake(item) == CRANK_EMIT_CANCELLED) {
+                        break;
+                    }
+                }
+                if (mapped->cursor) {
+                    request.cursor = *mapped->cursor;
+                    collector->setPollCursor(*mapped->cursor);
+                }
+                if (mapped->done.value_or(false)) {
+                    collector->stop(StopReason::upstream_end);
+                }
+            }
+            if (auto cursor = upstream.cursor()) {
+                request.cursor = *cursor;
+                collector->setPollCursor(*cursor);
+            }
+            const Clock::time_point nextPoll = pollStart + milliseconds(e.poll_interval_ms);
+            while (!collector->stopReason()) {
+                const Clock::time_point now = Clock::now();
+                checkStops(now);
+                if (now >= nextPoll) {
+                    break;
+                }
+                collector->waitUntil(std::min({nextPoll, windowEnd, now + kCancelCheckInterval}));
+            }
+        }
+    }
+
+    // The snapshot may be larger than the result: rendering leaves items out to fit
+    // max_result_bytes. The writer's bound keeps a runaway aggregator from growing without end.
+    const std::size_t writerLimit = std::clamp<std::size_t>(
+        4 * static_cast<std::size_t>(e.max_result_bytes), kMinSnapshotBytes, kMaxSnapshotBytes);
+    auto result = collector->finish(msSince(start), writerLimit);
+    if (!result) {
+        log::warn("window \"{}\" failed: {}", op.config.name, result.error().message);
+        return textResult(result.error().message, true);
+    }
+    log::info("window \"{}\" stopped: stop_reason={} items={} dropped={} bytes={} elapsed_ms={}",
+              op.config.name, toString(result->stop_reason), result->item_count,
+              result->dropped_count, result->bytes, result->elapsed_ms);
+    auto rendered = renderWindowResult(*result, static_cast<std::size_t>(e.max_result_bytes));
+    if (!rendered) {
+        return textResult(rendered.error().message, true);
+    }
+    // A window that failed before it collected anything is a failed call; with items, the
+    // result says what was collected and why it stopped.
+    const bool failed =
+        result->stop_reason == StopReason::upstream_error && result->item_count == 0;
+    return structuredResult(std::move(rendered->json), failed);
+}
+
+void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,
+                       mcp::FunctionToolRegistry& tools) {
+    for (const OperationPtr& op : operations) {
+        mcp::ToolDefinition definition;
+        definition.name = op->config.name;
+        definition.title = op->config.title;
+        definition.description = op->config.description;
+        definition.input_schema_json = op->config.input_schema_json;
+        definition.output_schema_json = op->output_schema_json;
+        tools.add(std::move(definition),
+                  [op, &runner](std::string_view arguments_json, mcp::ToolCall& call)
+                      -> Result<mcp::ToolResult> { return runner.run(*op, arguments_json, call); });
+    }
+}
+
+}  // namespace crank::runtime

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "mcp/tool_registry.h"
+#include "runtime/operation.h"
+#include "runtime/runtime_options.h"
+#include "runtime/stream_reaper.h"
+
+namespace crank::runtime {
+
+/// Runs the tools/call of an operation in its execution mode (DESIGN.md, "Data flow of one
+/// tools/call"): input validated against the input schema (a failure is an isError result that
+/// names the failing path), the upstream request rendered from the templates, the adapter called
+/// (unary) or its stream collected into a bounded window, and the result built.
+///
+/// THREADING: run() is called concurrently from the HTTP worker threads; each call blocks its
+/// thread for at most the window's duration (or the upstream timeout) plus the cancel grace.
+/// Must be destroyed before the PluginRegistry its operations point into.
+class OperationRunner {
+public:
+    explicit OperationRunner(RuntimeOptions options = {});
+
+    mcp::ToolResult run(const Operation& op, std::string_view arguments_json, mcp::ToolCall& call);
+
+    /// Streams still waiting for their plugin to acknowledge a cancel.
+    std::size_t pendingStreams() const { return reaper_.pending(); }
+
+private:
+    mcp::ToolResult runUnary(const Operation& op, const struct PreparedRequest& request,
+                             mcp::ToolCall& call);
+    mcp::ToolResult runWindow(const Operation& op, struct PreparedRequest& request,
+                              mcp::ToolCall& call);
+
+    RuntimeOptions options_;
+    StreamReaper reaper_;
+};
+
+/// Publishes each operation as its tool (unary and window: one tool named after the operation)
+/// in `tools`, calling `runner`. The operations must outlive the registry's use of them (the
+/// tools hold shared pointers).
+void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,
+                       mcp::FunctionToolRegistry& tools);
+
+}  // namespace crank::runtime

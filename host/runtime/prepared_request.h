@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+
+#include <crank/plugin.h>
+
+namespace crank::runtime {
+
+struct Operation;
+
+/// The texts behind one crank_request, owned for the duration of the call.
+struct PreparedRequest {
+    std::string request_json;  ///< the protocol config with its templates rendered
+    std::string input_json;    ///< the validated tool input
+    std::string cursor;
+    std::int64_t timeout_ms = 0;
+    std::int64_t max_item_bytes = 0;
+
+    /// The C view handed to the adapter; valid while this object and `op` live unchanged.
+    crank_request view(const Operation& op) const;
+};
+
+}  // namespace crank::runtime

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/safety_stage.h"
+
+namespace crank::runtime {
+
+/// Host-wide bounds of the runtime (not per operation). Defaults are documented in
+/// docs/configuration.md ("Runtime bounds").
+struct RuntimeOptions {
+    /// How long a window waits for a plugin to acknowledge a cancel with complete() before it
+    /// returns its result anyway and leaves the stream to the reaper.
+    std::int64_t cancel_grace_ms = 2'000;
+    /// Largest rendered upstream request (the protocol config after templates).
+    std::size_t max_request_bytes = std::size_t{1024} * 1024;
+    /// How often a window sends notifications/progress (when the client asked for progress).
+    std::int64_t progress_interval_ms = 250;
+    /// Bounds of the safety stage (largest item, deepest nesting, dedup memory).
+    SafetyLimits safety;
+};
+
+}  // namespace crank::runtime

@@ -1,0 +1,108 @@
+#include "runtime/unary_call.h"
+
+#include <optional>
+
+#include "mcp/tool_registry.h"
+#include "runtime/error_names.h"
+
+namespace crank::runtime {
+
+UnaryCall::UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, std::size_t max_items,
+                     std::size_t max_bytes, std::chrono::steady_clock::time_point deadline)
+    : operation_name_(std::move(operation_name)),
+      tool_call_(tool_call),
+      max_items_(max_items),
+      max_bytes_(max_bytes),
+      deadline_(deadline) {}
+
+crank_emit_result UnaryCall::emit(std::string_view item_json) noexcept {
+    try {
+        std::lock_guard lock(mutex_);
+        if (closed_ || overflowed_) {
+            return CRANK_EMIT_CANCELLED;
+        }
+        if (items_.size() >= max_items_ || item_json.size() > max_bytes_ - bytes_) {
+            overflowed_ = true;
+            return CRANK_EMIT_CANCELLED;
+        }
+        items_.emplace_back(item_json);
+        bytes_ += item_json.size();
+        return CRANK_EMIT_ACCEPTED;
+    } catch (...) {
+        return CRANK_EMIT_CANCELLED;
+    }
+}
+
+void UnaryCall::setError(crank_error_code code, std::string_view message,
+                         std::string_view /*details_json*/) noexcept {
+    try {
+        std::lock_guard lock(mutex_);
+        error_ = UpstreamError{std::string(errorCodeName(code)), std::string(message)};
+    } catch (...) {
+        // Out of memory: the call still fails, with a generic message.
+    }
+}
+
+void UnaryCall::progress(double progress, double total, std::string_view message) noexcept {
+    try {
+        std::lock_guard lock(mutex_);
+        // notifications/progress must grow; the client never sees a late or repeated value.
+        if (closed_ || tool_call_ == nullptr || progress <= last_progress_) {
+            return;
+        }
+        last_progress_ = progress;
+        tool_call_->progress(progress, total < 0 ? std::nullopt : std::optional<double>(total),
+                             message);
+    } catch (...) {
+        // Progress is best effort.
+    }
+}
+
+bool UnaryCall::isCancelled() const noexcept {
+    if (std::chrono::steady_clock::now() >= deadline_) {
+        return true;
+    }
+    std::lock_guard lock(mutex_);
+    return closed_ || (tool_call_ != nullptr && tool_call_->cancelled());
+}
+
+void UnaryCall::setCursor(std::string_view cursor) noexcept {
+    try {
+        std::lock_guard lock(mutex_);
+        cursor_ = std::string(cursor);
+    } catch (...) {
+        // A lost cursor only means the next call starts from the beginning.
+    }
+}
+
+void UnaryCall::close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+}
+
+std::vector<std::string> UnaryCall::takeItems() {
+    std::lock_guard lock(mutex_);
+    return std::move(items_);
+}
+
+std::optional<UpstreamError> UnaryCall::error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+}
+
+std::optional<std::string> UnaryCall::cursor() const {
+    std::lock_guard lock(mutex_);
+    return cursor_;
+}
+
+bool UnaryCall::overflowed() const {
+    std::lock_guard lock(mutex_);
+    return overflowed_;
+}
+
+std::uint64_t UnaryCall::bytes() const {
+    std::lock_guard lock(mutex_);
+    return bytes_;
+}
+
+}  // namespace crank::runtime

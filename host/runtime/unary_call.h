@@ -1,0 +1,63 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plugins/plugin_call.h"
+#include "runtime/window_result.h"
+
+namespace crank::mcp {
+class ToolCall;
+}  // namespace crank::mcp
+
+namespace crank::runtime {
+
+/// The host side of one unary_call: collects the response(s) the adapter emits, bounded by
+/// `max_items` and `max_bytes`, and the error it reports. Cancelled when the MCP client cancels
+/// or `deadline` passes. Plugin progress goes to the client while the call runs.
+class UnaryCall final : public plugins::PluginCall {
+public:
+    UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, std::size_t max_items,
+              std::size_t max_bytes, std::chrono::steady_clock::time_point deadline);
+
+    crank_emit_result emit(std::string_view item_json) noexcept override;
+    void setError(crank_error_code code, std::string_view message,
+                  std::string_view details_json) noexcept override;
+    void progress(double progress, double total, std::string_view message) noexcept override;
+    bool isCancelled() const noexcept override;
+    void setCursor(std::string_view cursor) noexcept override;
+    std::string_view logContext() const noexcept override { return operation_name_; }
+
+    /// Called once the adapter's unary_call returned: no more progress goes to the client.
+    void close();
+
+    std::vector<std::string> takeItems();
+    std::optional<UpstreamError> error() const;
+    std::optional<std::string> cursor() const;
+    /// The responses went past max_items or max_bytes (the rest was refused).
+    bool overflowed() const;
+    std::uint64_t bytes() const;
+
+private:
+    std::string operation_name_;
+    mcp::ToolCall* tool_call_;
+    std::size_t max_items_;
+    std::size_t max_bytes_;
+    std::chrono::steady_clock::time_point deadline_;
+
+    mutable std::mutex mutex_;
+    std::vector<std::string> items_;
+    std::uint64_t bytes_ = 0;
+    bool overflowed_ = false;
+    bool closed_ = false;
+    double last_progress_ = -1;
+    std::optional<UpstreamError> error_;
+    std::optional<std::string> cursor_;
+};
+
+}  // namespace crank::runtime

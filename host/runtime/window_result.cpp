@@ -1,0 +1,181 @@
+#include "runtime/window_result.h"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace crank::runtime {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// The contract's own members; an aggregator may not override them.
+constexpr std::array<std::string_view, 10> kContractMembers{
+    "item_count", "dropped_count", "bytes",       "truncated",  "window_complete",
+    "has_more",   "cursor",        "stop_reason", "elapsed_ms", "error"};
+
+bool isContractMember(std::string_view name) {
+    return std::find(kContractMembers.begin(), kContractMembers.end(), name) !=
+           kContractMembers.end();
+}
+
+void writeString(Writer& w, std::string_view s) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void writeKey(Writer& w, std::string_view s) {
+    w.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+std::string render(const WindowResult& r, const rapidjson::Value& aggregate, bool truncated) {
+    rapidjson::StringBuffer out;
+    Writer w(out);
+    w.StartObject();
+    writeKey(w, "item_count");
+    w.Uint64(r.item_count);
+    writeKey(w, "dropped_count");
+    w.Uint64(r.dropped_count);
+    writeKey(w, "bytes");
+    w.Uint64(r.bytes);
+    writeKey(w, "truncated");
+    w.Bool(truncated);
+    writeKey(w, "window_complete");
+    w.Bool(windowComplete(r.stop_reason));
+    writeKey(w, "has_more");
+    w.Bool(r.stop_reason != StopReason::upstream_end);
+    writeKey(w, "cursor");
+    if (r.cursor) {
+        writeString(w, *r.cursor);
+    } else {
+        w.Null();
+    }
+    writeKey(w, "stop_reason");
+    writeString(w, toString(r.stop_reason));
+    writeKey(w, "elapsed_ms");
+    w.Int64(r.elapsed_ms);
+    if (r.error) {
+        writeKey(w, "error");
+        w.StartObject();
+        writeKey(w, "code");
+        writeString(w, r.error->code);
+        writeKey(w, "message");
+        writeString(w, r.error->message);
+        w.EndObject();
+    }
+    for (auto it = aggregate.MemberBegin(); it != aggregate.MemberEnd(); ++it) {
+        const std::string_view name(it->name.GetString(), it->name.GetStringLength());
+        if (isContractMember(name)) {
+            continue;
+        }
+        writeKey(w, name);
+        it->value.Accept(w);
+    }
+    w.EndObject();
+    return {out.GetString(), out.GetSize()};
+}
+
+}  // namespace
+
+Result<RenderedResult> renderWindowResult(const WindowResult& result,
+                                          std::size_t max_result_bytes) {
+    rapidjson::Document aggregate;
+    aggregate.Parse(result.aggregate_json.data(), result.aggregate_json.size());
+    if (aggregate.HasParseError() || !aggregate.IsObject()) {
+        return Error{ErrorCode::internal, "the aggregator's snapshot is not a JSON object"};
+    }
+    bool truncated = cutByLimit(result.stop_reason);
+    if (auto it = aggregate.FindMember("truncated"); it != aggregate.MemberEnd()) {
+        truncated = truncated || (it->value.IsBool() && it->value.GetBool());
+    }
+    std::string text = render(result, aggregate, truncated);
+    if (text.size() <= max_result_bytes) {
+        return RenderedResult{std::move(text), truncated};
+    }
+    // Too large: leave items out from the end (halving, then one by one) until it fits.
+    auto items = aggregate.FindMember("items");
+    if (items != aggregate.MemberEnd() && items->value.IsArray()) {
+        rapidjson::Value& array = items->value;
+        while (!array.Empty()) {
+            const rapidjson::SizeType size = array.Size();
+            const rapidjson::SizeType keep =
+                text.size() > 2 * max_result_bytes ? size / 2 : size - 1;
+            array.Erase(array.Begin() + keep, array.End());
+            text = render(result, aggregate, true);
+            if (text.size() <= max_result_bytes) {
+                return RenderedResult{std::move(text), true};
+            }
+        }
+    }
+    return Error{ErrorCode::invalid_argument,
+                 fmt::format("the result is {} bytes, more than max_result_bytes ({}) allows even "
+                             "without items; raise max_result_bytes or lower the aggregator's caps",
+                             text.size(), max_result_bytes)};
+}
+
+Result<std::string> windowOutputSchema(std::string_view aggregator_output_schema_json,
+                                       std::string_view where) {
+    rapidjson::Document agg;
+    agg.Parse(aggregator_output_schema_json.data(), aggregator_output_schema_json.size());
+    if (agg.HasParseError() || !agg.IsObject()) {
+        return Error{ErrorCode::invalid_argument,
+                     std::string(where) + ": the aggregator's output schema is not an object"};
+    }
+    rapidjson::Document schema;
+    schema.Parse(R"schema({
+        "type": "object",
+        "properties": {
+            "item_count": {"type": "integer", "minimum": 0,
+                           "description": "items that reached the aggregator"},
+            "dropped_count": {"type": "integer", "minimum": 0,
+                              "description": "items read but dropped (duplicates, sampling, malformed)"},
+            "bytes": {"type": "integer", "minimum": 0,
+                      "description": "bytes of items read from the upstream"},
+            "truncated": {"type": "boolean",
+                          "description": "a limit cut the window or items were left out of the result"},
+            "window_complete": {"type": "boolean",
+                                "description": "the window ran its whole duration or the upstream ended"},
+            "has_more": {"type": "boolean",
+                         "description": "the upstream may have more items than were read"},
+            "cursor": {"type": ["string", "null"],
+                       "description": "where to resume reading from"},
+            "stop_reason": {"type": "string",
+                            "enum": ["duration", "max_items", "max_bytes", "upstream_end",
+                                     "upstream_timeout", "upstream_error", "cancelled"]},
+            "elapsed_ms": {"type": "integer", "minimum": 0},
+            "error": {"type": "object",
+                      "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                      "required": ["code", "message"]}
+        },
+        "required": ["item_count", "dropped_count", "bytes", "truncated", "window_complete",
+                     "has_more", "cursor", "stop_reason", "elapsed_ms"]
+    })schema");
+    auto& a = schema.GetAllocator();
+    rapidjson::Value& properties = schema["properties"];
+    rapidjson::Value& required = schema["required"];
+    if (auto p = agg.FindMember("properties"); p != agg.MemberEnd() && p->value.IsObject()) {
+        for (auto it = p->value.MemberBegin(); it != p->value.MemberEnd(); ++it) {
+            const std::string_view name(it->name.GetString(), it->name.GetStringLength());
+            if (isContractMember(name)) {
+                continue;
+            }
+            properties.AddMember(rapidjson::Value(it->name, a), rapidjson::Value(it->value, a), a);
+        }
+    }
+    if (auto r = agg.FindMember("required"); r != agg.MemberEnd() && r->value.IsArray()) {
+        for (const auto& name : r->value.GetArray()) {
+            if (name.IsString() && !isContractMember({name.GetString(), name.GetStringLength()})) {
+                required.PushBack(rapidjson::Value(name, a), a);
+            }
+        }
+    }
+    rapidjson::StringBuffer out;
+    Writer w(out);
+    schema.Accept(w);
+    return std::string(out.GetString(), out.GetSize());
+}
+
+}  // namespace crank::runtime

@@ -1,0 +1,176 @@
+#pragma once
+
+// A raw HTTP/1.1 client for the MCP endpoint in tests: one exchange per connection, and an SSE
+// reader, both on loopback sockets (Poco::Net), so that any header can be sent or left out.
+
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+namespace crank::testing {
+
+inline constexpr const char* kAccept = "application/json, text/event-stream";
+
+struct Reply {
+    int status = 0;
+    std::map<std::string, std::string> headers;  // lower-case names
+    std::string body;
+
+    std::string header(const std::string& name) const {
+        const auto it = headers.find(name);
+        return it == headers.end() ? "" : it->second;
+    }
+    rapidjson::Document json() const {
+        rapidjson::Document doc;
+        doc.Parse(body.c_str());
+        EXPECT_FALSE(doc.HasParseError()) << body;
+        return doc;
+    }
+};
+
+/// One HTTP/1.1 exchange on a fresh connection (Connection: close), raw so that any header can
+/// be sent or left out.
+inline Reply exchange(std::uint16_t port, const std::string& method, const std::string& path,
+                      const std::vector<std::pair<std::string, std::string>>& headers,
+                      const std::string& body = "") {
+    Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port));
+    socket.setReceiveTimeout(Poco::Timespan(20, 0));
+    std::string request = method + " " + path + " HTTP/1.1\r\n";
+    bool hasHost = false;
+    for (const auto& [name, value] : headers) {
+        request += name + ": " + value + "\r\n";
+        hasHost = hasHost || name == "Host";
+    }
+    if (!hasHost) {
+        request += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+    }
+    request += "Connection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+    request += body;
+    socket.sendBytes(request.data(), static_cast<int>(request.size()));
+    std::string data;
+    char buffer[4096];
+    int n = 0;
+    while ((n = socket.receiveBytes(buffer, sizeof buffer)) > 0) {
+        data.append(buffer, static_cast<std::size_t>(n));
+    }
+    Reply reply;
+    const auto headEnd = data.find("\r\n\r\n");
+    if (headEnd == std::string::npos) {
+        ADD_FAILURE() << "no response head: " << data;
+        return reply;
+    }
+    std::istringstream head(data.substr(0, headEnd));
+    std::string line;
+    std::getline(head, line);
+    reply.status = std::stoi(line.substr(9, 3));
+    while (std::getline(head, line)) {
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) {
+            continue;
+        }
+        std::string name = line.substr(0, colon);
+        for (char& c : name) {
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        std::string value = line.substr(colon + 1);
+        while (!value.empty() && (value.front() == ' ')) {
+            value.erase(0, 1);
+        }
+        while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) {
+            value.pop_back();
+        }
+        reply.headers[name] = value;
+    }
+    reply.body = data.substr(headEnd + 4);
+    return reply;
+}
+
+/// An SSE response read incrementally from a raw socket.
+class SseReader {
+public:
+    SseReader(std::uint16_t port, const std::string& method,
+              const std::vector<std::pair<std::string, std::string>>& headers,
+              const std::string& body = "")
+        : socket_(Poco::Net::SocketAddress("127.0.0.1", port)) {
+        socket_.setReceiveTimeout(Poco::Timespan(20, 0));
+        std::string request = method + " /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        for (const auto& [name, value] : headers) {
+            request += name + ": " + value + "\r\n";
+        }
+        request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+        socket_.sendBytes(request.data(), static_cast<int>(request.size()));
+        while (buffer_.find("\r\n\r\n") == std::string::npos && fill()) {
+        }
+        const auto end = buffer_.find("\r\n\r\n");
+        head_ = buffer_.substr(0, end == std::string::npos ? buffer_.size() : end);
+        buffer_.erase(0, end == std::string::npos ? buffer_.size() : end + 4);
+    }
+
+    const std::string& head() const { return head_; }
+
+    struct Event {
+        std::string id;
+        std::string data;
+    };
+    /// The next event (comments skipped); nullopt when the server closed the stream.
+    std::optional<Event> next() {
+        while (true) {
+            const auto end = buffer_.find("\n\n");
+            if (end != std::string::npos) {
+                const std::string block = buffer_.substr(0, end);
+                buffer_.erase(0, end + 2);
+                Event e;
+                std::istringstream lines(block);
+                std::string line;
+                bool any = false;
+                while (std::getline(lines, line)) {
+                    if (line.rfind("id: ", 0) == 0) {
+                        e.id = line.substr(4);
+                        any = true;
+                    } else if (line.rfind("data:", 0) == 0) {
+                        e.data += line.size() > 5 ? line.substr(line[5] == ' ' ? 6 : 5) : "";
+                        any = true;
+                    }
+                }
+                if (any) {
+                    return e;
+                }
+                continue;
+            }
+            if (!fill()) {
+                return std::nullopt;
+            }
+        }
+    }
+
+    void close() { socket_.close(); }
+
+private:
+    bool fill() {
+        char chunk[4096];
+        int n = 0;
+        try {
+            n = socket_.receiveBytes(chunk, sizeof chunk);
+        } catch (const Poco::Exception&) {
+            return false;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        buffer_.append(chunk, static_cast<std::size_t>(n));
+        return true;
+    }
+
+    Poco::Net::StreamSocket socket_;
+    std::string buffer_;
+    std::string head_;
+};
+
+}  // namespace crank::testing

@@ -1,0 +1,122 @@
+// compileOperations against plugins loaded by the real loader: the aggregators plugin, the
+// synthetic fixture, and (for the refusal hints) a broken fixture directory.
+
+#include "runtime/operation_compiler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config/config_loader.h"
+#include "plugins/plugin_registry.h"
+
+namespace crank::runtime {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::vector<std::string> errorsOf(const std::string& operations,
+                                  std::vector<std::string> enabled = {}) {
+    const std::string text = R"({"operations": [)" + operations + "]}";
+    config::LoadResult loaded = config::loadConfigText(text, "test");
+    EXPECT_TRUE(loaded.config) << (loaded.errors.empty() ? "" : loaded.errors[0].toString());
+    if (!loaded.config) {
+        return {"config did not load"};
+    }
+    plugins::LoadPluginsOptions options;
+    options.directories = {CRANK_PLUGIN_DIR, CRANK_TEST_PLUGIN_DIR};
+    options.enabled = std::move(enabled);
+    const plugins::PluginRegistry registry = plugins::loadPlugins(options);
+    const CompiledOperations compiled = compileOperations(*loaded.config, registry);
+    std::vector<std::string> errors;
+    for (const config::ConfigError& e : compiled.errors) {
+        errors.push_back(e.toString());
+    }
+    if (errors.empty()) {
+        EXPECT_EQ(compiled.operations.size(), loaded.config->operations.size());
+    }
+    return errors;
+}
+
+std::string op(const std::string& name, const std::string& protocol, const std::string& rest) {
+    return R"({"name": ")" + name + R"(", "description": "d", "protocol": ")" + protocol + "\"" +
+           (rest.empty() ? "" : ", " + rest) + "}";
+}
+
+TEST(OperationCompiler, AValidWindowAndUnaryCompile) {
+    EXPECT_THAT(errorsOf(op("w", "synthetic",
+                            R"("config": {"items": "{{n}}"}, "execution": {"mode": "window",
+                               "transport_behavior": "server_stream", "aggregation_mode": "stats",
+                               "aggregation": {"numeric_paths": ["latency_ms"]}})") +
+                         "," + op("u", "synthetic", "")),
+                ElementsAre());
+}
+
+TEST(OperationCompiler, AnUnknownProtocolSuggestsTheClosestLoadedOne) {
+    EXPECT_THAT(
+        errorsOf(op("a", "synthetik", "")),
+        ElementsAre(
+            R"(operations[0].protocol: no loaded plugin provides the protocol "synthetik" (did you mean "synthetic"?))"));
+}
+
+TEST(OperationCompiler, ADisabledPluginIsNamed) {
+    const auto errors = errorsOf(op("a", "synthetic", ""), {"aggregators"});
+    ASSERT_EQ(errors.size(), 1U);
+    EXPECT_THAT(errors[0], HasSubstr(R"(the plugin "synthetic" at )"));
+    EXPECT_THAT(errors[0], HasSubstr("is disabled: add it to plugins.enabled"));
+}
+
+TEST(OperationCompiler, AnUnknownAggregatorIsAnError) {
+    EXPECT_THAT(
+        errorsOf(op("a", "synthetic", R"("execution": {"mode": "window",
+                    "transport_behavior": "server_stream", "aggregation_mode": "stat"})")),
+        ElementsAre(
+            R"(operations[0].execution.aggregation_mode: no loaded plugin provides the aggregator "stat" (did you mean "stats"?))"));
+}
+
+TEST(OperationCompiler, TheAggregatorConfigIsCheckedAgainstItsSchema) {
+    const auto errors = errorsOf(op("a", "synthetic", R"("execution": {"mode": "window",
+        "transport_behavior": "server_stream", "aggregation_mode": "stats",
+        "aggregation": {"numeric_pathz": ["x"]}})"));
+    ASSERT_FALSE(errors.empty());
+    EXPECT_THAT(errors[0], HasSubstr("operations[0].execution.aggregation"));
+    EXPECT_THAT(errors[0], HasSubstr("numeric_pathz"));
+}
+
+TEST(OperationCompiler, TheProtocolConfigIsCheckedAgainstTheAdaptersSchemaAndValidate) {
+    const auto schema = errorsOf(op("a", "synthetic", R"("config": {"items": true})"));
+    ASSERT_FALSE(schema.empty());
+    EXPECT_THAT(schema[0], HasSubstr("operations[0].config.items"));
+    const auto semantic =
+        errorsOf(op("a", "synthetic", R"("config": {"fail_on_open": true, "hang_on_open": true})"));
+    ASSERT_FALSE(semantic.empty());
+    EXPECT_THAT(semantic[0], HasSubstr("operations[0].config"));
+}
+
+TEST(OperationCompiler, AggregationIsForWindowsOnly) {
+    EXPECT_THAT(errorsOf(op("a", "synthetic", R"("execution": {"aggregation_mode": "stats"})")),
+                ElementsAre("operations[0].execution.aggregation_mode: aggregation applies to "
+                            "windows only; a unary call returns its response"));
+}
+
+TEST(OperationCompiler, SessionAndJobModesAreRefusedForNow) {
+    const auto errors = errorsOf(op("a", "synthetic", R"("execution": {"mode": "session"})"));
+    ASSERT_FALSE(errors.empty());
+    EXPECT_THAT(errors[0], HasSubstr(R"("session" is not available in this version)"));
+}
+
+TEST(OperationCompiler, BadTemplatesSchemasAndPathsNameTheirPlace) {
+    const auto errors = errorsOf(op("a", "synthetic",
+                                    R"("config": {"items": "{{ n "},
+                                       "input_schema": {"type": "object", "propertes": {}},
+                                       "execution": {"items_path": "a..b",
+                                                     "redacted_paths": ["x."]})"));
+    ASSERT_EQ(errors.size(), 4U) << ::testing::PrintToString(errors);
+    EXPECT_THAT(errors[0], HasSubstr("operations[0].input_schema.propertes"));
+    EXPECT_THAT(errors[1], HasSubstr("operations[0].config.items"));
+    EXPECT_THAT(errors[2], HasSubstr("operations[0].execution.items_path"));
+    EXPECT_THAT(errors[3], HasSubstr("operations[0].execution.redacted_paths[0]"));
+}
+
+}  // namespace
+}  // namespace crank::runtime
