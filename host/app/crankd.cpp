@@ -195,6 +195,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     readiness->setDraining();
     log::info("received {}, draining for at most {} ms", signalName(sig),
               cfg->server.shutdown_grace_ms);
+    // Running windows stop now (stop_reason cancelled) and answer their clients, so that the
+    // drain is bounded by the grace period and not by a window's duration.
+    runner.stop();
     const http::ShutdownReport report =
         server.shutdown(std::chrono::milliseconds(cfg->server.shutdown_grace_ms));
     if (report.aborted > 0) {
@@ -204,6 +207,15 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     reactor.shutdown(
         std::chrono::milliseconds(std::min<std::int64_t>(cfg->server.shutdown_grace_ms, 1000)));
     sessions.closeAll();
+    if (const std::size_t abandoned = runner.shutdown(); abandoned > 0) {
+        // Their plugins' threads may still run: unloading the libraries would pull the code
+        // from under them. The process is about to exit; the memory goes with it.
+        log::error(
+            "{} upstream stream(s) never completed after their cancel; plugin libraries "
+            "stay loaded until exit",
+            abandoned);
+        new plugins::PluginRegistry(std::move(registry));  // NOLINT: deliberate leak
+    }
     log::info("stopped");
     return kExitOk;
 }

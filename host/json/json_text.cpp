@@ -86,6 +86,26 @@ std::string describeValue(const Value& value) {
     return "?";
 }
 
+std::string_view describeType(const Value& value) {
+    switch (value.GetType()) {
+        case rapidjson::kNullType:
+            return "null";
+        case rapidjson::kFalseType:
+            return "false";
+        case rapidjson::kTrueType:
+            return "true";
+        case rapidjson::kObjectType:
+            return "an object";
+        case rapidjson::kArrayType:
+            return "an array";
+        case rapidjson::kStringType:
+            return "a string";
+        case rapidjson::kNumberType:
+            return "a number";
+    }
+    return "?";
+}
+
 void appendPlainText(std::string& out, const Value& value) {
     if (value.IsString()) {
         out.append(value.GetString(), value.GetStringLength());

@@ -16,6 +16,9 @@ void appendJsonText(std::string& out, const Value& value);
 /// `"abc"` (strings quoted, control characters escaped, cut at 40 bytes on a UTF-8 boundary with
 /// "..." appended), `an object`, `an array`. Hostile text never reaches a message raw or whole.
 std::string describeValue(const Value& value);
+/// Only the kind of a value ("a string", "a number", "an object", "true", "null", ...), never
+/// its content: for messages about upstream data, which may hold values that must be redacted.
+std::string_view describeType(const Value& value);
 /// The same description for a string.
 std::string describeText(std::string_view text);
 

@@ -66,6 +66,15 @@ std::string describeUpstreamError(const std::optional<UpstreamError>& error) {
 
 OperationRunner::OperationRunner(RuntimeOptions options) : options_(options) {}
 
+void OperationRunner::stop() {
+    stopping_.store(true);
+}
+
+std::size_t OperationRunner::shutdown() {
+    stopping_.store(true);
+    return reaper_.shutdown(milliseconds(options_.cancel_grace_ms));
+}
+
 mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view arguments_json,
                                      mcp::ToolCall& call) {
     json::Document input;
@@ -105,23 +114,33 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
 mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedRequest& request,
                                           mcp::ToolCall& call) {
     const config::ExecutionConfig& e = op.config.execution;
-    UnaryCall upstream(op.config.name, &call, static_cast<std::size_t>(e.max_items),
-                       static_cast<std::size_t>(e.max_bytes),
+    UnaryCall upstream(op.config.name, &call, true, &stopping_,
+                       static_cast<std::size_t>(e.max_items), static_cast<std::size_t>(e.max_bytes),
                        Clock::now() + milliseconds(e.upstream_timeout_ms));
     const crank_request view = request.view(op);
     const crank_status status = op.adapter->unaryCall(upstream, view);
     upstream.close();
-    if (status != CRANK_OK) {
-        if (call.cancelled()) {
-            return textResult("cancelled by the client", true);
-        }
-        return textResult("upstream error: " + describeUpstreamError(upstream.error()), true);
-    }
+    // The host's own refusals first: a plugin that obeyed them reports no error of its own.
     if (upstream.overflowed()) {
         return textResult(fmt::format("the upstream response is larger than max_bytes ({}) or "
                                       "has more than max_items ({}) parts",
                                       e.max_bytes, e.max_items),
                           true);
+    }
+    if (status != CRANK_OK) {
+        if (call.cancelled()) {
+            return textResult("cancelled by the client", true);
+        }
+        if (stopping_.load()) {
+            return textResult("crankd is shutting down", true);
+        }
+        if (upstream.timedOut() && !upstream.error()) {
+            return textResult(fmt::format("the upstream did not answer within "
+                                          "upstream_timeout_ms ({} ms)",
+                                          e.upstream_timeout_ms),
+                              true);
+        }
+        return textResult("upstream error: " + describeUpstreamError(upstream.error()), true);
     }
     std::vector<std::string> parts = upstream.takeItems();
     if (parts.empty()) {
@@ -225,7 +244,7 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
 
     // One pass of the stop conditions that the waiting thread owns.
     const auto checkStops = [&](Clock::time_point now) {
-        if (call.cancelled()) {
+        if (call.cancelled() || stopping_.load()) {
             collector->stop(StopReason::cancelled);
         } else if (now >= windowEnd) {
             collector->stop(StopReason::duration);
@@ -249,20 +268,26 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
         if (stream == nullptr) {
             collector->stop(StopReason::upstream_error);
         } else {
-            while (true) {
-                collector->settle();
-                if (collector->stopReason()) {
-                    break;
+            try {
+                while (true) {
+                    collector->settle();
+                    if (collector->stopReason()) {
+                        break;
+                    }
+                    const Clock::time_point now = Clock::now();
+                    checkStops(now);
+                    if (collector->stopReason()) {
+                        break;
+                    }
+                    const Clock::time_point wake =
+                        std::min({windowEnd, collector->lastActivity() + silence,
+                                  now + kCancelCheckInterval, nextProgress});
+                    collector->waitUntil(wake);
                 }
-                const Clock::time_point now = Clock::now();
-                checkStops(now);
-                if (collector->stopReason()) {
-                    break;
-                }
-                const Clock::time_point wake =
-                    std::min({windowEnd, collector->lastActivity() + silence,
-                              now + kCancelCheckInterval, nextProgress});
-                collector->waitUntil(wake);
+            } catch (...) {
+                // Progress or logging failed (out of memory): the stream must still be stopped
+                // and released before the collector it calls into can go.
+                collector->stop(StopReason::cancelled);
             }
             if (!collector->completed()) {
                 // A limit, the duration or the client stopped the window: stop the upstream read.
@@ -282,51 +307,62 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
         // window; cursor_path feeds the next request; done_path ends the window.
         while (!collector->stopReason()) {
             const Clock::time_point pollStart = Clock::now();
-            UnaryCall upstream(op.config.name, nullptr, static_cast<std::size_t>(e.max_items),
-                               static_cast<std::size_t>(e.max_bytes),
-                               std::min(windowEnd, pollStart + silence));
+            // The client's cancel reaches the plugin; its progress does not (the window reports
+            // its own).
+            UnaryCall upstream(
+                op.config.name, &call, false, &stopping_, static_cast<std::size_t>(e.max_items),
+                static_cast<std::size_t>(e.max_bytes), std::min(windowEnd, pollStart + silence));
             const crank_request view = request.view(op);
             const crank_status status = op.adapter->unaryCall(upstream, view);
             upstream.close();
+            if (upstream.overflowed()) {
+                collector->stop(StopReason::max_bytes);
+                break;
+            }
             if (status != CRANK_OK) {
                 const std::optional<UpstreamError> error = upstream.error();
                 const Clock::time_point now = Clock::now();
-                if (call.cancelled()) {
+                if (call.cancelled() || stopping_.load()) {
                     collector->stop(StopReason::cancelled);
                 } else if (now >= windowEnd) {
                     collector->stop(StopReason::duration);
-                } else if (error && error->code == "timeout") {
+                } else if ((error && error->code == "timeout") || (upstream.timedOut() && !error)) {
                     collector->stop(StopReason::upstream_timeout);
                 } else {
-                    collector->setError(CRANK_ERR_UPSTREAM, describeUpstreamError(error), {});
-                    collector->stop(StopReason::upstream_error);
+                    collector->fail(error.value_or(UpstreamError{
+                        "internal", "the plugin reported a failure without a reason"}));
                 }
                 break;
             }
+            collector->touch();
+            bool refused = false;
+            std::optional<std::string> pageCursor = upstream.cursor();
             for (const std::string& response : upstream.takeItems()) {
                 auto mapped =
                     op.output_mapping->map(response, static_cast<std::size_t>(e.max_items));
                 if (!mapped) {
-                    collector->setError(CRANK_ERR_PROTOCOL, mapped.error().message, {});
-                    collector->stop(StopReason::upstream_error);
+                    collector->fail(UpstreamError{"protocol", mapped.error().message});
+                    refused = true;
                     break;
                 }
                 for (const std::string& item : mapped->items) {
                     if (collector->intake(item) == CRANK_EMIT_CANCELLED) {
+                        refused = true;
                         break;
                     }
                 }
                 if (mapped->cursor) {
-                    request.cursor = *mapped->cursor;
-                    collector->setPollCursor(*mapped->cursor);
+                    pageCursor = mapped->cursor;
                 }
-                if (mapped->done.value_or(false)) {
+                if (!refused && mapped->done.value_or(false)) {
                     collector->stop(StopReason::upstream_end);
                 }
             }
-            if (auto cursor = upstream.cursor()) {
-                request.cursor = *cursor;
-                collector->setPollCursor(*cursor);
+            // Only a page taken whole moves the cursor: the next window starts at the first item
+            // this one did not take.
+            if (pageCursor && !refused) {
+                request.cursor = *pageCursor;
+                collector->setPollCursor(*pageCursor);
             }
             const Clock::time_point nextPoll = pollStart + milliseconds(e.poll_interval_ms);
             while (!collector->stopReason()) {

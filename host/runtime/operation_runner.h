@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,14 @@ public:
 
     mcp::ToolResult run(const Operation& op, std::string_view arguments_json, mcp::ToolCall& call);
 
+    /// crankd is stopping: every running window stops (stop_reason cancelled) and unary calls
+    /// see is_cancelled(), so that draining is bounded by the cancel grace, not by windows.
+    void stop();
+    /// Stops, then waits (up to the cancel grace) for streams whose plugin has not completed
+    /// them yet. Returns how many never completed: their plugin libraries must not be unloaded
+    /// (their threads still run plugin code), see crankd.cpp.
+    std::size_t shutdown();
+
     /// Streams still waiting for their plugin to acknowledge a cancel.
     std::size_t pendingStreams() const { return reaper_.pending(); }
 
@@ -34,6 +43,7 @@ private:
                               mcp::ToolCall& call);
 
     RuntimeOptions options_;
+    std::atomic<bool> stopping_{false};
     StreamReaper reaper_;
 };
 

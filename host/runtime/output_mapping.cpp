@@ -30,7 +30,7 @@ Result<std::optional<std::string>> scalarText(const json::Value* v, std::string_
     }
     return responseError(
         key, path_text,
-        fmt::format("must be a string or a number, got {}", json::describeValue(*v)));
+        fmt::format("must be a string or a number, got {}", json::describeType(*v)));
 }
 
 bool truthy(const json::Value& v) {
@@ -134,7 +134,7 @@ Result<MappedResponse> OutputMapping::map(const json::Value& response,
             } else if (!array->IsNull()) {
                 return responseError(
                     "items_path", items_->text,
-                    fmt::format("must be an array, got {}", json::describeValue(*array)));
+                    fmt::format("must be an array, got {}", json::describeType(*array)));
             }
         }
         if (summary_) {

@@ -18,35 +18,51 @@ StreamReaper::StreamReaper(std::size_t capacity)
     : capacity_(capacity), thread_([this] { run(); }) {}
 
 StreamReaper::~StreamReaper() {
+    shutdown(kShutdownGrace);
+}
+
+std::size_t StreamReaper::shutdown(std::chrono::milliseconds grace) {
     {
         std::lock_guard lock(mutex_);
+        if (shut_down_) {
+            return abandoned_;
+        }
+        shut_down_ = true;
         stopping_ = true;
     }
     wake_.notify_all();
     thread_.join();
-    const auto deadline = std::chrono::steady_clock::now() + kShutdownGrace;
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    std::lock_guard lock(mutex_);
     for (Entry& e : entries_) {
+        e.adapter->streamCancel(e.stream);
         if (e.call->waitForComplete(deadline)) {
             e.adapter->streamDestroy(e.stream);
         } else {
             log::error(
-                "a stream of operation \"{}\" never completed after its cancel; it is "
-                "left behind at shutdown",
-                e.call->logContext());
+                "a stream of operation \"{}\" (plugin \"{}\") never completed after its "
+                "cancel; it is abandoned at shutdown",
+                e.call->logContext(), e.adapter->pluginName());
+            // The plugin's thread may still call into the call: it must never be freed.
+            new std::shared_ptr<WindowCollector>(std::move(e.call));  // NOLINT: deliberate leak
+            ++abandoned_;
         }
     }
+    entries_.clear();
+    return abandoned_;
 }
 
 void StreamReaper::adopt(std::shared_ptr<WindowCollector> call,
                          const plugins::AdapterHandle& adapter, crank_stream* stream) {
     std::lock_guard lock(mutex_);
-    if (entries_.size() >= capacity_) {
+    if (shut_down_ || entries_.size() >= capacity_) {
         log::error(
             "a stream of operation \"{}\" did not complete after its cancel and {} others "
             "are waiting already; it is leaked (the plugin \"{}\" ignores cancels)",
             call->logContext(), entries_.size(), adapter.pluginName());
         // Keep the call alive forever: the plugin may still call into it.
         new std::shared_ptr<WindowCollector>(std::move(call));  // NOLINT: deliberate leak
+        ++abandoned_;
         return;
     }
     log::warn(

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -24,8 +25,7 @@ class WindowCollector;
 class StreamReaper {
 public:
     explicit StreamReaper(std::size_t capacity = 1024);
-    /// Waits up to `grace_ms` for the remaining streams, destroys those that completed, and leaks
-    /// (logs) the others.
+    /// shutdown() with a grace of 2 s, unless it ran already.
     ~StreamReaper();
     StreamReaper(const StreamReaper&) = delete;
     StreamReaper& operator=(const StreamReaper&) = delete;
@@ -33,6 +33,12 @@ public:
     void adopt(std::shared_ptr<WindowCollector> call, const plugins::AdapterHandle& adapter,
                crank_stream* stream);
     std::size_t pending() const;
+
+    /// Stops the reaper: waits up to `grace` for the streams still waiting, destroys those that
+    /// completed, and abandons the others (their calls stay allocated for ever: the plugin may
+    /// still call into them). Returns how many streams were abandoned, including those leaked
+    /// earlier past the capacity. Their plugin libraries must stay loaded.
+    std::size_t shutdown(std::chrono::milliseconds grace);
 
 private:
     struct Entry {
@@ -48,6 +54,8 @@ private:
     std::condition_variable wake_;
     std::vector<Entry> entries_;
     bool stopping_ = false;
+    bool shut_down_ = false;
+    std::size_t abandoned_ = 0;
     std::thread thread_;
 };
 

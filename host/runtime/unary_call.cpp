@@ -7,10 +7,13 @@
 
 namespace crank::runtime {
 
-UnaryCall::UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, std::size_t max_items,
+UnaryCall::UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, bool forward_progress,
+                     const std::atomic<bool>* stopping, std::size_t max_items,
                      std::size_t max_bytes, std::chrono::steady_clock::time_point deadline)
     : operation_name_(std::move(operation_name)),
       tool_call_(tool_call),
+      forward_progress_(forward_progress),
+      stopping_(stopping),
       max_items_(max_items),
       max_bytes_(max_bytes),
       deadline_(deadline) {}
@@ -47,7 +50,7 @@ void UnaryCall::progress(double progress, double total, std::string_view message
     try {
         std::lock_guard lock(mutex_);
         // notifications/progress must grow; the client never sees a late or repeated value.
-        if (closed_ || tool_call_ == nullptr || progress <= last_progress_) {
+        if (closed_ || !forward_progress_ || tool_call_ == nullptr || progress <= last_progress_) {
             return;
         }
         last_progress_ = progress;
@@ -59,7 +62,8 @@ void UnaryCall::progress(double progress, double total, std::string_view message
 }
 
 bool UnaryCall::isCancelled() const noexcept {
-    if (std::chrono::steady_clock::now() >= deadline_) {
+    if (std::chrono::steady_clock::now() >= deadline_ ||
+        (stopping_ != nullptr && stopping_->load())) {
         return true;
     }
     std::lock_guard lock(mutex_);
@@ -98,6 +102,10 @@ std::optional<std::string> UnaryCall::cursor() const {
 bool UnaryCall::overflowed() const {
     std::lock_guard lock(mutex_);
     return overflowed_;
+}
+
+bool UnaryCall::timedOut() const {
+    return std::chrono::steady_clock::now() >= deadline_;
 }
 
 std::uint64_t UnaryCall::bytes() const {

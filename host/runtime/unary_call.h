@@ -19,11 +19,13 @@ namespace crank::runtime {
 
 /// The host side of one unary_call: collects the response(s) the adapter emits, bounded by
 /// `max_items` and `max_bytes`, and the error it reports. Cancelled when the MCP client cancels
-/// or `deadline` passes. Plugin progress goes to the client while the call runs.
+/// (`tool_call`), crankd stops (`stopping`), or `deadline` passes. With `forward_progress`, the
+/// plugin's progress goes to the client while the call runs (a polling window reports its own).
 class UnaryCall final : public plugins::PluginCall {
 public:
-    UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, std::size_t max_items,
-              std::size_t max_bytes, std::chrono::steady_clock::time_point deadline);
+    UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, bool forward_progress,
+              const std::atomic<bool>* stopping, std::size_t max_items, std::size_t max_bytes,
+              std::chrono::steady_clock::time_point deadline);
 
     crank_emit_result emit(std::string_view item_json) noexcept override;
     void setError(crank_error_code code, std::string_view message,
@@ -41,11 +43,15 @@ public:
     std::optional<std::string> cursor() const;
     /// The responses went past max_items or max_bytes (the rest was refused).
     bool overflowed() const;
+    /// The deadline has passed.
+    bool timedOut() const;
     std::uint64_t bytes() const;
 
 private:
     std::string operation_name_;
     mcp::ToolCall* tool_call_;
+    bool forward_progress_;
+    const std::atomic<bool>* stopping_;
     std::size_t max_items_;
     std::size_t max_bytes_;
     std::chrono::steady_clock::time_point deadline_;

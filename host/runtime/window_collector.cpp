@@ -50,11 +50,13 @@ crank_emit_result WindowCollector::emit(std::string_view item_json) noexcept {
     try {
         std::lock_guard lock(mutex_);
         if (stop_reason_ || completion_ || aggregate_ == nullptr) {
+            refused_ = true;
             return CRANK_EMIT_CANCELLED;
         }
         // Limits on what is read from the upstream: the item that would pass max_bytes is not
         // taken; the item that reaches max_items is the last one taken.
         if (item_json.size() > limits_.max_bytes - bytes_) {
+            refused_ = true;
             return stopLocked(StopReason::max_bytes);
         }
         ++received_;
@@ -67,6 +69,7 @@ crank_emit_result WindowCollector::emit(std::string_view item_json) noexcept {
             ++item_count_;
         } else {
             aggregate_failed_ = true;
+            refused_ = true;
             std::lock_guard errorLock(error_mutex_);
             if (!error_) {
                 error_ = UpstreamError{"internal", "the aggregator refused an item"};
@@ -103,7 +106,9 @@ void WindowCollector::complete(crank_status status) noexcept {
 void WindowCollector::setCursor(std::string_view cursor) noexcept {
     try {
         std::lock_guard lock(mutex_);
-        if (!stop_reason_) {
+        // A cursor set after the last item taken still counts (plugins set it after emit); one
+        // set after a refused item would skip that item on resume.
+        if (!refused_) {
             cursor_ = std::string(cursor);
         }
     } catch (...) {
@@ -113,7 +118,21 @@ void WindowCollector::setCursor(std::string_view cursor) noexcept {
 
 void WindowCollector::setPollCursor(std::string cursor) {
     std::lock_guard lock(mutex_);
-    cursor_ = std::move(cursor);
+    if (!refused_) {
+        cursor_ = std::move(cursor);
+    }
+}
+
+void WindowCollector::fail(UpstreamError error) {
+    {
+        std::lock_guard lock(error_mutex_);
+        error_ = std::move(error);
+    }
+    stop(StopReason::upstream_error);
+}
+
+void WindowCollector::touch() {
+    last_activity_ns_.store(steadyNs(), std::memory_order_relaxed);
 }
 
 void WindowCollector::stop(StopReason reason) {

@@ -78,7 +78,14 @@ public:
     Result<WindowResult> finish(std::int64_t elapsed_ms, std::size_t writer_limit);
 
     std::optional<UpstreamError> error() const;
+    /// The cursor after a poll whose items were all taken (ignored once an item was refused: the
+    /// next window must start at the first item this one did not take).
     void setPollCursor(std::string cursor);
+    /// The upstream answered (a poll that returned, even without items): resets the silence
+    /// timer.
+    void touch();
+    /// The upstream failed (a polled window): records the error and stops with upstream_error.
+    void fail(UpstreamError error);
 
 private:
     crank_emit_result stopLocked(StopReason reason);
@@ -100,6 +107,8 @@ private:
     std::optional<UpstreamError> error_;
     bool aggregate_failed_ = false;
     std::optional<std::string> cursor_;
+    /// An item was refused (not taken): later cursors would skip it, so they are ignored.
+    bool refused_ = false;
     std::uint64_t received_ = 0;
     std::uint64_t item_count_ = 0;
     std::uint64_t dropped_ = 0;

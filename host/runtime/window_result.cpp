@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include <fmt/core.h>
 #include <rapidjson/document.h>
@@ -88,26 +89,41 @@ Result<RenderedResult> renderWindowResult(const WindowResult& result,
         return Error{ErrorCode::internal, "the aggregator's snapshot is not a JSON object"};
     }
     bool truncated = cutByLimit(result.stop_reason);
-    if (auto it = aggregate.FindMember("truncated"); it != aggregate.MemberEnd()) {
+    // Const lookups: RapidJSON's mutable member iterators compare ambiguously in C++20.
+    const rapidjson::Value& snapshot = aggregate;
+    if (auto it = snapshot.FindMember("truncated"); it != snapshot.MemberEnd()) {
         truncated = truncated || (it->value.IsBool() && it->value.GetBool());
     }
     std::string text = render(result, aggregate, truncated);
     if (text.size() <= max_result_bytes) {
         return RenderedResult{std::move(text), truncated};
     }
-    // Too large: leave items out from the end (halving, then one by one) until it fits.
-    auto items = aggregate.FindMember("items");
-    if (items != aggregate.MemberEnd() && items->value.IsArray()) {
-        rapidjson::Value& array = items->value;
-        while (!array.Empty()) {
-            const rapidjson::SizeType size = array.Size();
-            const rapidjson::SizeType keep =
-                text.size() > 2 * max_result_bytes ? size / 2 : size - 1;
+    // Too large: leave items out from the end. Each item's size is measured once, and as many
+    // are cut in one step as the excess needs (plus a comma each), so a large result costs two
+    // renderings, not one per item.
+    if (snapshot.HasMember("items") && snapshot["items"].IsArray()) {
+        rapidjson::Value& array = aggregate["items"];
+        std::vector<std::size_t> sizes;
+        sizes.reserve(array.Size());
+        for (const auto& item : array.GetArray()) {
+            rapidjson::StringBuffer buffer;
+            Writer w(buffer);
+            item.Accept(w);
+            sizes.push_back(buffer.GetSize() + 1);
+        }
+        rapidjson::SizeType keep = array.Size();
+        while (keep > 0 && text.size() > max_result_bytes) {
+            // `truncated` may turn from false to true: 1 byte more.
+            std::size_t excess = text.size() - max_result_bytes + 1;
+            while (keep > 0 && excess > 0) {
+                --keep;
+                excess -= std::min(excess, sizes[keep]);
+            }
             array.Erase(array.Begin() + keep, array.End());
             text = render(result, aggregate, true);
-            if (text.size() <= max_result_bytes) {
-                return RenderedResult{std::move(text), true};
-            }
+        }
+        if (text.size() <= max_result_bytes) {
+            return RenderedResult{std::move(text), true};
         }
     }
     return Error{ErrorCode::invalid_argument,
@@ -156,7 +172,9 @@ Result<std::string> windowOutputSchema(std::string_view aggregator_output_schema
     auto& a = schema.GetAllocator();
     rapidjson::Value& properties = schema["properties"];
     rapidjson::Value& required = schema["required"];
-    if (auto p = agg.FindMember("properties"); p != agg.MemberEnd() && p->value.IsObject()) {
+    const rapidjson::Value& aggregator = agg;
+    if (auto p = aggregator.FindMember("properties");
+        p != aggregator.MemberEnd() && p->value.IsObject()) {
         for (auto it = p->value.MemberBegin(); it != p->value.MemberEnd(); ++it) {
             const std::string_view name(it->name.GetString(), it->name.GetStringLength());
             if (isContractMember(name)) {
@@ -165,7 +183,8 @@ Result<std::string> windowOutputSchema(std::string_view aggregator_output_schema
             properties.AddMember(rapidjson::Value(it->name, a), rapidjson::Value(it->value, a), a);
         }
     }
-    if (auto r = agg.FindMember("required"); r != agg.MemberEnd() && r->value.IsArray()) {
+    if (auto r = aggregator.FindMember("required");
+        r != aggregator.MemberEnd() && r->value.IsArray()) {
         for (const auto& name : r->value.GetArray()) {
             if (name.IsString() && !isContractMember({name.GetString(), name.GetStringLength()})) {
                 required.PushBack(rapidjson::Value(name, a), a);

@@ -450,3 +450,56 @@ TEST_F(WindowTest, AWindowPollsARequestResponseUpstreamUntilDone) {
 }
 
 }  // namespace
+
+namespace {
+
+// SIGTERM while a long window runs: the window stops at once (stop_reason cancelled), its client
+// gets the result, and crankd exits within its grace period instead of waiting for the window.
+TEST(WindowShutdown, SigtermStopsRunningWindowsAndAnswersThem) {
+    TempDir dir;
+    const std::string config = dir.write(
+        "crank.json",
+        R"({"store": {"path": ")" + dir.file("crank.db") +
+            R"("}, "server": {"shutdown_grace_ms": 5000}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+            R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, "operations": [)" +
+            windowOperation("long", R"("aggregation_mode": "raw_items", "max_items": 100000,
+                "window_duration_ms": 600000)") +
+            "]}");
+    ChildProcess crankd(
+        std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"});
+    auto line = crankd.waitForStderrLine("listening on http://", 20s);
+    ASSERT_TRUE(line) << crankd.stderrText();
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(*line, m, std::regex(R"(127\.0\.0\.1:(\d+))")));
+    const auto port = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+    const std::vector<std::pair<std::string, std::string>> json{
+        {"Content-Type", "application/json"}, {"Accept", kAccept}};
+    const Reply init =
+        exchange(port, "POST", "/mcp", json,
+                 R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
+                 R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+    const std::string session = init.header("mcp-session-id");
+    auto headers = json;
+    headers.emplace_back("Mcp-Session-Id", session);
+    exchange(port, "POST", "/mcp", headers,
+             R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+
+    SseReader sse(port, "POST", headers,
+                  R"({"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"long",)"
+                  R"("arguments":{"items":-1,"rate":50},"_meta":{"progressToken":"t"}}})");
+    sse.next();               // priming
+    ASSERT_TRUE(sse.next());  // progress: the window is collecting
+    const auto start = std::chrono::steady_clock::now();
+    crankd.signal(SIGTERM);
+    std::string result;
+    while (auto e = sse.next()) {
+        if (e->data.find(R"("id":"long")") != std::string::npos) {
+            result = e->data;
+        }
+    }
+    EXPECT_NE(result.find(R"("stop_reason":"cancelled")"), std::string::npos) << result;
+    EXPECT_EQ(crankd.waitForExit(20s), 0) << crankd.stderrText();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+}  // namespace

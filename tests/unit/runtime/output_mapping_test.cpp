@@ -108,7 +108,7 @@ TEST(OutputMapping, ItemsErrors) {
     EXPECT_EQ(mapError(m, R"({"data": {"items": {"a": 1}}})"),
               "response: items_path \"data.items\" must be an array, got an object");
     EXPECT_EQ(mapError(m, R"({"data": {"items": "abc"}})"),
-              "response: items_path \"data.items\" must be an array, got \"abc\"");
+              "response: items_path \"data.items\" must be an array, got a string");
     EXPECT_EQ(mapError(m, R"({"data": )"), "response: malformed JSON at byte 9: invalid value");
     EXPECT_EQ(mapError(m, std::string(1000, '[')),
               "response: nested deeper than 64 levels at byte 64");
