@@ -18,6 +18,7 @@
 #include <rapidjson/reader.h>
 
 #include "config/json_reader.h"
+#include "json/depth_limited_handler.h"
 #include "util/sha256.h"
 
 namespace crank::config {
@@ -89,52 +90,6 @@ bool isHttpToken(std::string_view name) {
     });
 }
 
-/// Builds a Document from the reader's events and refuses to open a level past kMaxConfigDepth, so
-/// that hostile nesting costs neither stack (the reader is iterative) nor memory (nothing deeper
-/// than the limit is built: 16 MiB of '[' used to make hundreds of MB of empty arrays).
-class DepthLimitedBuilder {
-public:
-    explicit DepthLimitedBuilder(rapidjson::Document& doc) : doc_(doc) {}
-    bool tooDeep() const { return tooDeep_; }
-
-    // The SAX handler interface of rapidjson::Reader, forwarded to the document. RapidJSON
-    // fixes these names.
-    // NOLINTBEGIN(readability-identifier-naming)
-    bool Null() { return doc_.Null(); }
-    bool Bool(bool b) { return doc_.Bool(b); }
-    bool Int(int i) { return doc_.Int(i); }
-    bool Uint(unsigned u) { return doc_.Uint(u); }
-    bool Int64(std::int64_t i) { return doc_.Int64(i); }
-    bool Uint64(std::uint64_t u) { return doc_.Uint64(u); }
-    bool Double(double d) { return doc_.Double(d); }
-    bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-        return doc_.RawNumber(s, n, copy);
-    }
-    bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
-    bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
-    bool StartObject() { return enter() && doc_.StartObject(); }
-    bool EndObject(rapidjson::SizeType n) {
-        --depth_;
-        return doc_.EndObject(n);
-    }
-    bool StartArray() { return enter() && doc_.StartArray(); }
-    bool EndArray(rapidjson::SizeType n) {
-        --depth_;
-        return doc_.EndArray(n);
-    }
-    // NOLINTEND(readability-identifier-naming)
-
-private:
-    bool enter() {
-        tooDeep_ = ++depth_ > kMaxConfigDepth;
-        return !tooDeep_;
-    }
-
-    rapidjson::Document& doc_;
-    std::size_t depth_ = 0;
-    bool tooDeep_ = false;
-};
-
 /// "SOURCE:LINE:COLUMN" of a byte offset, both 1-based.
 std::string positionOf(const std::string& source, std::string_view text, std::size_t offset) {
     offset = std::min(offset, text.size());
@@ -202,7 +157,7 @@ LoadResult Loader::load(std::string_view text) {
     auto generator = [&](rapidjson::Document& target) {
         rapidjson::MemoryStream bytes(text.data(), text.size());
         rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
-        DepthLimitedBuilder builder(target);
+        json::DepthLimitedHandler builder(target, kMaxConfigDepth);
         reader.Parse<kFlags>(in, builder);
         tooDeep = builder.tooDeep();
         return !reader.HasParseError();

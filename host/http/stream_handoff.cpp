@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <ostream>
 #include <string>
@@ -51,6 +52,16 @@ Result<int> takeOverConnection(Poco::Net::HTTPServerRequest& request,
             const int err = errno;
             return Error{ErrorCode::io, "takeOverConnection: cannot duplicate the connection: " +
                                             std::generic_category().message(err)};
+        }
+        // Poco's connection object keeps its own reference to the socket and shuts it down when
+        // the server stops (onServerStopped), which would cut the stream we now own (a FIN before
+        // the reactor flushed the last events). Point Poco's descriptor number at a fresh,
+        // unconnected socket instead: whatever Poco does to it later touches nothing of ours.
+        const int original = socket.impl()->sockfd();
+        const int inert = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (inert >= 0) {
+            ::dup3(inert, original, O_CLOEXEC);
+            ::close(inert);
         }
         const int on = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);  // fails harmlessly off TCP

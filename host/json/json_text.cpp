@@ -67,23 +67,13 @@ std::string describeText(std::string_view text) {
 }
 
 std::string describeValue(const Value& value) {
-    switch (value.GetType()) {
-        case rapidjson::kNullType:
-            return "null";
-        case rapidjson::kFalseType:
-            return "false";
-        case rapidjson::kTrueType:
-            return "true";
-        case rapidjson::kObjectType:
-            return "an object";
-        case rapidjson::kArrayType:
-            return "an array";
-        case rapidjson::kStringType:
-            return describeText({value.GetString(), value.GetStringLength()});
-        case rapidjson::kNumberType:
-            return toJsonText(value);
+    if (value.IsString()) {
+        return describeText({value.GetString(), value.GetStringLength()});
     }
-    return "?";
+    if (value.IsNumber()) {
+        return toJsonText(value);
+    }
+    return std::string(describeType(value));
 }
 
 std::string_view describeType(const Value& value) {

@@ -12,6 +12,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "json/depth_limited_handler.h"
 #include "json/json_hash.h"
 #include "json/json_parse.h"
 #include "json/json_path.h"
@@ -201,51 +202,6 @@ private:
 };
 // NOLINTEND(readability-identifier-naming)
 
-// RapidJSON handler and stream concepts name these methods.
-// NOLINTBEGIN(readability-identifier-naming)
-/// Forwards SAX events to a Document with a depth limit (the slow path's parse).
-class BuildHandler {
-public:
-    BuildHandler(json::Document& doc, std::size_t max_depth) : doc_(doc), max_depth_(max_depth) {}
-    bool Null() { return doc_.Null(); }
-    bool Bool(bool b) { return doc_.Bool(b); }
-    bool Int(int i) { return doc_.Int(i); }
-    bool Uint(unsigned u) { return doc_.Uint(u); }
-    bool Int64(std::int64_t i) { return doc_.Int64(i); }
-    bool Uint64(std::uint64_t u) { return doc_.Uint64(u); }
-    bool Double(double d) { return doc_.Double(d); }
-    bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
-        return doc_.RawNumber(s, n, copy);
-    }
-    bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
-    bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
-    bool StartObject() { return enter() && doc_.StartObject(); }
-    bool EndObject(rapidjson::SizeType count) {
-        --depth_;
-        return doc_.EndObject(count);
-    }
-    bool StartArray() { return enter() && doc_.StartArray(); }
-    bool EndArray(rapidjson::SizeType count) {
-        --depth_;
-        return doc_.EndArray(count);
-    }
-    bool tooDeep() const { return too_deep_; }
-
-private:
-    bool enter() {
-        if (++depth_ > max_depth_) {
-            too_deep_ = true;
-            return false;
-        }
-        return true;
-    }
-    json::Document& doc_;
-    std::size_t max_depth_;
-    std::size_t depth_ = 0;
-    bool too_deep_ = false;
-};
-// NOLINTEND(readability-identifier-naming)
-
 /// The longest prefix of `text` of at most `max` bytes that ends on a UTF-8 character boundary.
 std::size_t utf8Cut(std::string_view text, std::size_t max) {
     std::size_t cut = max;
@@ -413,7 +369,7 @@ struct SafetyStage::Impl {
         rapidjson::ParseResult result;
         bool too_deep = false;
         auto generate = [&](json::Document& target) {
-            BuildHandler handler(target, limits.max_depth);
+            json::DepthLimitedHandler handler(target, limits.max_depth);
             result = reader.Parse<parse_flags | rapidjson::kParseInsituFlag>(stream, handler);
             too_deep = handler.tooDeep();
             return !result.IsError() && stream.Tell() == text.size();

@@ -31,7 +31,7 @@ WindowCollector::~WindowCollector() {
 }
 
 bool WindowCollector::createAggregate(std::string_view config_json) {
-    crank_aggregate* aggregate = aggregator_.create(config_json, *this);
+    crank_aggregate* aggregate = aggregator_.create(config_json, aggregate_call_);
     std::lock_guard lock(mutex_);
     aggregate_ = aggregate;
     return aggregate_ != nullptr;

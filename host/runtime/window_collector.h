@@ -88,12 +88,33 @@ public:
     void fail(UpstreamError error);
 
 private:
+    /// The crank_call an aggregator gets: errors and logs only. accept() and snapshot() run
+    /// under mutex_, so an aggregator calling emit() or set_cursor() on the window's own call
+    /// would deadlock; on this one they are refused.
+    class AggregateCall final : public plugins::PluginCall {
+    public:
+        explicit AggregateCall(WindowCollector& owner) : owner_(owner) {}
+        crank_emit_result emit(std::string_view /*item_json*/) noexcept override {
+            return CRANK_EMIT_CANCELLED;
+        }
+        void setError(crank_error_code code, std::string_view message,
+                      std::string_view details_json) noexcept override {
+            owner_.setError(code, message, details_json);
+        }
+        bool isCancelled() const noexcept override { return owner_.stopping_.load(); }
+        std::string_view logContext() const noexcept override { return owner_.logContext(); }
+
+    private:
+        WindowCollector& owner_;
+    };
+
     crank_emit_result stopLocked(StopReason reason);
 
     std::string operation_name_;
     SafetyStage safety_;
     const plugins::AggregatorHandle& aggregator_;
     Limits limits_;
+    AggregateCall aggregate_call_{*this};
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;

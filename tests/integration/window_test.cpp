@@ -497,8 +497,10 @@ TEST(WindowShutdown, SigtermStopsRunningWindowsAndAnswersThem) {
             result = e->data;
         }
     }
-    EXPECT_NE(result.find(R"("stop_reason":"cancelled")"), std::string::npos) << result;
     EXPECT_EQ(crankd.waitForExit(20s), 0) << crankd.stderrText();
+    EXPECT_NE(result.find(R"("stop_reason":"cancelled")"), std::string::npos)
+        << result << "\n"
+        << crankd.stderrText();
     EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
 
