@@ -38,7 +38,8 @@ constexpr const char* kSyntheticConfig = R"({
     "fail_on_open": "{{fail_on_open}}", "hang_after_items": "{{hang_after}}",
     "hang_on_open": "{{hang_on_open}}", "cursor_every": "{{cursor_every}}",
     "with_secret": "{{with_secret}}", "ignore_cancel_ms": "{{ignore_cancel_ms}}",
-    "keys": "{{keys}}", "batch": "{{batch}}"})";
+    "keys": "{{keys}}", "batch": "{{batch}}", "oversize_every": "{{oversize_every}}",
+    "oversize_bytes": "{{oversize_bytes}}"})";
 
 constexpr const char* kInputSchema = R"({"type": "object", "additionalProperties": false,
     "properties": {
@@ -48,7 +49,8 @@ constexpr const char* kInputSchema = R"({"type": "object", "additionalProperties
         "fail_on_open": {"type": "boolean"}, "hang_after": {"type": "integer"},
         "hang_on_open": {"type": "boolean"}, "cursor_every": {"type": "integer"},
         "with_secret": {"type": "boolean"}, "ignore_cancel_ms": {"type": "integer"},
-        "keys": {"type": "integer"}, "batch": {"type": "integer"}}})";
+        "keys": {"type": "integer"}, "batch": {"type": "integer"},
+        "oversize_every": {"type": "integer"}, "oversize_bytes": {"type": "integer"}}})";
 
 std::string windowOperation(const std::string& name, const std::string& execution) {
     return R"({"name": ")" + name +
@@ -76,6 +78,8 @@ protected:
             windowOperation("latest", R"("aggregation_mode": "latest_state",
                 "aggregation": {"key_path": "key"})"),
             windowOperation("bytes", R"("aggregation_mode": "raw_items", "max_bytes": 2000)"),
+            windowOperation("big", R"("aggregation_mode": "raw_items",
+                "max_bytes": 100000000)"),
             windowOperation("short", R"("aggregation_mode": "raw_items",
                 "window_duration_ms": 300, "max_items": 100000)"),
             windowOperation("safety", R"("aggregation_mode": "raw_items",
@@ -229,7 +233,7 @@ TEST_F(WindowTest, ToolsListPublishesEveryOperationWithItsOutputSchema) {
     }
     EXPECT_EQ(names.count("raw"), 1U);
     EXPECT_EQ(names.count("polled"), 1U);
-    EXPECT_EQ(names.size(), 14U);
+    EXPECT_EQ(names.size(), 15U);
 }
 
 TEST_F(WindowTest, UpstreamEndReturnsEveryItemAndACompleteWindow) {
@@ -301,6 +305,17 @@ TEST_F(WindowTest, MalformedItemsAreDroppedAndCounted) {
     EXPECT_STREQ(r["stop_reason"].GetString(), "upstream_end");
     EXPECT_EQ(r["dropped_count"].GetInt(), 4);
     EXPECT_EQ(r["item_count"].GetInt(), 16);
+}
+
+TEST_F(WindowTest, OversizedItemsAreDroppedNotPassedOn) {
+    // Items over the safety stage's 1 MiB bound are dropped and counted; the window goes on.
+    const auto r =
+        window("big", R"({"items": 10, "oversize_every": 5, "oversize_bytes": 2000000})");
+    EXPECT_STREQ(r["stop_reason"].GetString(), "upstream_end");
+    EXPECT_EQ(r["item_count"].GetInt(), 8);
+    EXPECT_EQ(r["dropped_count"].GetInt(), 2);
+    EXPECT_GT(r["bytes"].GetInt(), 4000000);
+    EXPECT_LT(text(r).size(), 100000U);
 }
 
 TEST_F(WindowTest, CancellationStopsTheWindowAndTheUpstreamRead) {
