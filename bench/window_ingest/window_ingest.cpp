@@ -95,19 +95,25 @@ int main(int argc, char** argv) {
     const long long items = argc > 3 ? std::stoll(argv[3]) : 10'000'000;
     const int itemBytes = argc > 4 ? std::stoi(argv[4]) : 200;
 
-    const std::string config = R"({"plugins": {"directories": [")" + std::string(argv[1]) +
-                               R"(", ")" + argv[2] + R"("]}, "operations": [{
-        "name": "ingest", "description": "bench", "protocol": "synthetic",
-        "config": {"items": )" +
-                               std::to_string(items) + R"(, "item_bytes": )" +
-                               std::to_string(itemBytes) +
-                               R"(, "batch": 256},
-        "execution": {"mode": "window", "transport_behavior": "server_stream",
-            "window_duration_ms": 3600000, "upstream_timeout_ms": 60000,
-            "max_items": 1000000000, "max_bytes": 1099511627776,
-            "aggregation_mode": "stats",
-            "aggregation": {"numeric_paths": ["latency_ms"], "key_paths": ["level"]},
-            "redacted_paths": ["secret"]}}]})";
+    // Two windows over the same stream: the safety stage validating only, and with redaction
+    // configured (every item is then parsed into a DOM; none holds the path, so none is
+    // rewritten).
+    const auto operation = [&](const std::string& name, const std::string& safety) {
+        return R"({"name": ")" + name + R"(", "description": "bench", "protocol": "synthetic",
+            "config": {"items": )" +
+               std::to_string(items) + R"(, "item_bytes": )" + std::to_string(itemBytes) +
+               R"(, "batch": 256},
+            "execution": {"mode": "window", "transport_behavior": "server_stream",
+                "window_duration_ms": 3600000, "upstream_timeout_ms": 60000,
+                "max_items": 1000000000, "max_bytes": 1099511627776,
+                "aggregation_mode": "stats",
+                "aggregation": {"numeric_paths": ["latency_ms"], "key_paths": ["level"]})" +
+               safety + "}}";
+    };
+    const std::string config =
+        R"({"plugins": {"directories": [")" + std::string(argv[1]) + R"(", ")" + argv[2] +
+        R"("]}, "operations": [)" + operation("ingest", "") + "," +
+        operation("ingest_redacting", R"(, "redacted_paths": ["secret"])") + "]}";
     crank::config::LoadResult loaded = crank::config::loadConfigText(config, "bench");
     if (!loaded.config) {
         std::fprintf(stderr, "config: %s\n", loaded.errors.front().toString().c_str());
@@ -123,6 +129,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     const crank::runtime::Operation& op = *compiled.operations.front();
+    const crank::runtime::Operation& redacting = *compiled.operations.back();
 
     // Baseline: the plugin's stream into a sink that only counts.
     double baselineRate = 0;
@@ -146,36 +153,40 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(sink.items()), seconds, baselineRate);
     }
 
-    // The window: emit -> limits -> safety (redaction) -> stats.
-    std::atomic<bool> running{true};
-    std::vector<std::pair<double, long>> samples;
-    const long rssBefore = rssKiB();
-    const auto start = Clock::now();
-    std::thread sampler([&] {
-        while (running.load()) {
-            samples.emplace_back(std::chrono::duration<double>(Clock::now() - start).count(),
-                                 rssKiB());
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        }
-    });
+    // The windows: emit -> limits -> safety -> stats, RSS sampled while they collect.
     crank::runtime::OperationRunner runner;
-    QuietToolCall call;
-    const crank::mcp::ToolResult result = runner.run(op, "{}", call);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    running.store(false);
-    sampler.join();
-    const double rate = static_cast<double>(items) / seconds;
-    std::printf("window (emit -> safety -> stats):  %lld items in %.2f s: %.0f items/s\n", items,
-                seconds, rate);
-    std::printf("ratio window / baseline: %.2f\n", rate / baselineRate);
-    std::printf("RSS before the window: %ld KiB; during (every 0.5 s):", rssBefore);
-    long peak = 0;
-    for (const auto& [t, kib] : samples) {
-        std::printf(" %ld", kib);
-        peak = std::max(peak, kib);
+    bool failed = false;
+    for (const crank::runtime::Operation* window : {&op, &redacting}) {
+        std::atomic<bool> running{true};
+        std::vector<long> samples;
+        const long rssBefore = rssKiB();
+        const auto start = Clock::now();
+        std::thread sampler([&] {
+            while (running.load()) {
+                samples.push_back(rssKiB());
+                std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            }
+        });
+        QuietToolCall call;
+        const crank::mcp::ToolResult result = runner.run(*window, "{}", call);
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        running.store(false);
+        sampler.join();
+        const double rate = static_cast<double>(items) / seconds;
+        std::printf(
+            "%-17s (emit -> safety -> stats): %lld items in %.2f s: %.0f items/s, "
+            "%.2f of the baseline\n",
+            window->config.name.c_str(), items, seconds, rate, rate / baselineRate);
+        long peak = 0;
+        std::printf("  RSS before: %ld KiB; every 0.5 s:", rssBefore);
+        for (const long kib : samples) {
+            std::printf(" %ld", kib);
+            peak = std::max(peak, kib);
+        }
+        std::printf("\n  RSS peak: %ld KiB (+%ld KiB)\n", peak, peak - rssBefore);
+        std::printf("  result (%zu bytes): %.160s...\n", result.structured_json.size(),
+                    result.structured_json.c_str());
+        failed = failed || result.is_error;
     }
-    std::printf("\nRSS peak during the window: %ld KiB (+%ld KiB)\n", peak, peak - rssBefore);
-    const std::string& body = result.structured_json;
-    std::printf("result (%zu bytes): %.300s\n", body.size(), body.c_str());
-    return result.is_error ? 1 : 0;
+    return failed ? 1 : 0;
 }
