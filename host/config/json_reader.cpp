@@ -9,6 +9,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "json/json_text.h"
 #include "util/suggest.h"
 
 namespace crank::config::detail {
@@ -59,15 +60,11 @@ std::string indexPath(const std::string& parent, std::size_t index) {
 std::string describe(const Json& value) {
     switch (value.GetType()) {
         case rapidjson::kNullType:
-            return "null";
         case rapidjson::kFalseType:
-            return "false";
         case rapidjson::kTrueType:
-            return "true";
         case rapidjson::kObjectType:
-            return "an object";
         case rapidjson::kArrayType:
-            return "an array";
+            return std::string(json::describeType(value));
         case rapidjson::kStringType:
             return describeString({value.GetString(), value.GetStringLength()});
         case rapidjson::kNumberType: {

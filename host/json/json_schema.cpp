@@ -880,24 +880,40 @@ private:
         return std::fabs(q - std::round(q)) <= 1e-9 * std::max(1.0, std::fabs(q));
     }
 
+    /// How a size bound reads: "must {verb} at least {n} {one|many}{suffix}, got {size}".
+    struct BoundWords {
+        std::string_view verb;
+        std::string_view one;
+        std::string_view many;
+        std::string_view suffix;
+    };
+
+    /// minLength/maxLength, minItems/maxItems, minProperties/maxProperties. False when validation
+    /// must stop (a bound failed and failures are not being collected).
+    bool checkBounds(const std::optional<std::size_t>& min, const std::optional<std::size_t>& max,
+                     std::size_t size, const BoundWords& words, bool collect, bool& ok) {
+        const auto check = [&](bool failed, std::string_view which, std::size_t bound) {
+            if (!failed) {
+                return true;
+            }
+            ok = false;
+            if (!collect) {
+                return false;
+            }
+            fail(fmt::format("must {} {} {}{}, got {}", words.verb, which,
+                             plural(bound, words.one, words.many), words.suffix, size));
+            return true;
+        };
+        return check(min && size < *min, "at least", min.value_or(0)) &&
+               check(max && size > *max, "at most", max.value_or(0));
+    }
+
     bool checkString(const Node& node, const Value& v, bool collect, bool& ok) {
         if (node.min_length || node.max_length) {
             const std::size_t length = codePoints(v);
-            if (node.min_length && length < *node.min_length) {
-                ok = false;
-                if (!collect) {
-                    return false;
-                }
-                fail(fmt::format("must be at least {} long, got {}",
-                                 plural(*node.min_length, "character", "characters"), length));
-            }
-            if (node.max_length && length > *node.max_length) {
-                ok = false;
-                if (!collect) {
-                    return false;
-                }
-                fail(fmt::format("must be at most {} long, got {}",
-                                 plural(*node.max_length, "character", "characters"), length));
+            if (!checkBounds(node.min_length, node.max_length, length,
+                             {"be", "character", "characters", " long"}, collect, ok)) {
+                return false;
             }
         }
         if (node.pattern) {
@@ -933,21 +949,9 @@ private:
     // NOLINTNEXTLINE(readability-function-cognitive-complexity)
     bool checkObject(const Node& node, const Value& v, std::size_t depth, bool collect, bool& ok) {
         const std::size_t size = v.MemberCount();
-        if (node.min_properties && size < *node.min_properties) {
-            ok = false;
-            if (!collect) {
-                return false;
-            }
-            fail(fmt::format("must have at least {}, got {}",
-                             plural(*node.min_properties, "property", "properties"), size));
-        }
-        if (node.max_properties && size > *node.max_properties) {
-            ok = false;
-            if (!collect) {
-                return false;
-            }
-            fail(fmt::format("must have at most {}, got {}",
-                             plural(*node.max_properties, "property", "properties"), size));
+        if (!checkBounds(node.min_properties, node.max_properties, size,
+                         {"have", "property", "properties", ""}, collect, ok)) {
+            return false;
         }
         for (const std::string& name : node.required) {
             if (!v.HasMember(rapidjson::StringRef(name.data(), name.size()))) {
@@ -1026,21 +1030,9 @@ private:
     // NOLINTNEXTLINE(readability-function-cognitive-complexity)
     bool checkArray(const Node& node, const Value& v, std::size_t depth, bool collect, bool& ok) {
         const std::size_t size = v.Size();
-        if (node.min_items && size < *node.min_items) {
-            ok = false;
-            if (!collect) {
-                return false;
-            }
-            fail(fmt::format("must have at least {}, got {}",
-                             plural(*node.min_items, "item", "items"), size));
-        }
-        if (node.max_items && size > *node.max_items) {
-            ok = false;
-            if (!collect) {
-                return false;
-            }
-            fail(fmt::format("must have at most {}, got {}",
-                             plural(*node.max_items, "item", "items"), size));
+        if (!checkBounds(node.min_items, node.max_items, size, {"have", "item", "items", ""},
+                         collect, ok)) {
+            return false;
         }
         if (node.unique_items && size > 1) {
             std::optional<std::pair<std::size_t, std::size_t>> duplicate = findDuplicate(v);
