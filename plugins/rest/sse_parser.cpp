@@ -1,0 +1,130 @@
+#include "sse_parser.h"
+
+#include <algorithm>
+
+namespace crank::rest {
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+}  // namespace
+
+SseParser::SseParser(SseLimits limits) : limits_(limits) {}
+
+bool SseParser::fail(std::string message) {
+    error_ = std::move(message);
+    line_.clear();
+    data_.clear();
+    return false;
+}
+
+bool SseParser::feed(std::string_view bytes, std::vector<SseEvent>& events) {
+    if (!error_.empty()) {
+        return false;
+    }
+    std::size_t i = 0;
+    // The byte order mark may itself arrive split over chunks.
+    while (!started_ && i < bytes.size()) {
+        if (bytes[i] == kBom[bom_seen_]) {
+            ++bom_seen_;
+            ++i;
+            if (bom_seen_ == kBom.size()) {
+                started_ = true;
+            }
+            continue;
+        }
+        // Not a byte order mark after all: what was matched of it is text.
+        line_.append(kBom.substr(0, bom_seen_));
+        started_ = true;
+    }
+    while (i < bytes.size()) {
+        if (after_cr_ && bytes[i] == '\n') {
+            ++i;  // the LF of a CRLF whose CR ended the previous line
+        }
+        after_cr_ = false;
+        const std::size_t end = bytes.find_first_of("\r\n", i);
+        const std::size_t stop = end == std::string_view::npos ? bytes.size() : end;
+        if (line_.size() + (stop - i) > limits_.max_line_bytes) {
+            return fail("a line of the event stream is longer than " +
+                        std::to_string(limits_.max_line_bytes) + " bytes");
+        }
+        if (end == std::string_view::npos) {
+            line_.append(bytes.substr(i));
+            return true;
+        }
+        bool ok = true;
+        if (line_.empty()) {
+            ok = line(bytes.substr(i, end - i), events);
+        } else {
+            line_.append(bytes.substr(i, end - i));
+            ok = line(line_, events);
+            line_.clear();
+        }
+        if (!ok) {
+            return false;
+        }
+        after_cr_ = bytes[end] == '\r';
+        i = end + 1;
+    }
+    return true;
+}
+
+bool SseParser::line(std::string_view text, std::vector<SseEvent>& events) {
+    if (text.empty()) {
+        if (!data_.empty()) {
+            SseEvent event;
+            event.type = type_.empty() ? "message" : type_;
+            event.data.assign(data_, 0, data_.size() - 1);  // without the last '\n'
+            event.id = last_id_;
+            events.push_back(std::move(event));
+        }
+        data_.clear();
+        type_.clear();
+        return true;
+    }
+    if (text.front() == ':') {
+        return true;  // a comment (often a keep-alive)
+    }
+    const std::size_t colon = text.find(':');
+    const std::string_view field = text.substr(0, colon);
+    std::string_view value;
+    if (colon != std::string_view::npos) {
+        value = text.substr(colon + 1);
+        if (!value.empty() && value.front() == ' ') {
+            value.remove_prefix(1);
+        }
+    }
+    if (field == "data") {
+        if (data_.size() + value.size() + 1 > limits_.max_event_bytes) {
+            return fail("an event of the event stream is larger than " +
+                        std::to_string(limits_.max_event_bytes) + " bytes");
+        }
+        data_.append(value);
+        data_.push_back('\n');
+    } else if (field == "event") {
+        type_.assign(value);
+    } else if (field == "id") {
+        if (value.find('\0') == std::string_view::npos) {
+            last_id_.assign(value);
+        }
+    } else if (field == "retry") {
+        if (!value.empty() && value.size() <= 18 &&
+            std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+            std::int64_t ms = 0;
+            for (const char c : value) {
+                ms = ms * 10 + (c - '0');
+            }
+            retry_ms_ = ms;
+        }
+    }
+    return true;
+}
+
+void SseParser::finish() {
+    line_.clear();
+    data_.clear();
+    type_.clear();
+    after_cr_ = false;
+}
+
+}  // namespace crank::rest
