@@ -1,0 +1,254 @@
+// crank-demo-upstream: the project's own demo upstream, so that the demo (scripts/run.sh) and
+// tests have a real HTTP API behind Crank. Loopback only by default; everything is bounded.
+//
+//   crank-demo-upstream [--listen 127.0.0.1:9000]
+//
+//   GET  /health                          {"status":"ok"}
+//   GET  /items?limit=N&cursor=C          a page of the item catalogue: items, next_cursor, done
+//   GET  /items/ID                        one item, or 404 {"error": ...}
+//   POST /echo                            the JSON body back (at most 1 MiB)
+//   GET  /logs/stream?count=N&rate=R      SSE: `event: log` items, N of them (default 100, at
+//                                         most 100000; 0 = until the client leaves), R per second
+//   GET  /metrics/stream?count=N&rate=R   SSE: `event: metrics` samples
+//   GET  /events/poll?cursor=C&wait_ms=W  long-poll over a feed that grows by 5 events a second:
+//                                         the events after C, waiting up to W ms (max 30000)
+//
+// SIGTERM or SIGINT stops it; it prints "listening on http://HOST:PORT" on stderr when ready.
+
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/StreamCopier.h>
+#include <Poco/URI.h>
+
+namespace {
+
+using Poco::Net::HTTPResponse;
+using Poco::Net::HTTPServerRequest;
+using Poco::Net::HTTPServerResponse;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::int64_t kCatalogueSize = 1000;
+constexpr std::int64_t kMaxPage = 100;
+constexpr std::int64_t kMaxStreamCount = 100'000;
+constexpr std::int64_t kMaxWaitMs = 30'000;
+constexpr std::size_t kMaxBody = std::size_t{1024} * 1024;
+
+std::atomic<bool> stopping{false};
+const Clock::time_point started = Clock::now();
+
+/// The value of query parameter `name` as an integer within [min, max], or `fallback`.
+std::int64_t queryInt(const Poco::URI& uri, const std::string& name, std::int64_t fallback,
+                      std::int64_t min, std::int64_t max) {
+    for (const auto& [key, value] : uri.getQueryParameters()) {
+        if (key == name) {
+            char* end = nullptr;
+            const long long parsed = std::strtoll(value.c_str(), &end, 10);
+            if (end != value.c_str() && *end == '\0') {
+                return std::clamp<std::int64_t>(parsed, min, max);
+            }
+        }
+    }
+    return fallback;
+}
+
+std::string itemJson(std::int64_t id) {
+    static const char* const kNames[] = {"bolt", "nut", "gear", "spring", "valve", "pump"};
+    std::ostringstream out;
+    out << R"({"id":)" << id << R"(,"name":")" << kNames[id % 6] << "-" << id << R"(","price":)"
+        << (id * 37 % 1000) / 10.0 << R"(,"in_stock":)" << ((id % 3 != 0) ? "true" : "false")
+        << "}";
+    return out.str();
+}
+
+void sendJson(HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
+              const std::string& body) {
+    response.setStatus(status);
+    response.setContentType("application/json");
+    response.setContentLength(static_cast<std::streamsize>(body.size()));
+    response.send() << body;
+}
+
+/// The feed of the long-poll endpoint: event n exists once n/5 seconds have passed.
+std::int64_t feedLength() {
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+    return ms / 200;
+}
+
+class DemoHandler final : public Poco::Net::HTTPRequestHandler {
+public:
+    void handleRequest(HTTPServerRequest& request, HTTPServerResponse& response) override {
+        const Poco::URI uri(request.getURI());
+        const std::string path = uri.getPath();
+        const bool get = request.getMethod() == "GET";
+        if (get && path == "/health") {
+            sendJson(response, HTTPResponse::HTTP_OK, R"({"status":"ok"})");
+        } else if (get && path == "/items") {
+            items(uri, response);
+        } else if (get && path.rfind("/items/", 0) == 0) {
+            item(path.substr(7), response);
+        } else if (request.getMethod() == "POST" && path == "/echo") {
+            echo(request, response);
+        } else if (get && path == "/logs/stream") {
+            stream(uri, response, "log");
+        } else if (get && path == "/metrics/stream") {
+            stream(uri, response, "metrics");
+        } else if (get && path == "/events/poll") {
+            poll(uri, response);
+        } else {
+            sendJson(response, HTTPResponse::HTTP_NOT_FOUND,
+                     R"({"error":"no such endpoint; see GET /health, /items, /logs/stream"})");
+        }
+    }
+
+private:
+    static void items(const Poco::URI& uri, HTTPServerResponse& response) {
+        const std::int64_t limit = queryInt(uri, "limit", 10, 1, kMaxPage);
+        const std::int64_t from = queryInt(uri, "cursor", 0, 0, kCatalogueSize);
+        const std::int64_t to = std::min(from + limit, kCatalogueSize);
+        std::string body = R"({"items":[)";
+        for (std::int64_t id = from; id < to; ++id) {
+            body += (id == from ? "" : ",") + itemJson(id + 1);
+        }
+        body += R"(],"next_cursor":")" + std::to_string(to) + R"(","done":)" +
+                (to >= kCatalogueSize ? "true" : "false") + R"(,"total":)" +
+                std::to_string(kCatalogueSize) + "}";
+        sendJson(response, HTTPResponse::HTTP_OK, body);
+    }
+
+    static void item(const std::string& id, HTTPServerResponse& response) {
+        char* end = nullptr;
+        const long long n = std::strtoll(id.c_str(), &end, 10);
+        if (id.empty() || *end != '\0' || n < 1 || n > kCatalogueSize) {
+            sendJson(response, HTTPResponse::HTTP_NOT_FOUND,
+                     R"({"error":"no item with that id; ids run from 1 to 1000"})");
+            return;
+        }
+        sendJson(response, HTTPResponse::HTTP_OK, itemJson(n));
+    }
+
+    static void echo(HTTPServerRequest& request, HTTPServerResponse& response) {
+        std::string body;
+        body.resize(kMaxBody + 1);
+        request.stream().read(body.data(), static_cast<std::streamsize>(body.size()));
+        body.resize(static_cast<std::size_t>(request.stream().gcount()));
+        if (body.size() > kMaxBody) {
+            sendJson(response, HTTPResponse::HTTP_REQUEST_ENTITY_TOO_LARGE,
+                     R"({"error":"the body is larger than 1 MiB"})");
+            return;
+        }
+        sendJson(response, HTTPResponse::HTTP_OK, body.empty() ? "{}" : body);
+    }
+
+    static void stream(const Poco::URI& uri, HTTPServerResponse& response,
+                       const std::string& kind) {
+        const std::int64_t count = queryInt(uri, "count", 100, 0, kMaxStreamCount);
+        const std::int64_t rate = queryInt(uri, "rate", 20, 1, 100'000);
+        response.setStatus(HTTPResponse::HTTP_OK);
+        response.setContentType("text/event-stream");
+        response.set("Cache-Control", "no-cache");
+        response.setChunkedTransferEncoding(true);
+        std::ostream& out = response.send();
+        out << ": demo " << kind << " stream\n\n" << std::flush;
+        static const char* const kLevels[] = {"info", "info", "info", "warn", "error"};
+        const auto step = std::chrono::microseconds(1'000'000 / rate);
+        auto next = Clock::now();
+        for (std::int64_t seq = 1; (count == 0 || seq <= count) && !stopping.load(); ++seq) {
+            next += step;
+            std::this_thread::sleep_until(next);
+            if (kind == "log") {
+                out << "event: log\nid: " << seq << "\ndata: {\"seq\":" << seq << ",\"level\":\""
+                    << kLevels[seq % 5] << "\",\"message\":\"request " << seq
+                    << " served\",\"latency_ms\":" << (seq * 7919 % 500) << "}\n\n";
+            } else {
+                out << "event: metrics\nid: " << seq << "\ndata: {\"seq\":" << seq
+                    << ",\"cpu\":" << (seq * 13 % 100) << ",\"memory_mb\":" << (512 + seq % 64)
+                    << "}\n\n";
+            }
+            out.flush();
+            if (!out.good()) {
+                return;  // the client left
+            }
+        }
+    }
+
+    static void poll(const Poco::URI& uri, HTTPServerResponse& response) {
+        const std::int64_t cursor = queryInt(uri, "cursor", 0, 0, INT64_MAX / 2);
+        const std::int64_t waitMs = queryInt(uri, "wait_ms", 5'000, 0, kMaxWaitMs);
+        const auto deadline = Clock::now() + std::chrono::milliseconds(waitMs);
+        while (feedLength() <= cursor && Clock::now() < deadline && !stopping.load()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        const std::int64_t to = std::min(feedLength(), cursor + kMaxPage);
+        std::string body = R"({"events":[)";
+        for (std::int64_t n = cursor + 1; n <= to; ++n) {
+            body += (n == cursor + 1 ? "" : ",") + std::string(R"({"n":)") + std::to_string(n) +
+                    R"(,"kind":")" + (n % 4 == 0 ? "order" : "view") + R"("})";
+        }
+        body += R"(],"cursor":")" + std::to_string(std::max(cursor, to)) + R"("})";
+        sendJson(response, HTTPResponse::HTTP_OK, body);
+    }
+};
+
+class DemoFactory final : public Poco::Net::HTTPRequestHandlerFactory {
+public:
+    Poco::Net::HTTPRequestHandler* createRequestHandler(const HTTPServerRequest&) override {
+        return new DemoHandler;
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string listen = "127.0.0.1:9000";
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--listen" && i + 1 < argc) {
+            listen = argv[++i];
+        } else {
+            std::fprintf(stderr, "usage: crank-demo-upstream [--listen HOST:PORT]\n");
+            return 2;
+        }
+    }
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    try {
+        Poco::Net::ServerSocket socket{Poco::Net::SocketAddress(listen)};
+        auto* params = new Poco::Net::HTTPServerParams;
+        params->setMaxThreads(64);
+        params->setMaxQueued(256);
+        Poco::Net::HTTPServer server(new DemoFactory, socket, params);
+        server.start();
+        std::fprintf(stderr, "listening on http://%s\n", socket.address().toString().c_str());
+        int sig = 0;
+        sigwait(&signals, &sig);
+        stopping.store(true);
+        server.stopAll(true);
+    } catch (const Poco::Exception& e) {
+        std::fprintf(stderr, "crank-demo-upstream: %s\n", e.displayText().c_str());
+        return 1;
+    }
+    return 0;
+}
