@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -66,18 +65,12 @@ public:
 
     /// Waits for "listening on http://127.0.0.1:PORT" and returns the port.
     std::uint16_t waitListening() {
-        auto line = process_->waitForStderrLine("listening on http://", kStartTimeout);
-        if (!line) {
+        const auto port = process_->waitForListeningPort(kStartTimeout);
+        if (!port) {
             ADD_FAILURE() << "crankd did not start listening; stderr:\n" << process_->stderrText();
             return 0;
         }
-        std::smatch m;
-        const std::regex re(R"(listening on http://127\.0\.0\.1:(\d+))");
-        if (!std::regex_search(*line, m, re)) {
-            ADD_FAILURE() << "unexpected listening line: " << *line;
-            return 0;
-        }
-        return static_cast<std::uint16_t>(std::stoi(m[1].str()));
+        return *port;
     }
 
     ChildProcess& process() { return *process_; }

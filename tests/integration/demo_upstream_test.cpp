@@ -4,7 +4,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -27,11 +26,9 @@ protected:
     void SetUp() override {
         process_.emplace(
             std::vector<std::string>{CRANK_DEMO_UPSTREAM_PATH, "--listen", "127.0.0.1:0"});
-        auto line = process_->waitForStderrLine("listening on http://", 20s);
-        ASSERT_TRUE(line) << process_->stderrText();
-        std::smatch m;
-        ASSERT_TRUE(std::regex_search(*line, m, std::regex(R"(127\.0\.0\.1:(\d+))")));
-        port_ = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+        const auto port = process_->waitForListeningPort(20s);
+        ASSERT_TRUE(port) << process_->stderrText();
+        port_ = *port;
     }
 
     void TearDown() override {

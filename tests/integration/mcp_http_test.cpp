@@ -39,11 +39,9 @@ protected:
                                          extraConfig + "}");
         process_.emplace(std::vector<std::string>{CRANKD_TEST_TOOLS_PATH, "--config", config,
                                                   "--listen", "127.0.0.1:0"});
-        auto line = process_->waitForStderrLine("listening on http://", 20s);
-        ASSERT_TRUE(line) << process_->stderrText();
-        std::smatch m;
-        ASSERT_TRUE(std::regex_search(*line, m, std::regex(R"(127\.0\.0\.1:(\d+))")));
-        port_ = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+        const auto port = process_->waitForListeningPort(20s);
+        ASSERT_TRUE(port) << process_->stderrText();
+        port_ = *port;
     }
 
     void TearDown() override {

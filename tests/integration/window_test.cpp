@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -120,11 +119,9 @@ protected:
                               operations + "]}");
         process_ = new ChildProcess(
             std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"});
-        auto line = process_->waitForStderrLine("listening on http://", 20s);
-        ASSERT_TRUE(line) << process_->stderrText();
-        std::smatch m;
-        ASSERT_TRUE(std::regex_search(*line, m, std::regex(R"(127\.0\.0\.1:(\d+))")));
-        port_ = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+        const auto port = process_->waitForListeningPort(20s);
+        ASSERT_TRUE(port) << process_->stderrText();
+        port_ = *port;
     }
 
     static void TearDownTestSuite() {
@@ -482,11 +479,9 @@ TEST(WindowShutdown, SigtermStopsRunningWindowsAndAnswersThem) {
             "]}");
     ChildProcess crankd(
         std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"});
-    auto line = crankd.waitForStderrLine("listening on http://", 20s);
-    ASSERT_TRUE(line) << crankd.stderrText();
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(*line, m, std::regex(R"(127\.0\.0\.1:(\d+))")));
-    const auto port = static_cast<std::uint16_t>(std::stoi(m[1].str()));
+    const auto listening = crankd.waitForListeningPort(20s);
+    ASSERT_TRUE(listening) << crankd.stderrText();
+    const std::uint16_t port = *listening;
     const std::vector<std::pair<std::string, std::string>> json{
         {"Content-Type", "application/json"}, {"Accept", kAccept}};
     const Reply init =

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <regex>
 #include <stdexcept>
 #include <thread>
 
@@ -164,6 +165,16 @@ std::string ChildProcess::stderrText() {
         pump(std::chrono::milliseconds(100));
     }
     return err_;
+}
+
+std::optional<std::uint16_t> ChildProcess::waitForListeningPort(std::chrono::milliseconds timeout) {
+    const auto line = waitForStderrLine("listening on http://", timeout);
+    std::smatch m;
+    if (!line ||
+        !std::regex_search(*line, m, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))"))) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint16_t>(std::stoi(m[1].str()));
 }
 
 }  // namespace crank::testing

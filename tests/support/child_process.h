@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ public:
     /// stderr); returns that line.
     std::optional<std::string> waitForStderrLine(const std::string& needle,
                                                  std::chrono::milliseconds timeout);
+
+    /// Waits for the "listening on http://127.0.0.1:PORT" line that crankd and the demo upstream
+    /// log once they serve, and returns PORT; nullopt when it does not come within `timeout`.
+    std::optional<std::uint16_t> waitForListeningPort(std::chrono::milliseconds timeout);
 
     /// Sends `signal` to the process.
     void signal(int signal);
