@@ -81,7 +81,7 @@ std::string itemJson(std::int64_t id) {
 
 void sendJson(HTTPServerResponse& response, HTTPResponse::HTTPStatus status,
               const std::string& body) {
-    response.setStatus(status);
+    response.setStatusAndReason(status);
     response.setContentType("application/json");
     response.setContentLength(static_cast<std::streamsize>(body.size()));
     response.send() << body;

@@ -1,0 +1,312 @@
+#include "http_connection.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <Poco/Net/Context.h>
+#include <Poco/Net/DNS.h>
+#include <Poco/Net/IPAddress.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/SSLException.h>
+#include <Poco/Net/SecureStreamSocket.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+#include <Poco/Timespan.h>
+
+#include <sys/socket.h>
+
+namespace crank::rest {
+namespace {
+
+// A blocking wait is cut into slices this long so that a cancelled call is noticed.
+constexpr auto kSlice = std::chrono::milliseconds(200);
+
+Poco::Timespan toTimespan(Clock::duration d) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+    return Poco::Timespan(std::max<std::int64_t>(us, 1000));
+}
+
+[[noreturn]] void fail(TransportError::Kind kind, std::string detail) {
+    throw TransportFailure(TransportError{kind, std::move(detail)});
+}
+
+/// One TLS client context per TLS settings, shared by every connection that uses them.
+Poco::Net::Context::Ptr contextFor(const TlsOptions& tls) {
+    static std::mutex mutex;
+    static std::map<std::pair<bool, std::string>, Poco::Net::Context::Ptr> contexts;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto& context = contexts[{tls.verify, tls.ca_file}];
+    if (!context) {
+        Poco::Net::Context::Params params;
+        params.verificationMode =
+            tls.verify ? Poco::Net::Context::VERIFY_RELAXED : Poco::Net::Context::VERIFY_NONE;
+        params.caLocation = tls.ca_file;
+        params.loadDefaultCAs = tls.ca_file.empty();
+        params.verificationDepth = 9;
+        context = new Poco::Net::Context(Poco::Net::Context::TLS_CLIENT_USE, params);
+    }
+    return context;
+}
+
+std::vector<Poco::Net::IPAddress> resolve(const std::string& host) {
+    Poco::Net::IPAddress literal;
+    if (Poco::Net::IPAddress::tryParse(host, literal)) {
+        return {literal};
+    }
+    try {
+        return Poco::Net::DNS::hostByName(host).addresses();
+    } catch (const Poco::Net::HostNotFoundException&) {
+        fail(TransportError::Kind::dns, "cannot resolve host \"" + host + "\"");
+    } catch (const Poco::Net::NoAddressFoundException&) {
+        fail(TransportError::Kind::dns, "cannot resolve host \"" + host + "\" (no address)");
+    } catch (const Poco::Exception& e) {
+        fail(TransportError::Kind::dns, "cannot resolve host \"" + host + "\": " + e.displayText());
+    }
+}
+
+}  // namespace
+
+struct Connection::Impl {
+    std::mutex mutex;  // guards interrupted and the fd against interrupt() from other threads
+    bool interrupted = false;
+    std::unique_ptr<Poco::Net::StreamSocket> socket;
+    int fd = -1;
+    std::string authority;
+
+    void setFd() {
+        const std::lock_guard<std::mutex> lock(mutex);
+        fd = socket->impl()->sockfd();
+        if (interrupted) {
+            ::shutdown(fd, SHUT_RDWR);
+        }
+    }
+    /// Shuts the socket down (a blocked call on it returns) without marking it interrupted.
+    void shutdownFd() {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (fd >= 0) {
+            ::shutdown(fd, SHUT_RDWR);
+        }
+    }
+    bool isInterrupted() {
+        const std::lock_guard<std::mutex> lock(mutex);
+        return interrupted;
+    }
+};
+
+Connection::Connection() : impl_(std::make_unique<Impl>()) {}
+
+Connection::~Connection() {
+    if (impl_->socket) {
+        {
+            const std::lock_guard<std::mutex> lock(impl_->mutex);
+            impl_->fd = -1;
+        }
+        try {
+            impl_->socket->close();
+        } catch (...) {  // NOLINT(bugprone-empty-catch): closing is best effort
+        }
+    }
+}
+
+std::string poolKey(const Url& url, const TlsOptions& tls) {
+    std::string key = url.origin();
+    if (url.tls()) {
+        key.append(tls.verify ? "|verify|" : "|noverify|").append(tls.ca_file);
+    }
+    return key;
+}
+
+std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& tls,
+                                             Clock::time_point deadline,
+                                             const CancelCheck& cancel) {
+    std::unique_ptr<Connection> c(new Connection());
+    c->pool_key_ = rest::poolKey(url, tls);
+    c->impl_->authority = url.authority();
+    const std::vector<Poco::Net::IPAddress> addresses = resolve(url.host);
+    if (addresses.empty()) {
+        fail(TransportError::Kind::dns, "cannot resolve host \"" + url.host + "\" (no address)");
+    }
+    std::string lastError;
+    TransportError::Kind lastKind = TransportError::Kind::io;
+    for (const Poco::Net::IPAddress& address : addresses) {
+        if (cancel && cancel()) {
+            fail(TransportError::Kind::cancelled, "cancelled");
+        }
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            fail(TransportError::Kind::timeout, "connect");
+        }
+        auto socket = std::make_unique<Poco::Net::StreamSocket>(address.family());
+        try {
+            socket->connect(Poco::Net::SocketAddress(address, url.port),
+                            toTimespan(deadline - now));
+            socket->setNoDelay(true);
+        } catch (const Poco::TimeoutException&) {
+            fail(TransportError::Kind::timeout, "connect");
+        } catch (const Poco::Net::ConnectionRefusedException&) {
+            lastKind = TransportError::Kind::refused;
+            lastError = "connection refused by " + url.authority();
+            continue;
+        } catch (const Poco::Exception& e) {
+            lastKind = TransportError::Kind::io;
+            lastError = "cannot connect to " + url.authority() + ": " + e.displayText();
+            continue;
+        }
+        c->impl_->socket = std::move(socket);
+        break;
+    }
+    if (!c->impl_->socket) {
+        fail(lastKind, lastError);
+    }
+    c->impl_->setFd();
+    if (url.tls()) {
+        // OpenSSL's blocking handshake does not honour the socket's timeouts reliably: a guard
+        // thread shuts the socket down at the deadline so that a stalled peer cannot hold it.
+        std::mutex guardMutex;
+        std::condition_variable guardCv;
+        bool handshakeDone = false;
+        bool guardFired = false;
+        Impl& impl = *c->impl_;
+        std::thread guard([&] {
+            std::unique_lock<std::mutex> lock(guardMutex);
+            while (!handshakeDone) {
+                const auto wake = std::min(deadline, Clock::now() + kSlice);
+                guardCv.wait_until(lock, wake);
+                if (handshakeDone) {
+                    break;
+                }
+                if (Clock::now() >= deadline || (cancel && cancel())) {
+                    guardFired = Clock::now() >= deadline;
+                    impl.shutdownFd();
+                    break;
+                }
+            }
+        });
+        const auto finishGuard = [&] {
+            {
+                const std::lock_guard<std::mutex> lock(guardMutex);
+                handshakeDone = true;
+            }
+            guardCv.notify_all();
+            guard.join();
+        };
+        try {
+            const Poco::Timespan left = toTimespan(deadline - Clock::now());
+            c->impl_->socket->setReceiveTimeout(left);
+            c->impl_->socket->setSendTimeout(left);
+            auto secure = std::make_unique<Poco::Net::SecureStreamSocket>(
+                Poco::Net::SecureStreamSocket::attach(*c->impl_->socket, url.host,
+                                                      contextFor(tls)));
+            secure->completeHandshake();
+            finishGuard();
+            c->impl_->socket = std::move(secure);
+        } catch (const Poco::Exception& e) {
+            finishGuard();
+            if (guardFired) {
+                fail(TransportError::Kind::timeout, "connect");
+            }
+            if (c->impl_->isInterrupted() || (cancel && cancel())) {
+                fail(TransportError::Kind::cancelled, "cancelled");
+            }
+            fail(TransportError::Kind::tls,
+                 "TLS handshake with " + url.authority() + " failed: " + e.displayText());
+        } catch (...) {
+            finishGuard();
+            throw;
+        }
+        c->impl_->setFd();
+    }
+    c->countUse();
+    return c;
+}
+
+void Connection::sendAll(std::string_view bytes, Clock::time_point deadline,
+                         const CancelCheck& cancel) {
+    while (!bytes.empty()) {
+        if (impl_->isInterrupted() || (cancel && cancel())) {
+            fail(TransportError::Kind::cancelled, "cancelled");
+        }
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            fail(TransportError::Kind::timeout, "send");
+        }
+        try {
+            impl_->socket->setSendTimeout(
+                toTimespan(std::min<Clock::duration>(deadline - now, kSlice)));
+            const int sent = impl_->socket->sendBytes(
+                bytes.data(), static_cast<int>(std::min<std::size_t>(bytes.size(), 1U << 20U)));
+            if (sent <= 0) {
+                continue;  // a TLS want-write: try again
+            }
+            bytes.remove_prefix(static_cast<std::size_t>(sent));
+        } catch (const Poco::TimeoutException&) {
+            continue;
+        } catch (const Poco::Exception& e) {
+            if (impl_->isInterrupted()) {
+                fail(TransportError::Kind::cancelled, "cancelled");
+            }
+            fail(TransportError::Kind::closed, "sending the request failed: " + e.displayText());
+        }
+    }
+}
+
+std::size_t Connection::readSome(char* buffer, std::size_t size, Clock::time_point deadline,
+                                 const CancelCheck& cancel) {
+    for (;;) {
+        if (impl_->isInterrupted() || (cancel && cancel())) {
+            fail(TransportError::Kind::cancelled, "cancelled");
+        }
+        const auto now = Clock::now();
+        if (now >= deadline) {
+            fail(TransportError::Kind::timeout, "read");
+        }
+        try {
+            impl_->socket->setReceiveTimeout(
+                toTimespan(std::min<Clock::duration>(deadline - now, kSlice)));
+            const int n = impl_->socket->receiveBytes(
+                buffer, static_cast<int>(std::min<std::size_t>(size, 1U << 20U)));
+            if (n > 0) {
+                return static_cast<std::size_t>(n);
+            }
+            if (n == 0) {
+                if (impl_->isInterrupted()) {
+                    fail(TransportError::Kind::cancelled, "cancelled");
+                }
+                return 0;
+            }
+            // A negative count is a TLS "want read": nothing yet.
+        } catch (const Poco::TimeoutException&) {
+            continue;
+        } catch (const Poco::Exception& e) {
+            if (impl_->isInterrupted()) {
+                fail(TransportError::Kind::cancelled, "cancelled");
+            }
+            fail(TransportError::Kind::io, "reading the response failed: " + e.displayText());
+        }
+    }
+}
+
+void Connection::interrupt() noexcept {
+    const std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->interrupted = true;
+    if (impl_->fd >= 0) {
+        ::shutdown(impl_->fd, SHUT_RDWR);
+    }
+}
+
+bool Connection::usableWhenIdle() const {
+    if (impl_->isInterrupted() || impl_->fd < 0) {
+        return false;
+    }
+    pollfd p{impl_->fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, 0);
+    return r == 0;
+}
+
+}  // namespace crank::rest

@@ -1,0 +1,504 @@
+#include "rest_config.h"
+
+#include <algorithm>
+#include <array>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace crank::rest {
+namespace {
+
+using Json = rapidjson::Value;
+
+constexpr std::int64_t kMaxMs = 24LL * 3'600'000;
+constexpr std::size_t kMaxDepth = 256;
+constexpr std::size_t kMaxResponseCeiling = std::size_t{1} << 30U;  // 1 GiB
+constexpr std::size_t kMaxEventCeiling = std::size_t{256} * 1024 * 1024;
+
+constexpr std::array<std::string_view, 7> kMethods = {"GET",   "HEAD",   "POST",   "PUT",
+                                                      "PATCH", "DELETE", "OPTIONS"};
+// Headers the plugin writes itself (framing and connection management).
+constexpr std::array<std::string_view, 5> kOwnHeaders = {"host", "content-length",
+                                                         "transfer-encoding", "connection", "te"};
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](char c) {
+        return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    });
+    return out;
+}
+
+std::string str(const Json& v) {
+    return {v.GetString(), v.GetStringLength()};
+}
+
+bool isToken(std::string_view s) {
+    if (s.empty()) {
+        return false;
+    }
+    return std::all_of(s.begin(), s.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+               std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    });
+}
+
+bool hasControl(std::string_view s) {
+    return std::any_of(s.begin(), s.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 && c != '\t') || u == 0x7f;
+    });
+}
+
+std::string compact(const Json& v) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    v.Accept(writer);
+    return {buffer.GetString(), buffer.GetSize()};
+}
+
+/// A scalar as the text sent in a query or header; nullopt for null.
+std::optional<std::string> scalarText(const Json& v) {
+    if (v.IsString()) {
+        return str(v);
+    }
+    if (v.IsBool()) {
+        return std::string(v.GetBool() ? "true" : "false");
+    }
+    if (v.IsNumber()) {
+        return compact(v);
+    }
+    return std::nullopt;
+}
+
+class Parser {
+public:
+    Parser(bool rendered, std::vector<ConfigProblem>& problems)
+        : rendered_(rendered), problems_(problems) {}
+
+    void problem(std::string path, std::string message) {
+        problems_.push_back({std::move(path), std::move(message)});
+    }
+
+    std::optional<std::int64_t> millis(const Json& parent, const char* key, std::string path) {
+        const auto it = parent.FindMember(key);
+        if (it == parent.MemberEnd()) {
+            return std::nullopt;
+        }
+        if (!it->value.IsInt64() || it->value.GetInt64() < 1 || it->value.GetInt64() > kMaxMs) {
+            problem(std::move(path), "expected a whole number of milliseconds from 1 to 86400000");
+            return std::nullopt;
+        }
+        return it->value.GetInt64();
+    }
+
+    std::optional<std::size_t> bytes(const Json& parent, const char* key, std::string path,
+                                     std::size_t ceiling) {
+        const auto it = parent.FindMember(key);
+        if (it == parent.MemberEnd()) {
+            return std::nullopt;
+        }
+        if (!it->value.IsUint64() || it->value.GetUint64() < 1 || it->value.GetUint64() > ceiling) {
+            problem(std::move(path),
+                    "expected a whole number of bytes from 1 to " + std::to_string(ceiling));
+            return std::nullopt;
+        }
+        return static_cast<std::size_t>(it->value.GetUint64());
+    }
+
+    const Json* object(const Json& parent, const char* key, const std::string& path) {
+        const auto it = parent.FindMember(key);
+        if (it == parent.MemberEnd()) {
+            return nullptr;
+        }
+        if (!it->value.IsObject()) {
+            problem(path, "expected an object");
+            return nullptr;
+        }
+        return &it->value;
+    }
+
+    void unknownMembers(const Json& object, const std::string& prefix,
+                        std::initializer_list<std::string_view> known) {
+        for (const auto& m : object.GetObject()) {
+            const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+                problem(prefix + std::string(name), "unknown member of the REST config");
+            }
+        }
+    }
+
+    void parse(const Json& root, RestConfig& c) {
+        unknownMembers(
+            root, "",
+            {"url", "method", "query", "headers", "body", "timeouts", "tls", "max_response_bytes",
+             "accept", "follow_redirects", "compression", "cursor_param", "keep_alive", "sse"});
+        // url
+        const auto url = root.FindMember("url");
+        if (url == root.MemberEnd()) {
+            problem("url", "is required: the upstream's absolute http:// or https:// URL");
+        } else if (!url->value.IsString()) {
+            problem("url", "expected a string");
+        } else {
+            c.url_text = str(url->value);
+            const bool templated = c.url_text.find("{{") != std::string::npos;
+            if (rendered_ || !templated) {
+                std::string error;
+                c.url = parseUrl(c.url_text, error);
+                if (!c.url) {
+                    problem("url", error);
+                }
+            } else {
+                // Templates still in it: the scheme at least must be literal.
+                const std::string head = lower(c.url_text.substr(0, 8));
+                if (head.rfind("http://", 0) != 0 && head.rfind("https://", 0) != 0) {
+                    problem("url", "must start with http:// or https:// (templates may follow)");
+                }
+            }
+        }
+        // method
+        const auto method = root.FindMember("method");
+        if (method != root.MemberEnd()) {
+            const std::string m = method->value.IsString() ? str(method->value) : std::string();
+            if (std::find(kMethods.begin(), kMethods.end(), m) == kMethods.end()) {
+                problem(
+                    "method",
+                    "expected one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS (upper case)");
+            } else {
+                c.method = m;
+            }
+        }
+        // query
+        if (const Json* q = object(root, "query", "query")) {
+            for (const auto& m : q->GetObject()) {
+                const std::string name = str(m.name);
+                const std::string path = "query." + name;
+                if (name.empty()) {
+                    problem(path, "a query parameter needs a name");
+                    continue;
+                }
+                const auto add = [&](const Json& v) {
+                    if (v.IsNull()) {
+                        return;
+                    }
+                    if (auto text = scalarText(v)) {
+                        c.query.emplace_back(name, std::move(*text));
+                    } else {
+                        problem(path,
+                                "expected a string, number, boolean, null, or an array of them");
+                    }
+                };
+                if (m.value.IsArray()) {
+                    for (const auto& e : m.value.GetArray()) {
+                        add(e);
+                    }
+                } else {
+                    add(m.value);
+                }
+            }
+        }
+        // headers
+        if (const Json* h = object(root, "headers", "headers")) {
+            for (const auto& m : h->GetObject()) {
+                const std::string name = str(m.name);
+                const std::string path = "headers." + name;
+                const std::string lowerName = lower(name);
+                if (!isToken(name)) {
+                    problem(path, "not a valid HTTP header name");
+                    continue;
+                }
+                if (std::find(kOwnHeaders.begin(), kOwnHeaders.end(), lowerName) !=
+                    kOwnHeaders.end()) {
+                    problem(path, "the REST plugin sets this header itself");
+                    continue;
+                }
+                if (m.value.IsNull()) {
+                    continue;
+                }
+                auto text = scalarText(m.value);
+                if (!text) {
+                    problem(path, "expected a string (or a number or boolean)");
+                    continue;
+                }
+                if (hasControl(*text)) {
+                    problem(path,
+                            "a header value must not contain line breaks or other control "
+                            "characters");
+                    continue;
+                }
+                c.has_content_type = c.has_content_type || lowerName == "content-type";
+                c.headers.emplace_back(name, std::move(*text));
+            }
+        }
+        // body
+        const auto body = root.FindMember("body");
+        if (body != root.MemberEnd()) {
+            if (c.method == "GET" || c.method == "HEAD" || c.method == "OPTIONS") {
+                problem("body", "a " + c.method + " request cannot have a body");
+            } else {
+                c.body = compact(body->value);
+            }
+        }
+        // timeouts
+        if (const Json* t = object(root, "timeouts", "timeouts")) {
+            unknownMembers(*t, "timeouts.", {"connect_ms", "headers_ms", "total_ms"});
+            c.connect_ms = millis(*t, "connect_ms", "timeouts.connect_ms").value_or(c.connect_ms);
+            c.headers_ms = millis(*t, "headers_ms", "timeouts.headers_ms").value_or(c.headers_ms);
+            c.total_ms = millis(*t, "total_ms", "timeouts.total_ms");
+        }
+        // tls
+        if (const Json* t = object(root, "tls", "tls")) {
+            unknownMembers(*t, "tls.", {"verify", "ca_file"});
+            const auto verify = t->FindMember("verify");
+            if (verify != t->MemberEnd()) {
+                if (verify->value.IsBool()) {
+                    c.tls.verify = verify->value.GetBool();
+                } else {
+                    problem("tls.verify", "expected true or false");
+                }
+            }
+            const auto ca = t->FindMember("ca_file");
+            if (ca != t->MemberEnd()) {
+                if (ca->value.IsString() && ca->value.GetStringLength() > 0) {
+                    c.tls.ca_file = str(ca->value);
+                } else {
+                    problem("tls.ca_file", "expected the path of a PEM file");
+                }
+            }
+        }
+        c.max_response_bytes =
+            bytes(root, "max_response_bytes", "max_response_bytes", kMaxResponseCeiling)
+                .value_or(c.max_response_bytes);
+        // accept
+        const auto accept = root.FindMember("accept");
+        if (accept != root.MemberEnd()) {
+            if (!accept->value.IsArray() || accept->value.Empty()) {
+                problem("accept", "expected a non-empty array of media types");
+            } else {
+                c.accept.clear();
+                for (const auto& e : accept->value.GetArray()) {
+                    const std::string range = e.IsString() ? lower(str(e)) : std::string();
+                    const std::size_t slash = range.find('/');
+                    if (slash == std::string::npos || slash == 0 || slash + 1 == range.size()) {
+                        problem("accept",
+                                "expected media types like \"application/json\", "
+                                "\"text/*\" or \"*/*\"");
+                        break;
+                    }
+                    c.accept.push_back(range);
+                }
+            }
+        }
+        const auto redirects = root.FindMember("follow_redirects");
+        if (redirects != root.MemberEnd()) {
+            if (!redirects->value.IsInt() || redirects->value.GetInt() < 0 ||
+                redirects->value.GetInt() > 20) {
+                problem("follow_redirects", "expected a whole number from 0 to 20");
+            } else {
+                c.follow_redirects = redirects->value.GetInt();
+            }
+        }
+        const auto compression = root.FindMember("compression");
+        if (compression != root.MemberEnd()) {
+            if (compression->value.IsBool()) {
+                c.compression = compression->value.GetBool();
+            } else {
+                problem("compression", "expected true or false");
+            }
+        }
+        const auto cursor = root.FindMember("cursor_param");
+        if (cursor != root.MemberEnd()) {
+            if (cursor->value.IsString() && cursor->value.GetStringLength() > 0) {
+                c.cursor_param = str(cursor->value);
+            } else {
+                problem("cursor_param", "expected the name of a query parameter");
+            }
+        }
+        if (const Json* k = object(root, "keep_alive", "keep_alive")) {
+            unknownMembers(*k, "keep_alive.", {"max_idle", "idle_timeout_ms"});
+            const auto maxIdle = k->FindMember("max_idle");
+            if (maxIdle != k->MemberEnd()) {
+                if (!maxIdle->value.IsUint() || maxIdle->value.GetUint() > 1024) {
+                    problem("keep_alive.max_idle", "expected a whole number from 0 to 1024");
+                } else {
+                    c.max_idle = maxIdle->value.GetUint();
+                }
+            }
+            c.idle_timeout_ms = millis(*k, "idle_timeout_ms", "keep_alive.idle_timeout_ms")
+                                    .value_or(c.idle_timeout_ms);
+        }
+        if (const Json* s = object(root, "sse", "sse")) {
+            unknownMembers(*s, "sse.",
+                           {"events", "data", "envelope", "max_event_bytes", "max_line_bytes"});
+            const auto events = s->FindMember("events");
+            if (events != s->MemberEnd()) {
+                if (!events->value.IsArray()) {
+                    problem("sse.events", "expected an array of event types");
+                } else {
+                    for (const auto& e : events->value.GetArray()) {
+                        if (!e.IsString() || e.GetStringLength() == 0) {
+                            problem("sse.events", "expected an array of event types (strings)");
+                            break;
+                        }
+                        c.sse.events.push_back(str(e));
+                    }
+                }
+            }
+            const auto data = s->FindMember("data");
+            if (data != s->MemberEnd()) {
+                const std::string d = data->value.IsString() ? str(data->value) : std::string();
+                if (d != "json" && d != "text") {
+                    problem("sse.data", R"(expected "json" or "text")");
+                } else {
+                    c.sse.text = d == "text";
+                }
+            }
+            const auto envelope = s->FindMember("envelope");
+            if (envelope != s->MemberEnd()) {
+                if (envelope->value.IsBool()) {
+                    c.sse.envelope = envelope->value.GetBool();
+                } else {
+                    problem("sse.envelope", "expected true or false");
+                }
+            }
+            c.sse.max_event_bytes =
+                bytes(*s, "max_event_bytes", "sse.max_event_bytes", kMaxEventCeiling);
+            c.sse.max_line_bytes =
+                bytes(*s, "max_line_bytes", "sse.max_line_bytes", kMaxEventCeiling);
+        }
+    }
+
+private:
+    bool rendered_;
+    std::vector<ConfigProblem>& problems_;
+};
+
+/// The deepest nesting of arrays and objects in `json` (strings skipped); the writer that makes
+/// the body compact recurses, so depth is bounded before anything else.
+std::size_t nestingDepth(std::string_view json) {
+    std::size_t depth = 0;
+    std::size_t deepest = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (inString) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                inString = false;
+            }
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+}  // namespace
+
+std::optional<RestConfig> parseRestConfig(std::string_view json, bool rendered,
+                                          std::vector<ConfigProblem>& problems) {
+    if (nestingDepth(json) > kMaxDepth) {
+        problems.push_back(
+            {"", "the REST config is nested deeper than " + std::to_string(kMaxDepth) + " levels"});
+        return std::nullopt;
+    }
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+    if (doc.HasParseError()) {
+        problems.push_back({"", std::string("the REST config is not valid JSON: ") +
+                                    rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
+                                    std::to_string(doc.GetErrorOffset())});
+        return std::nullopt;
+    }
+    if (!doc.IsObject()) {
+        problems.push_back({"", "the REST config must be an object"});
+        return std::nullopt;
+    }
+    RestConfig config;
+    const std::size_t before = problems.size();
+    Parser(rendered, problems).parse(doc, config);
+    if (problems.size() != before) {
+        return std::nullopt;
+    }
+    return config;
+}
+
+bool isJsonMediaType(std::string_view type) {
+    return type == "application/json" ||
+           (type.size() > 5 && type.substr(type.size() - 5) == "+json");
+}
+
+bool mediaTypeAccepted(std::string_view type, const std::vector<std::string>& ranges) {
+    const std::size_t slash = type.find('/');
+    const std::string_view major = type.substr(0, slash);
+    for (const std::string& range : ranges) {
+        if (range == "*/*" || range == type) {
+            return true;
+        }
+        const std::size_t rslash = range.find('/');
+        const std::string_view rmajor = std::string_view(range).substr(0, rslash);
+        const std::string_view rminor = std::string_view(range).substr(rslash + 1);
+        if (rmajor != major) {
+            continue;
+        }
+        if (rminor == "*") {
+            return true;
+        }
+        // "application/*+json": any subtype with that suffix.
+        if (rminor.size() > 1 && rminor.front() == '*' && slash != std::string_view::npos) {
+            const std::string_view suffix = rminor.substr(1);
+            const std::string_view minor = type.substr(slash + 1);
+            if (minor.size() > suffix.size() &&
+                minor.substr(minor.size() - suffix.size()) == suffix) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+std::string_view restConfigSchema() {
+    return R"({
+  "type": "object",
+  "required": ["url"],
+  "properties": {
+    "url": {"type": "string", "minLength": 1, "description": "absolute http(s) URL; templates allowed"},
+    "method": {"enum": ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]},
+    "query": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null", "array"]}},
+    "headers": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
+    "body": {},
+    "timeouts": {"type": "object", "additionalProperties": false, "properties": {
+      "connect_ms": {"type": "integer", "minimum": 1, "maximum": 86400000},
+      "headers_ms": {"type": "integer", "minimum": 1, "maximum": 86400000},
+      "total_ms": {"type": "integer", "minimum": 1, "maximum": 86400000}}},
+    "tls": {"type": "object", "additionalProperties": false, "properties": {
+      "verify": {"type": "boolean"}, "ca_file": {"type": "string", "minLength": 1}}},
+    "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 1073741824},
+    "accept": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+    "follow_redirects": {"type": "integer", "minimum": 0, "maximum": 20},
+    "compression": {"type": "boolean"},
+    "cursor_param": {"type": "string", "minLength": 1},
+    "keep_alive": {"type": "object", "additionalProperties": false, "properties": {
+      "max_idle": {"type": "integer", "minimum": 0, "maximum": 1024},
+      "idle_timeout_ms": {"type": "integer", "minimum": 1, "maximum": 86400000}}},
+    "sse": {"type": "object", "additionalProperties": false, "properties": {
+      "events": {"type": "array", "items": {"type": "string", "minLength": 1}},
+      "data": {"enum": ["json", "text"]},
+      "envelope": {"type": "boolean"},
+      "max_event_bytes": {"type": "integer", "minimum": 1, "maximum": 268435456},
+      "max_line_bytes": {"type": "integer", "minimum": 1, "maximum": 268435456}}}
+  },
+  "additionalProperties": false
+})";
+}
+
+}  // namespace crank::rest

@@ -1,0 +1,24 @@
+#pragma once
+
+// Small text helpers of the REST plugin: UTF-8 repair, bounded excerpts, JSON checks, base64.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace crank::rest {
+
+/// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string validUtf8(std::string_view text);
+
+/// At most `max_bytes` of `text` (valid UTF-8, cut on a character boundary), with "..." appended
+/// when something was cut.
+std::string excerpt(std::string_view text, std::size_t max_bytes);
+
+/// True when `text` is one complete JSON value (RFC 8259, UTF-8), parsed without recursion.
+bool isValidJson(std::string_view text);
+
+/// Standard base64 with padding.
+std::string base64(std::string_view bytes);
+
+}  // namespace crank::rest

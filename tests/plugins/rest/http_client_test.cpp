@@ -1,0 +1,438 @@
+// The REST plugin's HTTP/1.1 client against a loopback server that answers with canned bytes:
+// framing (Content-Length, chunked, until close), gzip, 1xx, hostile heads, keep-alive reuse and
+// the keep-alive race, deadlines and interrupts.
+#include "http_client.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <Poco/Net/ServerSocket.h>
+#include <Poco/Net/StreamSocket.h>
+#include <gtest/gtest.h>
+
+#include <zlib.h>
+
+namespace crank::rest {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// One canned answer: pieces written with a pause before each, then the connection is kept for
+/// the next request or closed.
+struct Answer {
+    std::vector<std::pair<std::chrono::milliseconds, std::string>> pieces;
+    bool close_after = false;
+};
+
+Answer answer(std::string bytes, bool close_after = false) {
+    return Answer{{{0ms, std::move(bytes)}}, close_after};
+}
+
+/// Serves the answers in order, one per request, on as many connections as clients open.
+class CannedServer {
+public:
+    explicit CannedServer(std::vector<Answer> answers)
+        : answers_(std::move(answers)), socket_(Poco::Net::SocketAddress("127.0.0.1", 0)) {
+        thread_ = std::thread([this] { acceptLoop(); });
+    }
+    CannedServer(const CannedServer&) = delete;
+    CannedServer& operator=(const CannedServer&) = delete;
+    CannedServer(CannedServer&&) = delete;
+    CannedServer& operator=(CannedServer&&) = delete;
+    ~CannedServer() {
+        stop_ = true;
+        thread_.join();
+        for (std::thread& t : connections_) {
+            t.join();
+        }
+    }
+
+    Url url(const std::string& path = "/x") const {
+        std::string error;
+        return *parseUrl("http://127.0.0.1:" + std::to_string(socket_.address().port()) + path,
+                         error);
+    }
+    int accepted() const { return accepted_.load(); }
+    std::vector<std::string> requests() const {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        return requests_;
+    }
+
+private:
+    void acceptLoop() {
+        while (!stop_) {
+            if (!socket_.poll(Poco::Timespan(0, 100'000), Poco::Net::Socket::SELECT_READ)) {
+                continue;
+            }
+            Poco::Net::StreamSocket s = socket_.acceptConnection();
+            ++accepted_;
+            connections_.emplace_back([this, s]() mutable { serve(s); });
+        }
+    }
+    bool takeAnswer(Answer& out) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (next_ >= answers_.size()) {
+            return false;
+        }
+        out = answers_[next_++];
+        return true;
+    }
+    void serve(Poco::Net::StreamSocket s) {
+        s.setReceiveTimeout(Poco::Timespan(0, 100'000));
+        std::string in;
+        char buffer[4096];
+        for (int idle = 0; !stop_ && idle < 100;) {  // at most 10 s without a request
+            const std::size_t end = in.find("\r\n\r\n");
+            if (end == std::string::npos) {
+                try {
+                    const int n = s.receiveBytes(buffer, sizeof buffer);
+                    if (n <= 0) {
+                        return;
+                    }
+                    in.append(buffer, static_cast<std::size_t>(n));
+                } catch (const Poco::TimeoutException&) {
+                    ++idle;
+                } catch (...) {
+                    return;
+                }
+                continue;
+            }
+            {
+                const std::lock_guard<std::mutex> lock(mutex_);
+                requests_.push_back(in.substr(0, end + 4));
+            }
+            in.erase(0, end + 4);
+            Answer a;
+            if (!takeAnswer(a)) {
+                return;
+            }
+            try {
+                for (const auto& [pause, bytes] : a.pieces) {
+                    for (auto waited = 0ms; waited < pause && !stop_; waited += 10ms) {
+                        std::this_thread::sleep_for(10ms);
+                    }
+                    s.sendBytes(bytes.data(), static_cast<int>(bytes.size()));
+                }
+            } catch (...) {
+                return;
+            }
+            if (a.close_after) {
+                s.close();
+                return;
+            }
+        }
+    }
+
+    std::vector<Answer> answers_;
+    Poco::Net::ServerSocket socket_;
+    std::thread thread_;
+    std::vector<std::thread> connections_;
+    std::atomic<bool> stop_{false};
+    std::atomic<int> accepted_{0};
+    mutable std::mutex mutex_;
+    std::size_t next_ = 0;
+    std::vector<std::string> requests_;
+};
+
+ExchangeDeadlines within(std::chrono::milliseconds d) {
+    const auto t = Clock::now() + d;
+    return {t, t, t};
+}
+
+struct Fetched {
+    ResponseHead head;
+    std::string body;
+    bool reused = false;
+};
+
+Fetched fetch(ConnectionPool& pool, const Url& url, std::chrono::milliseconds bound = 5000ms,
+              ExchangeOptions options = {}) {
+    HttpExchange exchange(pool, options);
+    HttpRequest request;
+    request.url = url;
+    const ExchangeDeadlines d = within(bound);
+    Fetched f;
+    f.head = exchange.start(request, d, nullptr);
+    char buffer[1000];
+    for (;;) {
+        const std::size_t n = exchange.readBody(buffer, sizeof buffer, d.total, nullptr);
+        if (n == 0) {
+            break;
+        }
+        f.body.append(buffer, n);
+    }
+    f.reused = exchange.reusedConnection();
+    exchange.finish();
+    return f;
+}
+
+/// The failure of fetching `url`, as "phase/kind: detail".
+std::string failure(ConnectionPool& pool, const Url& url,
+                    std::chrono::milliseconds bound = 5000ms) {
+    try {
+        fetch(pool, url, bound);
+    } catch (const ExchangeFailure& e) {
+        const char* phases[] = {"connect", "headers", "body"};
+        const char* kinds[] = {"refused", "dns", "tls", "timeout", "cancelled", "closed", "io"};
+        return std::string(phases[static_cast<int>(e.phase())]) + "/" +
+               kinds[static_cast<int>(e.error().kind)] + ": " + e.error().detail;
+    }
+    return "no failure";
+}
+
+std::string gzip(const std::string& text) {
+    z_stream zs{};
+    deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    std::string out(compressBound(static_cast<uLong>(text.size())) + 64, '\0');
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    zs.avail_in = static_cast<uInt>(text.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out.data());
+    zs.avail_out = static_cast<uInt>(out.size());
+    deflate(&zs, Z_FINISH);
+    out.resize(zs.total_out);
+    deflateEnd(&zs);
+    return out;
+}
+
+std::string chunked(const std::string& body, std::size_t piece) {
+    std::string out;
+    for (std::size_t i = 0; i < body.size(); i += piece) {
+        const std::string part = body.substr(i, piece);
+        char size[32];
+        std::snprintf(size, sizeof size, "%zx", part.size());
+        out.append(size).append("\r\n").append(part).append("\r\n");
+    }
+    return out + "0\r\n\r\n";
+}
+
+TEST(RestHttpClient, KeepAliveReusesOneConnection) {
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"),
+                         answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nyou")});
+    ConnectionPool pool;
+    const Fetched a = fetch(pool, server.url());
+    const Fetched b = fetch(pool, server.url());
+    EXPECT_EQ(a.body, "hi");
+    EXPECT_EQ(b.body, "you");
+    EXPECT_FALSE(a.reused);
+    EXPECT_TRUE(b.reused);
+    EXPECT_EQ(server.accepted(), 1);
+    EXPECT_EQ(pool.opened(), 1U);
+    const auto requests = server.requests();
+    ASSERT_EQ(requests.size(), 2U);
+    EXPECT_NE(requests[0].find("GET /x HTTP/1.1\r\n"), std::string::npos);
+    EXPECT_NE(requests[0].find("Host: 127.0.0.1:"), std::string::npos);
+    EXPECT_NE(requests[0].find("Accept-Encoding: gzip"), std::string::npos);
+}
+
+TEST(RestHttpClient, ChunkedBodiesWithExtensionsAndTrailers) {
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                "5;ext=1\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nX-T: 1\r\n\r\n"),
+                         answer("HTTP/1.1 204 No Content\r\n\r\n")});
+    ConnectionPool pool;
+    EXPECT_EQ(fetch(pool, server.url()).body, "hello world");
+    const Fetched second = fetch(pool, server.url());  // the connection is reusable after it
+    EXPECT_EQ(second.head.status, 204);
+    EXPECT_TRUE(second.reused);
+}
+
+TEST(RestHttpClient, GzipIsDecodedWhateverTheFraming) {
+    const std::string text(100000, 'z');
+    const std::string packed = gzip(text);
+    CannedServer server(
+        {answer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +
+                std::to_string(packed.size()) + "\r\n\r\n" + packed),
+         answer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                chunked(packed, 7))});
+    ConnectionPool pool;
+    EXPECT_EQ(fetch(pool, server.url()).body, text);
+    EXPECT_EQ(fetch(pool, server.url()).body, text);
+}
+
+TEST(RestHttpClient, CorruptOrTruncatedGzipIsAnError) {
+    CannedServer server(
+        {answer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\n\r\nnot gzip!"),
+         answer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n" +
+                gzip("abcdefghijklmnop").substr(0, 10)),
+         answer("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\nContent-Length: 1\r\n\r\nx")});
+    ConnectionPool pool;
+    EXPECT_NE(failure(pool, server.url()).find("body/io: the compressed response is corrupt"),
+              std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("ends before its compressed stream"),
+              std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("Content-Encoding \"br\""), std::string::npos);
+}
+
+TEST(RestHttpClient, BrokenFramingIsNamed) {
+    CannedServer server(
+        {answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nonly-part", true),
+         answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", true),
+         answer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", true),
+         answer("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", true),
+         answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n", true)});
+    ConnectionPool pool;
+    EXPECT_NE(failure(pool, server.url()).find("middle of a chunk"), std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("not a hexadecimal number"), std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("7 bytes before the end of the body"),
+              std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("Content-Length is not a number"),
+              std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("longer than its size"), std::string::npos);
+}
+
+TEST(RestHttpClient, HostileHeads) {
+    CannedServer server(
+        {answer("SSH-2.0-OpenSSH_9\r\n\r\n", true),
+         answer("HTTP/1.1 200 OK\r\nX: " + std::string(70000, 'a') + "\r\n\r\n", true),
+         answer("HTTP/1.1 200 OK\r\nno-colon-here\r\n\r\n", true),
+         answer("HTTP/1.1 200 OK\r\nX: a\r\n folded\r\n\r\n", true),
+         answer("HTTP/1.1 200 OK\r\nContent-Le", true), answer("", true)});
+    ConnectionPool pool;
+    EXPECT_NE(failure(pool, server.url()).find("did not answer with HTTP/1.x"), std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("headers are larger than 65536"), std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("has no name"), std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("line folding"), std::string::npos);
+    EXPECT_NE(failure(pool, server.url()).find("middle of the response headers"),
+              std::string::npos);
+    EXPECT_NE(
+        failure(pool, server.url()).find("headers/closed: the upstream closed the connection"),
+        std::string::npos);
+}
+
+TEST(RestHttpClient, InformationalAnswersAreSkipped) {
+    CannedServer server(
+        {answer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\n"
+                "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")});
+    ConnectionPool pool;
+    const Fetched f = fetch(pool, server.url());
+    EXPECT_EQ(f.head.status, 201);
+    EXPECT_EQ(f.head.reason, "Created");
+    EXPECT_EQ(f.body, "ok");
+}
+
+TEST(RestHttpClient, BodyUntilCloseIsReadAndTheConnectionIsNotKept) {
+    CannedServer server({answer("HTTP/1.1 200 OK\r\n\r\nall of it", true),
+                         answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")});
+    ConnectionPool pool;
+    EXPECT_EQ(fetch(pool, server.url()).body, "all of it");
+    EXPECT_EQ(pool.idleCount(), 0U);
+    EXPECT_FALSE(fetch(pool, server.url()).reused);
+    EXPECT_EQ(server.accepted(), 2);
+}
+
+TEST(RestHttpClient, AKeepAliveConnectionClosedByTheUpstreamIsReplacedOnce) {
+    // The first answer promises keep-alive but the server closes: the next GET finds the pooled
+    // connection dead and goes to a fresh one without the caller seeing it.
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na", true),
+                         answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")});
+    ConnectionPool pool;
+    EXPECT_EQ(fetch(pool, server.url()).body, "a");
+    std::this_thread::sleep_for(50ms);  // let the close arrive (either path must work)
+    EXPECT_EQ(fetch(pool, server.url()).body, "b");
+    EXPECT_EQ(server.accepted(), 2);
+}
+
+TEST(RestHttpClient, HeadersDeadline) {
+    CannedServer server({Answer{{{3000ms, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"}}, true}});
+    ConnectionPool pool;
+    const auto start = Clock::now();
+    EXPECT_EQ(failure(pool, server.url(), 300ms), "headers/timeout: read");
+    EXPECT_LT(Clock::now() - start, 2000ms);
+}
+
+TEST(RestHttpClient, TricklingBodyHitsTheTotalDeadline) {
+    Answer slow;
+    slow.pieces.emplace_back(0ms, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
+    for (int i = 0; i < 100; ++i) {
+        slow.pieces.emplace_back(50ms, "x");
+    }
+    CannedServer server({slow});
+    ConnectionPool pool;
+    const auto start = Clock::now();
+    EXPECT_EQ(failure(pool, server.url(), 400ms), "body/timeout: read");
+    EXPECT_LT(Clock::now() - start, 2000ms);
+}
+
+TEST(RestHttpClient, InterruptWakesABlockedRead) {
+    CannedServer server({Answer{
+        {{0ms, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab"}, {5000ms, "cde"}}, false}});
+    ConnectionPool pool;
+    HttpExchange exchange(pool, {});
+    HttpRequest request;
+    request.url = server.url();
+    const ExchangeDeadlines d = within(10000ms);
+    exchange.start(request, d, nullptr);
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(100ms);
+        exchange.interrupt();
+    });
+    const auto start = Clock::now();
+    char buffer[16];
+    std::string got;
+    try {
+        for (;;) {
+            const std::size_t n = exchange.readBody(buffer, sizeof buffer, d.total, nullptr);
+            if (n == 0) {
+                break;
+            }
+            got.append(buffer, n);
+        }
+        ADD_FAILURE() << "the read was not interrupted";
+    } catch (const ExchangeFailure& e) {
+        EXPECT_EQ(e.error().kind, TransportError::Kind::cancelled);
+    }
+    stopper.join();
+    EXPECT_EQ(got, "ab");
+    EXPECT_LT(Clock::now() - start, 2000ms);
+    exchange.finish();
+    EXPECT_EQ(pool.idleCount(), 0U);  // an interrupted connection is never reused
+}
+
+TEST(RestHttpClient, RefusedConnection) {
+    Url url;
+    {
+        Poco::Net::ServerSocket closed(Poco::Net::SocketAddress("127.0.0.1", 0));
+        std::string error;
+        url = *parseUrl("http://127.0.0.1:" + std::to_string(closed.address().port()) + "/", error);
+    }
+    ConnectionPool pool;
+    EXPECT_NE(failure(pool, url).find("connect/refused: connection refused by 127.0.0.1:"),
+              std::string::npos);
+}
+
+TEST(RestHttpClient, TlsToAPlainHttpServerFailsAsTls) {
+    // A plain HTTP server that answers garbage to the ClientHello at once.
+    Poco::Net::ServerSocket plain(Poco::Net::SocketAddress("127.0.0.1", 0));
+    std::thread server([&plain] {
+        if (plain.poll(Poco::Timespan(5, 0), Poco::Net::Socket::SELECT_READ)) {
+            Poco::Net::StreamSocket s = plain.acceptConnection();
+            const std::string reply = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+            s.sendBytes(reply.data(), static_cast<int>(reply.size()));
+            std::this_thread::sleep_for(200ms);
+        }
+    });
+    std::string error;
+    const Url url =
+        *parseUrl("https://127.0.0.1:" + std::to_string(plain.address().port()) + "/", error);
+    ConnectionPool pool;
+    EXPECT_NE(failure(pool, url).find("connect/tls: TLS handshake with 127.0.0.1:"),
+              std::string::npos);
+    server.join();
+}
+
+TEST(RestHttpClient, AStalledTlsHandshakeEndsAtTheConnectDeadline) {
+    Poco::Net::ServerSocket silent(Poco::Net::SocketAddress("127.0.0.1", 0));  // never accepts
+    std::string error;
+    const Url url =
+        *parseUrl("https://127.0.0.1:" + std::to_string(silent.address().port()) + "/", error);
+    ConnectionPool pool;
+    const auto start = Clock::now();
+    EXPECT_EQ(failure(pool, url, 400ms), "connect/timeout: connect");
+    EXPECT_LT(Clock::now() - start, 2500ms);
+}
+
+}  // namespace
+}  // namespace crank::rest
