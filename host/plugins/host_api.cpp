@@ -35,8 +35,9 @@ void apiLog(crank_host* host, crank_call* call, crank_log_level level, crank_str
         }
         std::string line = "plugin ";
         line += host != nullptr ? PluginHost::fromHandle(host)->pluginName() : "?";
-        if (call != nullptr) {
-            const std::string_view context = PluginCall::fromHandle(call)->logContext();
+        const PluginCall* owner = call != nullptr ? PluginCall::fromHandle(call) : nullptr;
+        if (owner != nullptr) {
+            const std::string_view context = owner->logContext();
             if (!context.empty()) {
                 line += " [";
                 line += context;
@@ -45,6 +46,9 @@ void apiLog(crank_host* host, crank_call* call, crank_log_level level, crank_str
         }
         line += ": ";
         line += view(message);
+        if (owner != nullptr) {
+            owner->scrubLogLine(line);  // a line made for a call never carries its secrets
+        }
         log::write(host_level, line);
     } catch (...) {  // NOLINT(bugprone-empty-catch): a log line is never worth a crash
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include <crank/plugin.h>
@@ -33,6 +34,10 @@ public:
     virtual void setCursor(std::string_view cursor) noexcept;
     /// Names the call in log lines written through the host (the operation's name), or empty.
     virtual std::string_view logContext() const noexcept { return {}; }
+    /// Removes the call's secrets (its operation's auth profile) from `line`, a log line the
+    /// plugin wrote for this call, before it is logged. The default knows none. Unlike the
+    /// callbacks above it may throw (std::bad_alloc): host_api.cpp calls it inside its try.
+    virtual void scrubLogLine(std::string& /*line*/) const {}
 
     /// The opaque handle handed to plugins for this call, and back.
     crank_call* handle() noexcept { return reinterpret_cast<crank_call*>(this); }

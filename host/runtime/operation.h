@@ -8,6 +8,7 @@
 #include "json/json_schema.h"
 #include "json/json_template.h"
 #include "runtime/output_mapping.h"
+#include "runtime/secret_scrubber.h"
 
 namespace crank::plugins {
 class AdapterHandle;
@@ -36,6 +37,12 @@ struct Operation {
 
     /// The tool's outputSchema (JSON text); empty when the tool declares none.
     std::string output_schema_json;
+
+    /// The resolved `auth_profile` handed to the plugin on every call (runtime/auth_json.h),
+    /// secrets in clear: never log it. Empty when the operation names no profile.
+    std::string auth_json;
+    /// The profile's secret values: scrubbed from the plugin's errors, log lines and results.
+    SecretScrubber scrubber;
 };
 
 using OperationPtr = std::shared_ptr<const Operation>;

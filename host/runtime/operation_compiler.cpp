@@ -8,6 +8,7 @@
 #include "plugins/adapter_handle.h"
 #include "plugins/aggregator_handle.h"
 #include "plugins/plugin_registry.h"
+#include "runtime/auth_json.h"
 #include "runtime/safety_stage.h"
 #include "runtime/window_result.h"
 #include "util/suggest.h"
@@ -113,7 +114,27 @@ bool mapsOutput(const config::ExecutionConfig& e) {
     return e.items_path || e.summary_path || e.cursor_path || e.status_path || e.done_path;
 }
 
+/// The operation's auth profile as its plugin receives it, and the scrubber of its secrets; the
+/// config loader has checked that the profile exists (a config built otherwise gets an error).
+void resolveAuth(const OperationConfig& op, const std::string& path,
+                 const std::map<std::string, config::AuthProfile>& profiles, Operation& out,
+                 ConfigErrors& errors) {
+    if (op.auth_profile.empty()) {
+        return;
+    }
+    const auto it = profiles.find(op.auth_profile);
+    if (it == profiles.end()) {
+        errors.add(
+            path + ".auth_profile",
+            fmt::format("no auth profile \"{}\" is defined in auth_profiles", op.auth_profile));
+        return;
+    }
+    out.auth_json = authJson(it->second);
+    out.scrubber = SecretScrubber(authSecrets(it->second));
+}
+
 std::optional<Operation> compileOne(const OperationConfig& op, const std::string& path,
+                                    const std::map<std::string, config::AuthProfile>& profiles,
                                     const plugins::PluginRegistry& registry,
                                     PluginConfigChecker& checker, ConfigErrors& errors) {
     const std::size_t errorsBefore = errors.size();
@@ -208,6 +229,7 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     if (auto safety = SafetyStage::create(e, 0, execution); !safety) {
         errors.add("", safety.error().message);
     }
+    resolveAuth(op, path, profiles, out, errors);
     if (errors.size() != errorsBefore) {
         return std::nullopt;
     }
@@ -223,7 +245,8 @@ CompiledOperations compileOperations(const config::Config& config,
     PluginConfigChecker checker;
     for (std::size_t i = 0; i < config.operations.size(); ++i) {
         const std::string path = fmt::format("operations[{}]", i);
-        if (auto op = compileOne(config.operations[i], path, registry, checker, errors)) {
+        if (auto op = compileOne(config.operations[i], path, config.auth_profiles, registry,
+                                 checker, errors)) {
             result.operations.push_back(std::make_shared<const Operation>(std::move(*op)));
         }
     }

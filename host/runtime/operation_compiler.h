@@ -26,7 +26,9 @@ struct CompiledOperations {
 /// - for a window, `aggregation_mode` names a loaded aggregator and `execution.aggregation` is
 ///   valid against its config schema and validate();
 /// - `input_schema` compiles, the templates in `config` compile, the *_path members and the
-///   safety settings parse.
+///   safety settings parse;
+/// - `auth_profile` names a profile of `config.auth_profiles`, which becomes the operation's
+///   auth_json (built once here, handed to every call) and the scrubber of its secrets.
 /// Errors carry config paths ("operations[2].config.url: ...") like the config loader's.
 CompiledOperations compileOperations(const config::Config& config,
                                      const plugins::PluginRegistry& registry);

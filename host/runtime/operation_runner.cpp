@@ -30,13 +30,18 @@ constexpr std::size_t kMaxSnapshotBytes =
     static_cast<std::size_t>(config::ExecutionCeilings::max_result_bytes) +
     std::size_t{1024} * 1024;
 
-mcp::ToolResult textResult(std::string_view text, bool is_error) {
+/// A text result. Every text the runner returns goes through here, scrubbed of the operation's
+/// secrets: many carry a plugin's words (its error message, an aggregator's complaint).
+mcp::ToolResult textResult(const SecretScrubber& scrubber, std::string_view text, bool is_error) {
     mcp::ToolResult r;
-    r.content_json = R"([{"type":"text","text":)" + jsonString(text) + "}]";
+    r.content_json = R"([{"type":"text","text":)" +
+                     (scrubber.empty() ? jsonString(text) : jsonString(scrubber.scrub(text))) +
+                     "}]";
     r.is_error = is_error;
     return r;
 }
 
+/// A structured result; `json` is already scrubbed (before its size was checked).
 mcp::ToolResult structuredResult(std::string json, bool is_error) {
     mcp::ToolResult r;
     r.content_json = R"([{"type":"text","text":)" + jsonString(json) + "}]";
@@ -79,7 +84,7 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
                                      mcp::ToolCall& call) {
     json::Document input;
     if (auto parsed = json::parseJson(arguments_json, input, "input"); !parsed) {
-        return textResult("invalid input: " + parsed.error().message, true);
+        return textResult(op.scrubber, "invalid input: " + parsed.error().message, true);
     }
     const json::ValidationResult validation = op.input_schema->validate(input, "input");
     if (!validation.ok()) {
@@ -87,11 +92,12 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
         for (const json::ValidationFailure& f : validation.failures) {
             text += "\n- " + f.toString();
         }
-        return textResult(text, true);
+        return textResult(op.scrubber, text, true);
     }
     auto rendered = json::render(*op.request_template, input, options_.max_request_bytes);
     if (!rendered) {
-        return textResult("cannot build the upstream request: " + rendered.error().message, true);
+        return textResult(op.scrubber,
+                          "cannot build the upstream request: " + rendered.error().message, true);
     }
     PreparedRequest request;
     request.request_json = std::move(*rendered);
@@ -108,13 +114,14 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
         case config::ExecutionMode::async_job:
             break;
     }
-    return textResult("this execution mode is not available in this version of crankd", true);
+    return textResult(op.scrubber, "this execution mode is not available in this version of crankd",
+                      true);
 }
 
 mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedRequest& request,
                                           mcp::ToolCall& call) {
     const config::ExecutionConfig& e = op.config.execution;
-    UnaryCall upstream(op.config.name, &call, true, &stopping_,
+    UnaryCall upstream(op.config.name, op.scrubber, &call, true, &stopping_,
                        static_cast<std::size_t>(e.max_items), static_cast<std::size_t>(e.max_bytes),
                        Clock::now() + milliseconds(e.upstream_timeout_ms));
     const crank_request view = request.view(op);
@@ -122,29 +129,32 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
     upstream.close();
     // The host's own refusals first: a plugin that obeyed them reports no error of its own.
     if (upstream.overflowed()) {
-        return textResult(fmt::format("the upstream response is larger than max_bytes ({}) or "
+        return textResult(op.scrubber,
+                          fmt::format("the upstream response is larger than max_bytes ({}) or "
                                       "has more than max_items ({}) parts",
                                       e.max_bytes, e.max_items),
                           true);
     }
     if (status != CRANK_OK) {
         if (call.cancelled()) {
-            return textResult("cancelled by the client", true);
+            return textResult(op.scrubber, "cancelled by the client", true);
         }
         if (stopping_.load()) {
-            return textResult("crankd is shutting down", true);
+            return textResult(op.scrubber, "crankd is shutting down", true);
         }
         if (upstream.timedOut() && !upstream.error()) {
-            return textResult(fmt::format("the upstream did not answer within "
+            return textResult(op.scrubber,
+                              fmt::format("the upstream did not answer within "
                                           "upstream_timeout_ms ({} ms)",
                                           e.upstream_timeout_ms),
                               true);
         }
-        return textResult("upstream error: " + describeUpstreamError(upstream.error()), true);
+        return textResult(op.scrubber, "upstream error: " + describeUpstreamError(upstream.error()),
+                          true);
     }
     std::vector<std::string> parts = upstream.takeItems();
     if (parts.empty()) {
-        return textResult("the upstream returned no response", true);
+        return textResult(op.scrubber, "the upstream returned no response", true);
     }
     std::string response;
     if (parts.size() == 1) {
@@ -158,14 +168,15 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
     }
     auto safety = SafetyStage::create(e, samplingSeed(e), op.path + ".execution", options_.safety);
     if (!safety) {
-        return textResult(safety.error().message, true);
+        return textResult(op.scrubber, safety.error().message, true);
     }
 
     std::string json;
     if (op.maps_output) {
         auto mapped = op.output_mapping->map(response, static_cast<std::size_t>(e.max_items));
         if (!mapped) {
-            return textResult("cannot read the upstream response: " + mapped.error().message, true);
+            return textResult(op.scrubber,
+                              "cannot read the upstream response: " + mapped.error().message, true);
         }
         std::string items = "[";
         std::uint64_t kept = 0;
@@ -201,6 +212,7 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
         const SafetyDecision d = safety->process(response);
         if (!d.accepted) {
             return textResult(
+                op.scrubber,
                 fmt::format("the upstream response was dropped: {}", toString(d.reason)), true);
         }
         if (!d.text.empty() && d.text.front() == '{') {
@@ -209,8 +221,12 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
             json = R"({"result":)" + std::string(d.text) + "}";
         }
     }
+    if (!op.scrubber.empty()) {
+        json = op.scrubber.scrubJson(json);
+    }
     if (json.size() > static_cast<std::size_t>(e.max_result_bytes)) {
-        return textResult(fmt::format("the result is {} bytes, more than max_result_bytes ({})",
+        return textResult(op.scrubber,
+                          fmt::format("the result is {} bytes, more than max_result_bytes ({})",
                                       json.size(), e.max_result_bytes),
                           true);
     }
@@ -222,15 +238,16 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
     const config::ExecutionConfig& e = op.config.execution;
     auto safety = SafetyStage::create(e, samplingSeed(e), op.path + ".execution", options_.safety);
     if (!safety) {
-        return textResult(safety.error().message, true);
+        return textResult(op.scrubber, safety.error().message, true);
     }
     WindowCollector::Limits limits;
     limits.max_items = static_cast<std::uint64_t>(e.max_items);
     limits.max_bytes = static_cast<std::uint64_t>(e.max_bytes);
-    auto collector = std::make_shared<WindowCollector>(op.config.name, std::move(*safety),
-                                                       *op.aggregator, limits);
+    auto collector = std::make_shared<WindowCollector>(op.config.name, op.scrubber,
+                                                       std::move(*safety), *op.aggregator, limits);
     if (!collector->createAggregate(e.aggregation_config_json)) {
         return textResult(
+            op.scrubber,
             fmt::format("the aggregator \"{}\" could not start: {}", op.aggregator->name(),
                         describeUpstreamError(collector->error())),
             true);
@@ -309,9 +326,10 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
             const Clock::time_point pollStart = Clock::now();
             // The client's cancel reaches the plugin; its progress does not (the window reports
             // its own).
-            UnaryCall upstream(
-                op.config.name, &call, false, &stopping_, static_cast<std::size_t>(e.max_items),
-                static_cast<std::size_t>(e.max_bytes), std::min(windowEnd, pollStart + silence));
+            UnaryCall upstream(op.config.name, op.scrubber, &call, false, &stopping_,
+                               static_cast<std::size_t>(e.max_items),
+                               static_cast<std::size_t>(e.max_bytes),
+                               std::min(windowEnd, pollStart + silence));
             const crank_request view = request.view(op);
             const crank_status status = op.adapter->unaryCall(upstream, view);
             upstream.close();
@@ -383,14 +401,14 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
     auto result = collector->finish(msSince(start), writerLimit);
     if (!result) {
         log::warn("window \"{}\" failed: {}", op.config.name, result.error().message);
-        return textResult(result.error().message, true);
+        return textResult(op.scrubber, result.error().message, true);
     }
     log::info("window \"{}\" stopped: stop_reason={} items={} dropped={} bytes={} elapsed_ms={}",
               op.config.name, toString(result->stop_reason), result->item_count,
               result->dropped_count, result->bytes, result->elapsed_ms);
     auto rendered = renderWindowResult(*result, static_cast<std::size_t>(e.max_result_bytes));
     if (!rendered) {
-        return textResult(rendered.error().message, true);
+        return textResult(op.scrubber, rendered.error().message, true);
     }
     // A window that failed before it collected anything is a failed call; with items, the
     // result says what was collected and why it stopped.

@@ -18,7 +18,7 @@ crank_request PreparedRequest::view(const Operation& op) const {
     r.config_json = str(op.config.config_json);
     r.request_json = str(request_json);
     r.input_json = str(input_json);
-    r.auth_json = crank_str{nullptr, 0};
+    r.auth_json = str(op.auth_json);
     r.cursor = str(cursor);
     r.timeout_ms = timeout_ms;
     r.max_item_bytes = max_item_bytes;

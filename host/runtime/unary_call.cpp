@@ -7,10 +7,12 @@
 
 namespace crank::runtime {
 
-UnaryCall::UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, bool forward_progress,
-                     const std::atomic<bool>* stopping, std::size_t max_items,
-                     std::size_t max_bytes, std::chrono::steady_clock::time_point deadline)
+UnaryCall::UnaryCall(std::string operation_name, SecretScrubber scrubber, mcp::ToolCall* tool_call,
+                     bool forward_progress, const std::atomic<bool>* stopping,
+                     std::size_t max_items, std::size_t max_bytes,
+                     std::chrono::steady_clock::time_point deadline)
     : operation_name_(std::move(operation_name)),
+      scrubber_(std::move(scrubber)),
       tool_call_(tool_call),
       forward_progress_(forward_progress),
       stopping_(stopping),
@@ -39,8 +41,9 @@ crank_emit_result UnaryCall::emit(std::string_view item_json) noexcept {
 void UnaryCall::setError(crank_error_code code, std::string_view message,
                          std::string_view /*details_json*/) noexcept {
     try {
+        UpstreamError error{std::string(errorCodeName(code)), scrubber_.scrub(message)};
         std::lock_guard lock(mutex_);
-        error_ = UpstreamError{std::string(errorCodeName(code)), std::string(message)};
+        error_ = std::move(error);
     } catch (...) {
         // Out of memory: the call still fails, with a generic message.
     }
@@ -54,8 +57,12 @@ void UnaryCall::progress(double progress, double total, std::string_view message
             return;
         }
         last_progress_ = progress;
-        tool_call_->progress(progress, total < 0 ? std::nullopt : std::optional<double>(total),
-                             message);
+        const std::optional<double> known = total < 0 ? std::nullopt : std::optional<double>(total);
+        if (scrubber_.empty()) {
+            tool_call_->progress(progress, known, message);
+        } else {
+            tool_call_->progress(progress, known, scrubber_.scrub(message));
+        }
     } catch (...) {
         // Progress is best effort.
     }

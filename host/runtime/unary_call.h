@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plugins/plugin_call.h"
+#include "runtime/secret_scrubber.h"
 #include "runtime/window_result.h"
 
 namespace crank::mcp {
@@ -21,11 +22,13 @@ namespace crank::runtime {
 /// `max_items` and `max_bytes`, and the error it reports. Cancelled when the MCP client cancels
 /// (`tool_call`), crankd stops (`stopping`), or `deadline` passes. With `forward_progress`, the
 /// plugin's progress goes to the client while the call runs (a polling window reports its own).
+/// The operation's secrets (`scrubber`) are removed from the plugin's error message, progress
+/// messages and log lines as they arrive.
 class UnaryCall final : public plugins::PluginCall {
 public:
-    UnaryCall(std::string operation_name, mcp::ToolCall* tool_call, bool forward_progress,
-              const std::atomic<bool>* stopping, std::size_t max_items, std::size_t max_bytes,
-              std::chrono::steady_clock::time_point deadline);
+    UnaryCall(std::string operation_name, SecretScrubber scrubber, mcp::ToolCall* tool_call,
+              bool forward_progress, const std::atomic<bool>* stopping, std::size_t max_items,
+              std::size_t max_bytes, std::chrono::steady_clock::time_point deadline);
 
     crank_emit_result emit(std::string_view item_json) noexcept override;
     void setError(crank_error_code code, std::string_view message,
@@ -34,6 +37,7 @@ public:
     bool isCancelled() const noexcept override;
     void setCursor(std::string_view cursor) noexcept override;
     std::string_view logContext() const noexcept override { return operation_name_; }
+    void scrubLogLine(std::string& line) const override { scrubber_.scrubInPlace(line); }
 
     /// Called once the adapter's unary_call returned: no more progress goes to the client.
     void close();
@@ -49,6 +53,7 @@ public:
 
 private:
     std::string operation_name_;
+    SecretScrubber scrubber_;
     mcp::ToolCall* tool_call_;
     bool forward_progress_;
     const std::atomic<bool>* stopping_;

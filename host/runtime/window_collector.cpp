@@ -16,9 +16,11 @@ std::int64_t steadyNs() {
 
 }  // namespace
 
-WindowCollector::WindowCollector(std::string operation_name, SafetyStage safety,
-                                 const plugins::AggregatorHandle& aggregator, Limits limits)
+WindowCollector::WindowCollector(std::string operation_name, SecretScrubber scrubber,
+                                 SafetyStage safety, const plugins::AggregatorHandle& aggregator,
+                                 Limits limits)
     : operation_name_(std::move(operation_name)),
+      scrubber_(std::move(scrubber)),
       safety_(std::move(safety)),
       aggregator_(aggregator),
       limits_(limits),
@@ -88,8 +90,9 @@ crank_emit_result WindowCollector::emit(std::string_view item_json) noexcept {
 void WindowCollector::setError(crank_error_code code, std::string_view message,
                                std::string_view /*details_json*/) noexcept {
     try {
+        UpstreamError error{std::string(errorCodeName(code)), scrubber_.scrub(message)};
         std::lock_guard lock(error_mutex_);
-        error_ = UpstreamError{std::string(errorCodeName(code)), std::string(message)};
+        error_ = std::move(error);
     } catch (...) {
         // Out of memory: the stop reason still says upstream_error.
     }
@@ -124,6 +127,7 @@ void WindowCollector::setPollCursor(std::string cursor) {
 }
 
 void WindowCollector::fail(UpstreamError error) {
+    scrubber_.scrubInPlace(error.message);
     {
         std::lock_guard lock(error_mutex_);
         error_ = std::move(error);
@@ -208,6 +212,9 @@ Result<WindowResult> WindowCollector::finish(std::int64_t elapsed_ms, std::size_
     r.bytes = bytes_;
     r.stop_reason = *stop_reason_;
     r.cursor = cursor_;
+    if (r.cursor) {
+        scrubber_.scrubInPlace(*r.cursor);
+    }
     r.elapsed_ms = elapsed_ms;
     const std::optional<UpstreamError> error = this->error();
     if (*stop_reason_ == StopReason::upstream_error) {
@@ -231,7 +238,8 @@ Result<WindowResult> WindowCollector::finish(std::int64_t elapsed_ms, std::size_
                                "result" +
                                (snapshotError ? ": " + snapshotError->message : std::string())};
     }
-    r.aggregate_json = writer.text();
+    // Scrubbed before the result is rendered, so that max_result_bytes still bounds it.
+    r.aggregate_json = scrubber_.scrubJson(writer.text());
     return r;
 }
 

@@ -10,6 +10,7 @@
 
 #include "plugins/plugin_call.h"
 #include "runtime/safety_stage.h"
+#include "runtime/secret_scrubber.h"
 #include "runtime/stop_reason.h"
 #include "runtime/window_result.h"
 
@@ -29,6 +30,10 @@ namespace crank::runtime {
 /// Held by shared_ptr: when a plugin does not acknowledge a cancel in time, the reaper keeps it
 /// alive until the plugin calls complete(). After stop, emit() answers CANCELLED without touching
 /// the aggregate, so the aggregate can be destroyed as soon as the window has its snapshot.
+///
+/// The operation's secrets (`scrubber`) are removed from the errors (the plugin's and the
+/// aggregator's) and from the log lines of both as they arrive, and from the snapshot, the cursor
+/// and the error that finish() returns.
 class WindowCollector final : public plugins::PluginCall {
 public:
     struct Limits {
@@ -36,7 +41,7 @@ public:
         std::uint64_t max_bytes = 0;
     };
 
-    WindowCollector(std::string operation_name, SafetyStage safety,
+    WindowCollector(std::string operation_name, SecretScrubber scrubber, SafetyStage safety,
                     const plugins::AggregatorHandle& aggregator, Limits limits);
     ~WindowCollector() override;
     WindowCollector(const WindowCollector&) = delete;
@@ -53,6 +58,7 @@ public:
     void complete(crank_status status) noexcept override;
     void setCursor(std::string_view cursor) noexcept override;
     std::string_view logContext() const noexcept override { return operation_name_; }
+    void scrubLogLine(std::string& line) const override { scrubber_.scrubInPlace(line); }
 
     /// Takes one item on the host's own thread (windows that poll a request/response upstream).
     crank_emit_result intake(std::string_view item_json) noexcept { return emit(item_json); }
@@ -103,6 +109,7 @@ private:
         }
         bool isCancelled() const noexcept override { return owner_.stopping_.load(); }
         std::string_view logContext() const noexcept override { return owner_.logContext(); }
+        void scrubLogLine(std::string& line) const override { owner_.scrubLogLine(line); }
 
     private:
         WindowCollector& owner_;
@@ -111,6 +118,7 @@ private:
     crank_emit_result stopLocked(StopReason reason);
 
     std::string operation_name_;
+    SecretScrubber scrubber_;
     SafetyStage safety_;
     const plugins::AggregatorHandle& aggregator_;
     Limits limits_;

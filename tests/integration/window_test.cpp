@@ -38,7 +38,8 @@ constexpr const char* kSyntheticConfig = R"({
     "hang_on_open": "{{hang_on_open}}", "cursor_every": "{{cursor_every}}",
     "with_secret": "{{with_secret}}", "ignore_cancel_ms": "{{ignore_cancel_ms}}",
     "keys": "{{keys}}", "batch": "{{batch}}", "oversize_every": "{{oversize_every}}",
-    "oversize_bytes": "{{oversize_bytes}}"})";
+    "oversize_bytes": "{{oversize_bytes}}", "echo_auth": "{{echo_auth}}",
+    "fail_with_auth": "{{fail_with_auth}}"})";
 
 constexpr const char* kInputSchema = R"({"type": "object", "additionalProperties": false,
     "properties": {
@@ -49,7 +50,30 @@ constexpr const char* kInputSchema = R"({"type": "object", "additionalProperties
         "hang_on_open": {"type": "boolean"}, "cursor_every": {"type": "integer"},
         "with_secret": {"type": "boolean"}, "ignore_cancel_ms": {"type": "integer"},
         "keys": {"type": "integer"}, "batch": {"type": "integer"},
-        "oversize_every": {"type": "integer"}, "oversize_bytes": {"type": "integer"}}})";
+        "oversize_every": {"type": "integer"}, "oversize_bytes": {"type": "integer"},
+        "echo_auth": {"type": "boolean"}, "fail_with_auth": {"type": "boolean"}}})";
+
+// Auth profiles whose secrets come from the environment of crankd. Every secret holds the marker
+// kSecretMarker, which must never leave crankd: not in a result, an error, or its log. The bearer
+// token has a quote and a backslash, which JSON escapes.
+constexpr const char* kSecretMarker = "Zq9x";
+constexpr const char* kBearerToken = R"(tok"en\Zq9x-bearer)";
+constexpr const char* kPassword = "pa55-Zq9x-word";
+constexpr const char* kApiKey = "k3y-Zq9x-value";
+constexpr const char* kAuthProfiles = R"({
+    "bearer_p": {"type": "bearer", "token": {"env": "CRANK_TEST_BEARER_TOKEN"},
+                 "headers": {"X-Tenant": "acme"}},
+    "basic_p": {"type": "basic", "username": "svc-user",
+                "password": {"env": "CRANK_TEST_BASIC_PASSWORD"}},
+    "key_p": {"type": "api_key", "in": "query", "name": "api_key",
+              "key": {"env": "CRANK_TEST_API_KEY"}, "headers": {"X-Trace": "on"}}})";
+
+std::string unaryOperation(const std::string& name, const std::string& auth_profile) {
+    return R"({"name": ")" + name + R"(", "description": "unary", "protocol": "synthetic",
+        "auth_profile": ")" +
+           auth_profile + R"(", "input_schema": )" + kInputSchema + R"(, "config": )" +
+           kSyntheticConfig + R"(, "execution": {"mode": "unary"}})";
+}
 
 std::string windowOperation(const std::string& name, const std::string& execution) {
     return R"({"name": ")" + name +
@@ -108,6 +132,12 @@ protected:
                 "cursor_path": "next_cursor", "done_path": "done",
                 "aggregation_mode": "stats", "aggregation": {"numeric_paths": ["seq"]}}})",
         };
+        ops.push_back(unaryOperation("auth_key_unary", "key_p"));
+        ops.push_back(unaryOperation("auth_bearer_unary", "bearer_p"));
+        std::string basicWindow = windowOperation("auth_basic_window", R"("aggregation_mode":
+            "raw_items")");
+        basicWindow.insert(1, R"("auth_profile": "basic_p", )");
+        ops.push_back(basicWindow);
         std::string operations;
         for (const std::string& op : ops) {
             operations += (operations.empty() ? "" : ",") + op;
@@ -115,10 +145,13 @@ protected:
         const std::string config = dir_->write(
             "crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
                               R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
-                              R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, "operations": [)" +
-                              operations + "]}");
+                              R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, "auth_profiles": )" +
+                              kAuthProfiles + R"(, "operations": [)" + operations + "]}");
         process_ = new ChildProcess(
-            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"});
+            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
+            {{"CRANK_TEST_BEARER_TOKEN", kBearerToken},
+             {"CRANK_TEST_BASIC_PASSWORD", kPassword},
+             {"CRANK_TEST_API_KEY", kApiKey}});
         const auto port = process_->waitForListeningPort(20s);
         ASSERT_TRUE(port) << process_->stderrText();
         port_ = *port;
@@ -128,6 +161,9 @@ protected:
         if (process_ != nullptr) {
             process_->signal(SIGTERM);
             EXPECT_EQ(process_->waitForExit(20s), 0) << process_->stderrText();
+            // Whatever the tests made plugins say, no secret reached crankd's log.
+            EXPECT_EQ(process_->stderrText().find(kSecretMarker), std::string::npos);
+            EXPECT_EQ(process_->stdoutText().find(kSecretMarker), std::string::npos);
             delete process_;
             process_ = nullptr;
         }
@@ -154,12 +190,17 @@ protected:
         return exchange(port_, "POST", "/mcp", headers, body);
     }
 
-    /// tools/call; returns the `result` object (a copy in its own document).
-    rapidjson::Document call(const std::string& tool, const std::string& arguments) {
+    /// tools/call; returns the `result` object (a copy in its own document). The whole HTTP
+    /// response body goes to `body` when given.
+    rapidjson::Document call(const std::string& tool, const std::string& arguments,
+                             std::string* body = nullptr) {
         const Reply reply =
             post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" + tool +
                  R"(","arguments":)" + arguments + "}}");
         EXPECT_EQ(reply.status, 200) << reply.body;
+        if (body != nullptr) {
+            *body = reply.body;
+        }
         rapidjson::Document doc;
         doc.Parse(reply.body.c_str());
         EXPECT_FALSE(doc.HasParseError()) << reply.body;
@@ -174,8 +215,9 @@ protected:
     }
 
     /// The structured result of a successful call.
-    rapidjson::Document window(const std::string& tool, const std::string& arguments) {
-        rapidjson::Document result = call(tool, arguments);
+    rapidjson::Document window(const std::string& tool, const std::string& arguments,
+                               std::string* body = nullptr) {
+        rapidjson::Document result = call(tool, arguments, body);
         rapidjson::Document structured;
         EXPECT_TRUE(result.HasMember("structuredContent")) << text(result);
         if (result.HasMember("structuredContent")) {
@@ -230,7 +272,7 @@ TEST_F(WindowTest, ToolsListPublishesEveryOperationWithItsOutputSchema) {
     }
     EXPECT_EQ(names.count("raw"), 1U);
     EXPECT_EQ(names.count("polled"), 1U);
-    EXPECT_EQ(names.size(), 15U);
+    EXPECT_EQ(names.size(), 18U);
 }
 
 TEST_F(WindowTest, UpstreamEndReturnsEveryItemAndACompleteWindow) {
@@ -459,6 +501,82 @@ TEST_F(WindowTest, AWindowPollsARequestResponseUpstreamUntilDone) {
     EXPECT_STREQ(r["stop_reason"].GetString(), "upstream_end") << text(r);
     EXPECT_EQ(r["item_count"].GetInt(), 5);
     EXPECT_TRUE(r["cursor"].IsString());
+}
+
+// The auth profile reaches the plugin (auth_json); its secrets never come back. Every tools/call
+// response body is checked whole for the marker that every secret holds.
+
+TEST_F(WindowTest, AUnaryCallGetsItsAuthProfileAndItsSecretsAreRedacted) {
+    std::string body;
+    const auto key = window("auth_key_unary", R"({"items": 1, "echo_auth": true})", &body);
+    EXPECT_EQ(body.find(kSecretMarker), std::string::npos) << body;
+    ASSERT_TRUE(key.HasMember("auth") && key["auth"].IsObject()) << text(key);
+    const auto& auth = key["auth"];
+    EXPECT_STREQ(auth["type"].GetString(), "api_key");
+    EXPECT_STREQ(auth["in"].GetString(), "query");
+    EXPECT_STREQ(auth["name"].GetString(), "api_key");
+    EXPECT_STREQ(auth["key"].GetString(), "[redacted]");
+    EXPECT_STREQ(auth["headers"]["X-Trace"].GetString(), "on");
+    EXPECT_STREQ(key["items"][0]["auth"]["key"].GetString(), "[redacted]");
+    EXPECT_EQ(key["items"][0]["seq"].GetInt(), 1);
+
+    // A token with a quote and a backslash: escaped in the JSON, redacted all the same.
+    const auto bearer = window("auth_bearer_unary", R"({"items": 1, "echo_auth": true})", &body);
+    EXPECT_EQ(body.find(kSecretMarker), std::string::npos) << body;
+    ASSERT_TRUE(bearer.HasMember("auth") && bearer["auth"].IsObject()) << text(bearer);
+    EXPECT_STREQ(bearer["auth"]["type"].GetString(), "bearer");
+    EXPECT_STREQ(bearer["auth"]["token"].GetString(), "[redacted]");
+    EXPECT_STREQ(bearer["auth"]["headers"]["X-Tenant"].GetString(), "acme");
+}
+
+TEST_F(WindowTest, WindowItemsCarryTheAuthProfileRedacted) {
+    std::string body;
+    const auto r = window("auth_basic_window", R"({"items": 3, "echo_auth": true})", &body);
+    EXPECT_EQ(body.find(kSecretMarker), std::string::npos) << body;
+    EXPECT_STREQ(r["stop_reason"].GetString(), "upstream_end") << text(r);
+    ASSERT_EQ(r["items"].Size(), 3U) << text(r);
+    for (const auto& item : r["items"].GetArray()) {
+        ASSERT_TRUE(item.HasMember("auth") && item["auth"].IsObject()) << text(item);
+        EXPECT_STREQ(item["auth"]["type"].GetString(), "basic");
+        EXPECT_STREQ(item["auth"]["username"].GetString(), "svc-user");
+        EXPECT_STREQ(item["auth"]["password"].GetString(), "[redacted]");
+        EXPECT_TRUE(item["auth"]["headers"].IsObject());
+    }
+}
+
+TEST_F(WindowTest, AnOperationWithoutAuthProfileGetsNoAuth) {
+    const auto r = window("unary_raw", R"({"items": 1, "echo_auth": true})");
+    ASSERT_TRUE(r.HasMember("auth")) << text(r);
+    EXPECT_TRUE(r["auth"].IsNull()) << text(r);
+    const auto w = window("raw", R"({"items": 1, "echo_auth": true})");
+    ASSERT_EQ(w["items"].Size(), 1U) << text(w);
+    EXPECT_TRUE(w["items"][0]["auth"].IsNull()) << text(w);
+}
+
+TEST_F(WindowTest, APluginErrorQuotingTheSecretsIsRedacted) {
+    std::string body;
+    const auto unary = call("auth_bearer_unary", R"({"fail_with_auth": true})", &body);
+    EXPECT_TRUE(unary["isError"].GetBool()) << text(unary);
+    EXPECT_EQ(body.find(kSecretMarker), std::string::npos) << body;
+    EXPECT_NE(text(unary).find("refused the credentials"), std::string::npos) << text(unary);
+    EXPECT_NE(text(unary).find("[redacted]"), std::string::npos) << text(unary);
+
+    const auto keyed = call("auth_key_unary", R"({"fail_with_auth": true})", &body);
+    EXPECT_TRUE(keyed["isError"].GetBool()) << text(keyed);
+    EXPECT_EQ(body.find(kSecretMarker), std::string::npos) << body;
+    EXPECT_NE(text(keyed).find("[redacted]"), std::string::npos) << text(keyed);
+
+    const auto windowed = call("auth_basic_window", R"({"fail_with_auth": true})", &body);
+    EXPECT_TRUE(windowed["isError"].GetBool()) << text(windowed);
+    EXPECT_EQ(body.find(kSecretMarker), std::string::npos) << body;
+    EXPECT_NE(text(windowed).find("upstream_error"), std::string::npos) << text(windowed);
+    EXPECT_NE(text(windowed).find("[redacted]"), std::string::npos) << text(windowed);
+
+    // The plugin also logged the auth JSON for the call: the line reached the log scrubbed.
+    const auto line = process_->waitForStderrLine("refused the credentials", 10s);
+    ASSERT_TRUE(line) << process_->stderrText();
+    EXPECT_EQ(line->find(kSecretMarker), std::string::npos) << *line;
+    EXPECT_NE(line->find("[redacted]"), std::string::npos) << *line;
 }
 
 }  // namespace
