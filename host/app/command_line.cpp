@@ -2,14 +2,15 @@
 
 #include <array>
 
+#include "openapi/openapi_import.h"
 #include "util/suggest.h"
 
 namespace crank::app {
 namespace {
 
-constexpr std::array<std::string_view, 10> kOptions = {
-    "--config",    "--listen", "--check", "--version", "--log-format",
-    "--log-level", "--help",   "-h",      "--json",    "plugins"};
+constexpr std::array<std::string_view, 13> kOptions = {
+    "--config", "--listen", "--check", "--version", "--log-format", "--log-level",   "--help",
+    "-h",       "--json",   "plugins", "--prefix",  "--server",     "import-openapi"};
 
 Error usageError(std::string message) {
     return Error{ErrorCode::invalid_argument, std::move(message)};
@@ -21,12 +22,19 @@ std::string usage() {
     return "Usage: crankd [--config FILE] [--listen HOST:PORT] [--check]\n"
            "              [--log-format text|json] [--log-level LEVEL] [--version]\n"
            "       crankd plugins [--config FILE] [--json]\n"
+           "       crankd import-openapi SPEC.json [--prefix P] [--server URL]\n"
            "\n"
            "Crank, an MCP gateway.\n"
            "\n"
            "  plugins              list the plugin libraries found in plugins.directories: name,\n"
            "                       version, ABI, status, path, and why any was refused\n"
            "                       (--json: as JSON); exits 1 when an enabled plugin failed\n"
+           "  import-openapi SPEC.json\n"
+           "                       print {\"operations\": [...]}, one rest operation per\n"
+           "                       path and method of an OpenAPI 3.0/3.1 JSON document\n"
+           "                       (\"-\": stdin); warnings go to stderr. --prefix P begins\n"
+           "                       every tool name; --server URL replaces the document's\n"
+           "                       servers. Exits 1 on a bad document, 2 on bad arguments\n"
            "  --config FILE        configuration file (JSON; comments and trailing commas "
            "allowed);\n"
            "                       without it, every setting has its default\n"
@@ -109,6 +117,30 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
             out.log_level = *level;
         } else if (arg == "plugins" && i == 0) {
             out.plugins = true;
+        } else if (arg == "import-openapi" && i == 0) {
+            out.import_openapi = true;
+        } else if (arg == "--prefix" || arg == "--server") {
+            if (!out.import_openapi) {
+                return usageError(std::string(arg) +
+                                  " is an option of the `import-openapi` command");
+            }
+            auto v = value();
+            if (!v) {
+                return v.error();
+            }
+            if (arg == "--prefix") {
+                step = openapi::checkPrefix(*v);
+                out.prefix = *v;
+            } else {
+                step = openapi::checkServer(*v);
+                out.server = *v;
+            }
+        } else if (out.import_openapi && !inlineValue && (arg == "-" || !arg.starts_with("-"))) {
+            if (!out.openapi_path.empty()) {
+                return usageError("import-openapi takes one document, got \"" + out.openapi_path +
+                                  "\" and \"" + std::string(arg) + "\"");
+            }
+            out.openapi_path = std::string(arg);
         } else if (arg == "--json") {
             step = flag(out.json);
         } else if (arg == "--check") {
@@ -130,6 +162,16 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
     }
     if (out.json && !out.plugins) {
         return usageError("--json is an option of the `plugins` command");
+    }
+    if (out.import_openapi && !out.help) {
+        if (out.openapi_path.empty()) {
+            return usageError(
+                "import-openapi needs the OpenAPI document: crankd import-openapi "
+                "SPEC.json [--prefix P] [--server URL]");
+        }
+        if (out.config_path || out.listen || out.check) {
+            return usageError("import-openapi takes only --prefix and --server");
+        }
     }
     return out;
 }

@@ -18,6 +18,10 @@ struct CommandLine {
     bool check = false;                           ///< --check
     bool plugins = false;                         ///< the `plugins` command
     bool json = false;                            ///< --json (with `plugins`)
+    bool import_openapi = false;                  ///< the `import-openapi` command
+    std::string openapi_path;                     ///< its SPEC.json ("-": standard input)
+    std::string prefix;                           ///< --prefix P (with `import-openapi`)
+    std::optional<std::string> server;            ///< --server URL (with `import-openapi`)
     bool version = false;                         ///< --version
     bool help = false;                            ///< --help, -h
     log::Format log_format = log::Format::text;   ///< --log-format text|json

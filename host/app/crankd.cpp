@@ -18,6 +18,7 @@
 #include "mcp/mcp_endpoint.h"
 #include "mcp/session_manager.h"
 #include "mcp/tool_registry.h"
+#include "openapi/import_command.h"
 #include "plugins/plugin_registry.h"
 #include "runtime/operation_compiler.h"
 #include "runtime/operation_runner.h"
@@ -97,6 +98,15 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         return kExitOk;
     }
     log::configure(cl.log_format, cl.log_level);
+    if (cl.import_openapi) {
+        openapi::ImportOptions options;
+        options.prefix = cl.prefix;
+        options.server = cl.server;
+        const openapi::CommandOutput output = openapi::runImportCommand(cl.openapi_path, options);
+        std::fwrite(output.out.data(), 1, output.out.size(), stdout);
+        std::fwrite(output.err.data(), 1, output.err.size(), stderr);
+        return output.exit_code;
+    }
 
     std::optional<config::Config> cfg = loadConfig(cl);
     if (!cfg) {
