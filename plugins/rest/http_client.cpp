@@ -78,31 +78,27 @@ const std::string* ResponseHead::header(std::string_view lower_name) const {
 
 std::unique_ptr<Connection> ConnectionPool::take(const std::string& key,
                                                  Clock::duration idle_timeout) {
-    std::vector<std::unique_ptr<Connection>> stale;  // closed outside the lock
-    std::unique_ptr<Connection> found;
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        auto it = idle_.find(key);
-        if (it == idle_.end()) {
-            return nullptr;
-        }
-        auto& list = it->second;
-        const auto now = Clock::now();
-        while (!list.empty()) {
-            std::unique_ptr<Connection> c = std::move(list.back());  // the most recent first
-            list.pop_back();
-            --total_;
-            if (now - c->idleSince() < idle_timeout && c->usableWhenIdle()) {
-                found = std::move(c);
-                break;
+    // Candidates leave the pool under the lock; the liveness check (a poll() system call) and
+    // closing the dead ones happen outside it.
+    for (;;) {
+        std::unique_ptr<Connection> c;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            auto it = idle_.find(key);
+            if (it == idle_.end()) {
+                return nullptr;
             }
-            stale.push_back(std::move(c));
+            c = std::move(it->second.back());  // the most recent first
+            it->second.pop_back();
+            --total_;
+            if (it->second.empty()) {
+                idle_.erase(it);
+            }
         }
-        if (list.empty()) {
-            idle_.erase(it);
+        if (Clock::now() - c->idleSince() < idle_timeout && c->usableWhenIdle()) {
+            return c;
         }
     }
-    return found;
 }
 
 void ConnectionPool::give(std::unique_ptr<Connection> connection, std::size_t max_idle) {
@@ -241,8 +237,9 @@ const ResponseHead& HttpExchange::start(const HttpRequest& request,
 
     const std::string key = poolKey(request.url, options_.tls);
     for (int attempt = 0;; ++attempt) {
-        std::unique_ptr<Connection> connection =
-            attempt == 0 ? pool_.take(key, options_.idle_timeout) : nullptr;
+        std::unique_ptr<Connection> connection = attempt == 0 && options_.max_idle > 0
+                                                     ? pool_.take(key, options_.idle_timeout)
+                                                     : nullptr;
         reused_ = connection != nullptr;
         if (connection) {
             connection->countUse();

@@ -73,6 +73,9 @@ std::vector<Poco::Net::IPAddress> resolve(const std::string& host) {
 }  // namespace
 
 struct Connection::Impl {
+    // The socket timeouts last set, so that the common case (a full slice) costs no system call.
+    Clock::duration receive_timeout{};
+    Clock::duration send_timeout{};
     std::mutex mutex;  // guards interrupted and the fd against interrupt() from other threads
     bool interrupted = false;
     std::unique_ptr<Poco::Net::StreamSocket> socket;
@@ -237,8 +240,11 @@ void Connection::sendAll(std::string_view bytes, Clock::time_point deadline,
             fail(TransportError::Kind::timeout, "send");
         }
         try {
-            impl_->socket->setSendTimeout(
-                toTimespan(std::min<Clock::duration>(deadline - now, kSlice)));
+            const Clock::duration wait = std::min<Clock::duration>(deadline - now, kSlice);
+            if (wait != impl_->send_timeout) {
+                impl_->socket->setSendTimeout(toTimespan(wait));
+                impl_->send_timeout = wait;
+            }
             const int sent = impl_->socket->sendBytes(
                 bytes.data(), static_cast<int>(std::min<std::size_t>(bytes.size(), 1U << 20U)));
             if (sent <= 0) {
@@ -267,8 +273,11 @@ std::size_t Connection::readSome(char* buffer, std::size_t size, Clock::time_poi
             fail(TransportError::Kind::timeout, "read");
         }
         try {
-            impl_->socket->setReceiveTimeout(
-                toTimespan(std::min<Clock::duration>(deadline - now, kSlice)));
+            const Clock::duration wait = std::min<Clock::duration>(deadline - now, kSlice);
+            if (wait != impl_->receive_timeout) {
+                impl_->socket->setReceiveTimeout(toTimespan(wait));
+                impl_->receive_timeout = wait;
+            }
             const int n = impl_->socket->receiveBytes(
                 buffer, static_cast<int>(std::min<std::size_t>(size, 1U << 20U)));
             if (n > 0) {

@@ -484,6 +484,7 @@ protected:
             }
             events.clear();
             const bool ok = parser.feed(std::string_view(buffer.data(), n), events);
+            parserError_ = parser.error();
             for (const SseEvent& event : events) {
                 if (!wanted(event)) {
                     continue;
@@ -497,15 +498,22 @@ protected:
                 }
             }
             if (!ok) {
-                throw sdk::Error(sdk::ErrorCode::resource_exhausted,
-                                 prefix + parser.error() + " (sse.max_event_bytes " +
-                                     std::to_string(limits_.max_event_bytes) +
-                                     ", sse.max_line_bytes " +
-                                     std::to_string(limits_.max_line_bytes) + ")");
+                throw sdk::Error(sdk::ErrorCode::resource_exhausted, prefix + limitMessage());
             }
         }
         parser.finish();
         exchange->finish();
+    }
+
+    /// Why the parser stopped, in the config's terms. A line longer than the default line bound
+    /// (the event bound plus room for the field name) cannot fit in an event either.
+    std::string limitMessage() const {
+        if (plan_.config.sse.max_line_bytes && parserError_.rfind("a line", 0) == 0) {
+            return "a line is longer than sse.max_line_bytes (" +
+                   std::to_string(limits_.max_line_bytes) + ")";
+        }
+        return "an event is larger than sse.max_event_bytes (" +
+               std::to_string(limits_.max_event_bytes) + ")";
     }
 
     bool wanted(const SseEvent& event) const {
@@ -545,6 +553,7 @@ private:
     Plan plan_;
     std::string cursor_;
     SseLimits limits_;
+    std::string parserError_;
     ExchangeSlot slot_;
 };
 
@@ -609,9 +618,9 @@ void RestAdapter::unaryCall(sdk::Call& call, const sdk::Request& request) {
             prefix + "the response type \"" + excerpt(effective, 128) + "\" is not in accept");
     }
     if (isJsonMediaType(effective)) {
-        if (!isValidJson(body)) {
+        if (const std::string why = jsonError(body); !why.empty()) {
             throw sdk::Error(sdk::ErrorCode::protocol,
-                             prefix + "the response is not valid JSON (" + effective + ")");
+                             prefix + "the response is not valid JSON: " + why);
         }
         call.emit(body);
     } else {

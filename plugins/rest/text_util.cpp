@@ -1,5 +1,6 @@
 #include "text_util.h"
 
+#include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
@@ -78,14 +79,22 @@ std::string excerpt(std::string_view text, std::size_t max_bytes) {
     return valid;
 }
 
-bool isValidJson(std::string_view text) {
+std::string jsonError(std::string_view text) {
     rapidjson::MemoryStream stream(text.data(), text.size());
     rapidjson::BaseReaderHandler<> handler;
     rapidjson::Reader reader;
-    return !reader
-                .Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
-                    stream, handler)
-                .IsError();
+    const rapidjson::ParseResult result =
+        reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
+            stream, handler);
+    if (!result.IsError()) {
+        return {};
+    }
+    return std::string(rapidjson::GetParseError_En(result.Code())) + " at byte " +
+           std::to_string(result.Offset());
+}
+
+bool isValidJson(std::string_view text) {
+    return jsonError(text).empty();
 }
 
 std::string base64(std::string_view bytes) {

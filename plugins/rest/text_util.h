@@ -18,6 +18,10 @@ std::string excerpt(std::string_view text, std::size_t max_bytes);
 /// True when `text` is one complete JSON value (RFC 8259, UTF-8), parsed without recursion.
 bool isValidJson(std::string_view text);
 
+/// Why `text` is not one complete JSON value ("Missing a comma or ']' after an array element at
+/// byte 7"), or "" when it is one.
+std::string jsonError(std::string_view text);
+
 /// Standard base64 with padding.
 std::string base64(std::string_view bytes);
 

@@ -29,6 +29,8 @@ TEST(RestText, JsonValidity) {
     EXPECT_FALSE(isValidJson("\"\xFF\""));
     EXPECT_FALSE(isValidJson(""));
     EXPECT_TRUE(isValidJson(std::string(200000, '[') + std::string(200000, ']')));
+    EXPECT_EQ(jsonError(R"({"a":1,})"), "Missing a name for object member. at byte 7");
+    EXPECT_EQ(jsonError("[1]"), "");
 }
 
 TEST(RestText, Base64) {
