@@ -7,9 +7,24 @@
 #                    spdlog, GoogleTest) and the tools the tests use.
 #   .tools/node      Node.js 22 and npm, from the npm registry, for the end-to-end tests (real MCP
 #                    clients). Never installed globally, never committed (.gitignore).
+#
+#   --bench          also the benchmarks' tools (bench/): wrk, and nginx (the reverse-proxy floor
+#                    of bench/run-rest-unary.sh). Debian's nginx service is neither started nor
+#                    enabled: the benches run their own nginx on a loopback port.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+bench=0
+for arg in "$@"; do
+    case "$arg" in
+        --bench) bench=1 ;;
+        *)
+            echo "usage: scripts/install-deps.sh [--bench]" >&2
+            exit 2
+            ;;
+    esac
+done
 
 packages=(
     build-essential cmake ninja-build ccache pkg-config git ca-certificates curl openssl
@@ -36,6 +51,53 @@ if ((${#missing[@]} > 0)); then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- --bench: wrk and nginx, without a system nginx left running -------------------------------
+# In bookworm `nginx` is the binary itself (nginx-light only adds the echo module). Its postinst
+# starts and enables the service (port 80): a policy-rc.d that answers 101 ("action forbidden")
+# keeps invoke-rc.d and deb-systemd-invoke from starting it, and the unit is then disabled.
+if ((bench)); then
+    bench_missing=()
+    for p in wrk nginx; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            bench_missing+=("$p")
+        fi
+    done
+    if ((${#bench_missing[@]} > 0)); then
+        if [[ $(id -u) -ne 0 ]]; then
+            echo "install-deps: missing Debian packages (run as root to install them): ${bench_missing[*]}" >&2
+            exit 1
+        fi
+        echo "install-deps: installing ${bench_missing[*]}"
+        policy=/usr/sbin/policy-rc.d
+        saved=""
+        if [[ -e "$policy" ]]; then
+            saved="$(mktemp "$policy.crank.XXXXXX")"
+            mv "$policy" "$saved"
+        fi
+        restore_policy() {
+            rm -f "$policy"
+            if [[ -n "$saved" ]]; then mv "$saved" "$policy"; fi
+        }
+        trap restore_policy EXIT
+        printf '#!/bin/sh\n# scripts/install-deps.sh --bench: no service starts while it installs\nexit 101\n' \
+            > "$policy"
+        chmod 755 "$policy"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${bench_missing[@]}"
+        restore_policy
+        trap - EXIT
+        if [[ " ${bench_missing[*]} " == *" nginx "* ]]; then
+            if [[ -d /run/systemd/system ]]; then
+                systemctl disable --now nginx.service >/dev/null 2>&1 || true
+            else  # no systemd running (a container): not at the next boot either (update-rc.d
+                # removes the init links and, with systemctl present, the unit's wants link)
+                update-rc.d nginx disable >/dev/null 2>&1 || true
+            fi
+        fi
+    fi
 fi
 
 # --- Node.js 22 and npm, pinned, verified against the registry's published sha512 ---------------

@@ -9,6 +9,7 @@
 //   POST /echo                            the JSON body back (at most 1 MiB)
 //   GET  /logs/stream?count=N&rate=R      SSE: `event: log` items, N of them (default 100, at
 //                                         most 100000; 0 = until the client leaves), R per second
+//                                         (default 20, at most 100000; 0 = unpaced)
 //   GET  /metrics/stream?count=N&rate=R   SSE: `event: metrics` samples
 //   GET  /events/poll?cursor=C&wait_ms=W  long-poll over a feed that grows by 5 events a second:
 //                                         the events after C, waiting up to W ms (max 30000)
@@ -162,7 +163,8 @@ private:
     static void stream(const Poco::URI& uri, HTTPServerResponse& response,
                        const std::string& kind) {
         const std::int64_t count = queryInt(uri, "count", 100, 0, kMaxStreamCount);
-        const std::int64_t rate = queryInt(uri, "rate", 20, 1, 100'000);
+        // rate=0: as fast as the connection takes them (benchmarks), flushed every 64 events.
+        const std::int64_t rate = queryInt(uri, "rate", 20, 0, 100'000);
         response.setStatus(HTTPResponse::HTTP_OK);
         response.setContentType("text/event-stream");
         response.set("Cache-Control", "no-cache");
@@ -170,11 +172,13 @@ private:
         std::ostream& out = response.send();
         out << ": demo " << kind << " stream\n\n" << std::flush;
         static const char* const kLevels[] = {"info", "info", "info", "warn", "error"};
-        const auto step = std::chrono::microseconds(1'000'000 / rate);
+        const auto step = std::chrono::microseconds(rate == 0 ? 0 : 1'000'000 / rate);
         auto next = Clock::now();
         for (std::int64_t seq = 1; (count == 0 || seq <= count) && !stopping.load(); ++seq) {
-            next += step;
-            std::this_thread::sleep_until(next);
+            if (rate > 0) {
+                next += step;
+                std::this_thread::sleep_until(next);
+            }
             if (kind == "log") {
                 out << "event: log\nid: " << seq << "\ndata: {\"seq\":" << seq << ",\"level\":\""
                     << kLevels[seq % 5] << "\",\"message\":\"request " << seq
@@ -184,7 +188,9 @@ private:
                     << ",\"cpu\":" << (seq * 13 % 100) << ",\"memory_mb\":" << (512 + seq % 64)
                     << "}\n\n";
             }
-            out.flush();
+            if (rate > 0 || seq % 64 == 0) {
+                out.flush();
+            }
             if (!out.good()) {
                 return;  // the client left
             }
