@@ -4,6 +4,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,12 +15,15 @@
 #include "child_process.h"
 #include "mcp_http_client.h"
 #include "sse_parser.h"
+#include "temp_dir.h"
 
 namespace {
 
 using crank::testing::ChildProcess;
 using crank::testing::exchange;
+using crank::testing::kAccept;
 using crank::testing::Reply;
+using crank::testing::TempDir;
 using namespace std::chrono_literals;
 
 class DemoUpstreamTest : public ::testing::Test {
@@ -103,6 +108,90 @@ TEST_F(DemoUpstreamTest, LongPollWaitsForNewEventsAfterTheCursor) {
     const auto next = get("/events/poll?cursor=" + cursor + "&wait_ms=3000").json();
     ASSERT_GE(next["events"].Size(), 1U);
     EXPECT_EQ(next["events"][0]["n"].GetInt(), std::stoi(cursor) + 1);
+}
+
+/// examples/demo.json as scripts/run.sh uses it, with the demo upstream on this test's port and
+/// crankd on a free one: every tool it publishes answers through the REST plugin.
+TEST_F(DemoUpstreamTest, TheDemoConfigPublishesEveryModeThroughTheRestPlugin) {
+    std::ifstream in(CRANK_SOURCE_DIR "/examples/demo.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string config = text.str();
+    const TempDir dir;
+    const auto replaceAll = [&config](const std::string& from, const std::string& to) {
+        for (std::size_t at = config.find(from); at != std::string::npos;
+             at = config.find(from, at + to.size())) {
+            config.replace(at, from.size(), to);
+        }
+    };
+    replaceAll("127.0.0.1:8081", "127.0.0.1:" + std::to_string(port_));
+    replaceAll("./crank.db", dir.file("crank.db"));
+    ChildProcess crankd(std::vector<std::string>{
+        CRANKD_PATH, "--config", dir.write("demo.json", config), "--listen", "127.0.0.1:0"});
+    const auto crankdPort = crankd.waitForListeningPort(20s);
+    ASSERT_TRUE(crankdPort) << crankd.stderrText();
+
+    std::string session;
+    const auto post = [&](const std::string& body) {
+        std::vector<std::pair<std::string, std::string>> headers{
+            {"Content-Type", "application/json"}, {"Accept", kAccept}};
+        if (!session.empty()) {
+            headers.emplace_back("Mcp-Session-Id", session);
+            headers.emplace_back("MCP-Protocol-Version", "2025-11-25");
+        }
+        return exchange(*crankdPort, "POST", "/mcp", headers, body);
+    };
+    const Reply init =
+        post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
+             R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+    ASSERT_EQ(init.status, 200) << init.body;
+    session = init.header("mcp-session-id");
+    ASSERT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").status, 202);
+    // structuredContent of a successful call.
+    const auto call = [&](const std::string& tool, const std::string& arguments) {
+        const Reply reply =
+            post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" + tool +
+                 R"(","arguments":)" + arguments + "}}");
+        EXPECT_EQ(reply.status, 200) << reply.body;
+        auto doc = reply.json();
+        rapidjson::Document out;
+        if (doc.HasMember("result") && doc["result"].HasMember("structuredContent") &&
+            !doc["result"]["isError"].GetBool()) {
+            out.CopyFrom(doc["result"]["structuredContent"], out.GetAllocator());
+        } else {
+            ADD_FAILURE() << tool << ": " << reply.body;
+            out.SetObject();
+        }
+        return out;
+    };
+
+    const auto item = call("get_item", R"({"id": 7})");
+    ASSERT_TRUE(item.HasMember("name"));
+    EXPECT_STREQ(item["name"].GetString(), "nut-7");
+
+    const auto echo = call("echo", R"({"note": "hello", "tags": ["a", "b"]})");
+    ASSERT_TRUE(echo.HasMember("note"));
+    EXPECT_STREQ(echo["note"].GetString(), "hello");
+    EXPECT_EQ(echo["tags"].Size(), 2U);
+
+    const auto logs = call("recent_logs", R"({"rate": 200})");
+    ASSERT_TRUE(logs.HasMember("summary"));
+    EXPECT_GT(logs["item_count"].GetInt(), 0);
+    EXPECT_EQ(logs["summary"]["count"].GetInt(), logs["item_count"].GetInt());
+    EXPECT_TRUE(logs["summary"]["counts"].HasMember("level"));
+
+    const auto cpu = call("cpu_stats", "{}");
+    ASSERT_TRUE(cpu.HasMember("stats"));
+    EXPECT_GT(cpu["stats"]["numeric"]["cpu"]["count"].GetInt(), 0);
+    EXPECT_LE(cpu["stats"]["numeric"]["cpu"]["max"].GetDouble(), 99.0);
+
+    const auto events = call("recent_events", "{}");
+    ASSERT_TRUE(events.HasMember("items"));
+    EXPECT_GT(events["items"].Size(), 0U);
+    EXPECT_TRUE(events.HasMember("cursor"));
+
+    crankd.signal(SIGTERM);
+    EXPECT_EQ(crankd.waitForExit(20s), 0) << crankd.stderrText();
 }
 
 }  // namespace
