@@ -7,52 +7,25 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "util/json_string.h"
+#include <crank/sdk/json.hpp>
+
 namespace crank::runtime {
 namespace {
 
-/// `text` as it appears inside a JSON string literal (without the quotes). Writers differ on
-/// control characters: RapidJSON writes \b and \f and upper-case hex, the SDK \b and \f and
-/// lower-case hex, crankd's own jsonString() \u0008 and \u000c.
-std::string jsonEscaped(std::string_view text, bool short_bf, bool upper_hex) {
-    const char* hex = upper_hex ? "0123456789ABCDEF" : "0123456789abcdef";
-    std::string out;
-    out.reserve(text.size() + 8);
-    for (const char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\b':
-            case '\f':
-                if (short_bf) {
-                    out += c == '\b' ? "\\b" : "\\f";
-                    break;
-                }
-                [[fallthrough]];
-            default:
-                if (u < 0x20) {
-                    out += "\\u00";
-                    out.push_back(hex[u >> 4U]);
-                    out.push_back(hex[u & 0xfU]);
-                } else {
-                    out.push_back(c);
-                }
-        }
-    }
-    return out;
+/// The forms `text` takes inside a JSON string literal (without the quotes), as written by each
+/// writer whose output can reach a client; they differ on control characters: crankd's own
+/// jsonString() writes \u0008, the SDK's \b and lower-case hex, RapidJSON \b and upper-case hex.
+std::vector<std::string> escapedForms(std::string_view text) {
+    std::string own;
+    crank::appendJsonString(own, text);
+    std::string plugin;
+    sdk::appendJsonString(plugin, text);
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+    return {own.substr(1, own.size() - 2), plugin.substr(1, plugin.size() - 2),
+            std::string(buffer.GetString() + 1, buffer.GetSize() - 2)};
 }
 
 // RapidJSON's handler concept names these methods.
@@ -110,17 +83,16 @@ SecretScrubber::SecretScrubber(std::vector<std::string> secrets) {
         if (secret.size() < kMinSecretLength) {
             continue;
         }
-        for (const bool short_bf : {false, true}) {
-            for (const bool upper_hex : {false, true}) {
-                std::string escaped = jsonEscaped(secret, short_bf, upper_hex);
-                if (escaped == secret) {
-                    continue;
-                }
-                // Escaped twice: JSON text holding the secret, kept in a JSON string (an error
-                // message quoting the auth JSON, inside a result).
-                patterns.push_back(jsonEscaped(escaped, short_bf, upper_hex));
-                patterns.push_back(std::move(escaped));
+        for (std::string& escaped : escapedForms(secret)) {
+            if (escaped == secret) {
+                continue;
             }
+            // Escaped twice: JSON text holding the secret, kept in a JSON string (an error
+            // message quoting the auth JSON, inside a result).
+            for (std::string& twice : escapedForms(escaped)) {
+                patterns.push_back(std::move(twice));
+            }
+            patterns.push_back(std::move(escaped));
         }
         patterns.push_back(std::move(secret));
     }
