@@ -21,7 +21,6 @@ namespace {
 
 using crank::testing::ChildProcess;
 using crank::testing::exchange;
-using crank::testing::kAccept;
 using crank::testing::Reply;
 using crank::testing::TempDir;
 using namespace std::chrono_literals;
@@ -131,35 +130,16 @@ TEST_F(DemoUpstreamTest, TheDemoConfigPublishesEveryModeThroughTheRestPlugin) {
     const auto crankdPort = crankd.waitForListeningPort(20s);
     ASSERT_TRUE(crankdPort) << crankd.stderrText();
 
-    std::string session;
-    const auto post = [&](const std::string& body) {
-        std::vector<std::pair<std::string, std::string>> headers{
-            {"Content-Type", "application/json"}, {"Accept", kAccept}};
-        if (!session.empty()) {
-            headers.emplace_back("Mcp-Session-Id", session);
-            headers.emplace_back("MCP-Protocol-Version", "2025-11-25");
-        }
-        return exchange(*crankdPort, "POST", "/mcp", headers, body);
-    };
-    const Reply init =
-        post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
-             R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
-    ASSERT_EQ(init.status, 200) << init.body;
-    session = init.header("mcp-session-id");
-    ASSERT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").status, 202);
+    crank::testing::McpClient client(*crankdPort);
+    ASSERT_TRUE(client.open());
     // structuredContent of a successful call.
-    const auto call = [&](const std::string& tool, const std::string& arguments) {
-        const Reply reply =
-            post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" + tool +
-                 R"(","arguments":)" + arguments + "}}");
-        EXPECT_EQ(reply.status, 200) << reply.body;
-        auto doc = reply.json();
+    const auto call = [&client](const std::string& tool, const std::string& arguments) {
+        const rapidjson::Document result = client.callTool(tool, arguments);
         rapidjson::Document out;
-        if (doc.HasMember("result") && doc["result"].HasMember("structuredContent") &&
-            !doc["result"]["isError"].GetBool()) {
-            out.CopyFrom(doc["result"]["structuredContent"], out.GetAllocator());
+        if (result.HasMember("structuredContent") && !result["isError"].GetBool()) {
+            out.CopyFrom(result["structuredContent"], out.GetAllocator());
         } else {
-            ADD_FAILURE() << tool << ": " << reply.body;
+            ADD_FAILURE() << tool << ": no structuredContent";
             out.SetObject();
         }
         return out;

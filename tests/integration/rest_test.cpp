@@ -307,12 +307,8 @@ protected:
         ASSERT_NE(port_, 0);
         ASSERT_NE(fixturePort_, 0);
         drain();
-        const Reply init =
-            post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
-                 R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
-        ASSERT_EQ(init.status, 200) << init.body;
-        session_ = init.header("mcp-session-id");
-        ASSERT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").status, 202);
+        client_.emplace(port_);
+        ASSERT_TRUE(client_->open());
     }
 
     /// Reads what the children wrote so far, so that no pipe fills up.
@@ -321,31 +317,11 @@ protected:
         fixture_->waitForStderrLine("\x01 never printed", 5ms);
     }
 
-    Reply post(const std::string& body) {
-        std::vector<std::pair<std::string, std::string>> headers{
-            {"Content-Type", "application/json"}, {"Accept", kAccept}};
-        if (!session_.empty()) {
-            headers.emplace_back("Mcp-Session-Id", session_);
-        }
-        return exchange(port_, "POST", "/mcp", headers, body);
-    }
-
     /// tools/call; returns the `result` object (a copy in its own document) and sets elapsedMs_.
     rapidjson::Document call(const std::string& tool, const std::string& arguments = "{}") {
         const auto start = Clock::now();
-        const Reply reply =
-            post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" + tool +
-                 R"(","arguments":)" + arguments + "}}");
+        rapidjson::Document result = client_->callTool(tool, arguments);
         elapsedMs_ = msBetween(start, Clock::now());
-        EXPECT_EQ(reply.status, 200) << reply.body;
-        rapidjson::Document doc = parse(reply.body);
-        rapidjson::Document result;
-        if (doc.IsObject() && doc.HasMember("result")) {
-            result.CopyFrom(doc["result"], result.GetAllocator());
-        } else {
-            ADD_FAILURE() << tool << ": no result: " << reply.body;
-            result.SetObject();
-        }
         return result;
     }
 
@@ -409,7 +385,7 @@ protected:
     static std::uint16_t fixturePort_;
     static std::uint16_t refusedPort_;
     static std::size_t operationCount_;
-    std::string session_;
+    std::optional<crank::testing::McpClient> client_;
     std::int64_t elapsedMs_ = 0;
 };
 
@@ -458,7 +434,7 @@ std::string stopReason(const rapidjson::Value& window) {
 
 TEST_F(RestTest, EveryOperationIsPublished) {
     const rapidjson::Document doc =
-        parse(post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})").body);
+        parse(client_->post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})").body);
     ASSERT_TRUE(doc.HasMember("result")) << text(doc);
     EXPECT_EQ(doc["result"]["tools"].Size(), operationCount_);
 }

@@ -173,45 +173,17 @@ protected:
 
     void SetUp() override {
         ASSERT_NE(port_, 0);
-        const Reply init =
-            post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
-                 R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
-        ASSERT_EQ(init.status, 200) << init.body;
-        session_ = init.header("mcp-session-id");
-        ASSERT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})").status, 202);
+        client_.emplace(port_);
+        ASSERT_TRUE(client_->open());
     }
 
-    Reply post(const std::string& body) {
-        std::vector<std::pair<std::string, std::string>> headers{
-            {"Content-Type", "application/json"}, {"Accept", kAccept}};
-        if (!session_.empty()) {
-            headers.emplace_back("Mcp-Session-Id", session_);
-        }
-        return exchange(port_, "POST", "/mcp", headers, body);
-    }
+    Reply post(const std::string& body) { return client_->post(body); }
 
     /// tools/call; returns the `result` object (a copy in its own document). The whole HTTP
     /// response body goes to `body` when given.
     rapidjson::Document call(const std::string& tool, const std::string& arguments,
                              std::string* body = nullptr) {
-        const Reply reply =
-            post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" + tool +
-                 R"(","arguments":)" + arguments + "}}");
-        EXPECT_EQ(reply.status, 200) << reply.body;
-        if (body != nullptr) {
-            *body = reply.body;
-        }
-        rapidjson::Document doc;
-        doc.Parse(reply.body.c_str());
-        EXPECT_FALSE(doc.HasParseError()) << reply.body;
-        rapidjson::Document result;
-        if (doc.IsObject() && doc.HasMember("result")) {
-            result.CopyFrom(doc["result"], result.GetAllocator());
-        } else {
-            ADD_FAILURE() << "no result: " << reply.body;
-            result.SetObject();
-        }
-        return result;
+        return client_->callTool(tool, arguments, body);
     }
 
     /// The structured result of a successful call.
@@ -238,7 +210,7 @@ protected:
     static TempDir* dir_;
     static ChildProcess* process_;
     static std::uint16_t port_;
-    std::string session_;
+    std::optional<crank::testing::McpClient> client_;
 };
 
 TempDir* WindowTest::dir_ = nullptr;
@@ -358,11 +330,12 @@ TEST_F(WindowTest, OversizedItemsAreDroppedNotPassedOn) {
 }
 
 TEST_F(WindowTest, CancellationStopsTheWindowAndTheUpstreamRead) {
-    SseReader sse(
-        port_, "POST",
-        {{"Content-Type", "application/json"}, {"Accept", kAccept}, {"Mcp-Session-Id", session_}},
-        R"({"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"short",)"
-        R"("arguments":{"items":-1,"rate":20},"_meta":{"progressToken":"p"}}})");
+    SseReader sse(port_, "POST",
+                  {{"Content-Type", "application/json"},
+                   {"Accept", kAccept},
+                   {"Mcp-Session-Id", client_->session()}},
+                  R"({"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"short",)"
+                  R"("arguments":{"items":-1,"rate":20},"_meta":{"progressToken":"p"}}})");
     sse.next();  // priming
     EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":)"
                    R"({"requestId":"w1","reason":"user"}})")
@@ -378,11 +351,12 @@ TEST_F(WindowTest, CancellationStopsTheWindowAndTheUpstreamRead) {
 }
 
 TEST_F(WindowTest, ProgressIsReportedWhileCollecting) {
-    SseReader sse(
-        port_, "POST",
-        {{"Content-Type", "application/json"}, {"Accept", kAccept}, {"Mcp-Session-Id", session_}},
-        R"({"jsonrpc":"2.0","id":"p1","method":"tools/call","params":{"name":"raw",)"
-        R"("arguments":{"items":40,"rate":50},"_meta":{"progressToken":"tok"}}})");
+    SseReader sse(port_, "POST",
+                  {{"Content-Type", "application/json"},
+                   {"Accept", kAccept},
+                   {"Mcp-Session-Id", client_->session()}},
+                  R"({"jsonrpc":"2.0","id":"p1","method":"tools/call","params":{"name":"raw",)"
+                  R"("arguments":{"items":40,"rate":50},"_meta":{"progressToken":"tok"}}})");
     int progress = 0;
     bool result = false;
     while (auto e = sse.next()) {

@@ -173,4 +173,69 @@ private:
     std::string head_;
 };
 
+/// An MCP session over raw exchanges, as the integration suites use it: initialize and
+/// notifications/initialized once, then posts that carry the session id, and tools/call.
+class McpClient {
+public:
+    explicit McpClient(std::uint16_t port) : port_(port) {}
+
+    /// initialize + notifications/initialized. False (after ADD_FAILURE) when either fails.
+    bool open() {
+        const Reply init =
+            post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
+                 R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+        if (init.status != 200) {
+            ADD_FAILURE() << "initialize: " << init.status << " " << init.body;
+            return false;
+        }
+        session_ = init.header("mcp-session-id");
+        const Reply initialized = post(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+        if (initialized.status != 202) {
+            ADD_FAILURE() << "notifications/initialized: " << initialized.status;
+            return false;
+        }
+        return true;
+    }
+
+    /// A POST to /mcp with the session's headers.
+    Reply post(const std::string& body) const {
+        std::vector<std::pair<std::string, std::string>> headers{
+            {"Content-Type", "application/json"}, {"Accept", kAccept}};
+        if (!session_.empty()) {
+            headers.emplace_back("Mcp-Session-Id", session_);
+            headers.emplace_back("MCP-Protocol-Version", "2025-11-25");
+        }
+        return exchange(port_, "POST", "/mcp", headers, body);
+    }
+
+    /// tools/call's `result` object (a copy in its own document; ADD_FAILURE and {} when the
+    /// answer has none). The whole HTTP response body goes to `body` when given.
+    rapidjson::Document callTool(const std::string& tool, const std::string& arguments,
+                                 std::string* body = nullptr) const {
+        const Reply reply =
+            post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" + tool +
+                 R"(","arguments":)" + arguments + "}}");
+        EXPECT_EQ(reply.status, 200) << reply.body;
+        if (body != nullptr) {
+            *body = reply.body;
+        }
+        rapidjson::Document doc;
+        doc.Parse(reply.body.c_str());
+        rapidjson::Document result;
+        if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("result")) {
+            result.CopyFrom(doc["result"], result.GetAllocator());
+        } else {
+            ADD_FAILURE() << tool << ": no result: " << reply.body;
+            result.SetObject();
+        }
+        return result;
+    }
+
+    const std::string& session() const { return session_; }
+
+private:
+    std::uint16_t port_;
+    std::string session_;
+};
+
 }  // namespace crank::testing
