@@ -17,6 +17,7 @@
 #include <Poco/Net/SecureStreamSocket.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
+#include <Poco/Net/X509Certificate.h>
 #include <Poco/Timespan.h>
 
 #include <sys/socket.h>
@@ -208,7 +209,16 @@ std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& t
                                                       contextFor(tls)));
             secure->completeHandshake();
             finishGuard();
+            // The chain was verified during the handshake; the name is checked here, explicitly,
+            // rather than trusting a library default.
+            if (tls.verify && !secure->peerCertificate().verify(url.host)) {
+                fail(TransportError::Kind::tls, "TLS handshake with " + url.authority() +
+                                                    " failed: its certificate is not for \"" +
+                                                    url.host + "\"");
+            }
             c->impl_->socket = std::move(secure);
+        } catch (const TransportFailure&) {
+            throw;
         } catch (const Poco::Exception& e) {
             finishGuard();
             if (guardFired) {
