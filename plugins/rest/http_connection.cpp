@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <list>
 #include <map>
 #include <thread>
 #include <utility>
@@ -55,20 +56,132 @@ Poco::Net::Context::Ptr contextFor(const TlsOptions& tls) {
     return context;
 }
 
-std::vector<Poco::Net::IPAddress> resolve(const std::string& host) {
+/// Name lookups bounded by the connect deadline. getaddrinfo() blocks for as long as the system's
+/// resolver wants (seconds per server and attempt), so each lookup runs on a thread of its own
+/// while the caller waits at most until its deadline. A lookup that outlives its caller finishes
+/// on its own; the threads are joined when they are reaped, and all of them when the plugin is
+/// unloaded (this object is a static of the plugin library), so no thread runs plugin code after.
+class Resolver {
+public:
+    static constexpr std::size_t kMaxLookups = 64;  // lookups in flight at most
+
+    Resolver() = default;
+    Resolver(const Resolver&) = delete;
+    Resolver& operator=(const Resolver&) = delete;
+    Resolver(Resolver&&) = delete;
+    Resolver& operator=(Resolver&&) = delete;
+    ~Resolver() {
+        std::list<Running> all;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            all.swap(running_);
+        }
+        for (Running& r : all) {
+            r.thread.join();
+        }
+    }
+
+    static Resolver& instance() {
+        static Resolver resolver;
+        return resolver;
+    }
+
+    std::vector<Poco::Net::IPAddress> resolve(const std::string& host, Clock::time_point deadline,
+                                              const CancelCheck& cancel) {
+        auto lookup = std::make_shared<Lookup>();
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            reapLocked();
+            if (running_.size() >= kMaxLookups) {
+                fail(TransportError::Kind::dns, "cannot resolve host \"" + host +
+                                                    "\": " + std::to_string(kMaxLookups) +
+                                                    " name lookups are already in progress");
+            }
+            running_.push_back(
+                Running{lookup, std::thread([lookup, host] { run(*lookup, host); })});
+        }
+        std::unique_lock<std::mutex> lock(lookup->mutex);
+        while (!lookup->done) {
+            if (cancel && cancel()) {
+                fail(TransportError::Kind::cancelled, "cancelled");
+            }
+            const auto now = Clock::now();
+            if (now >= deadline) {
+                fail(TransportError::Kind::timeout, "resolve");
+            }
+            lookup->cv.wait_until(lock, std::min(deadline, now + kSlice));
+        }
+        if (!lookup->error.empty()) {
+            fail(TransportError::Kind::dns, lookup->error);
+        }
+        return lookup->addresses;
+    }
+
+private:
+    struct Lookup {
+        std::mutex mutex;
+        std::condition_variable cv;
+        bool done = false;
+        std::vector<Poco::Net::IPAddress> addresses;
+        std::string error;
+    };
+    struct Running {
+        std::shared_ptr<Lookup> lookup;
+        std::thread thread;
+    };
+
+    static void run(Lookup& lookup, const std::string& host) {
+        std::vector<Poco::Net::IPAddress> addresses;
+        std::string error;
+        try {
+            addresses = Poco::Net::DNS::hostByName(host).addresses();
+            if (addresses.empty()) {
+                error = "cannot resolve host \"" + host + "\" (no address)";
+            }
+        } catch (const Poco::Net::HostNotFoundException&) {
+            error = "cannot resolve host \"" + host + "\"";
+        } catch (const Poco::Net::NoAddressFoundException&) {
+            error = "cannot resolve host \"" + host + "\" (no address)";
+        } catch (const std::exception& e) {
+            error = "cannot resolve host \"" + host + "\": " + e.what();
+        }
+        {
+            const std::lock_guard<std::mutex> lock(lookup.mutex);
+            lookup.addresses = std::move(addresses);
+            lookup.error = std::move(error);
+            lookup.done = true;
+        }
+        lookup.cv.notify_all();
+    }
+
+    /// Joins the lookups that have finished (their threads are exiting or gone).
+    void reapLocked() {
+        for (auto it = running_.begin(); it != running_.end();) {
+            bool done = false;
+            {
+                const std::lock_guard<std::mutex> lock(it->lookup->mutex);
+                done = it->lookup->done;
+            }
+            if (done) {
+                it->thread.join();
+                it = running_.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+
+    std::mutex mutex_;
+    std::list<Running> running_;
+};
+
+std::vector<Poco::Net::IPAddress> resolve(const std::string& host, Clock::time_point deadline,
+                                          const CancelCheck& cancel) {
     Poco::Net::IPAddress literal;
     if (Poco::Net::IPAddress::tryParse(host, literal)) {
         return {literal};
     }
-    try {
-        return Poco::Net::DNS::hostByName(host).addresses();
-    } catch (const Poco::Net::HostNotFoundException&) {
-        fail(TransportError::Kind::dns, "cannot resolve host \"" + host + "\"");
-    } catch (const Poco::Net::NoAddressFoundException&) {
-        fail(TransportError::Kind::dns, "cannot resolve host \"" + host + "\" (no address)");
-    } catch (const Poco::Exception& e) {
-        fail(TransportError::Kind::dns, "cannot resolve host \"" + host + "\": " + e.displayText());
-    }
+    return Resolver::instance().resolve(host, deadline, cancel);
 }
 
 }  // namespace
@@ -132,7 +245,7 @@ std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& t
     std::unique_ptr<Connection> c(new Connection());
     c->pool_key_ = rest::poolKey(url, tls);
     c->impl_->authority = url.authority();
-    const std::vector<Poco::Net::IPAddress> addresses = resolve(url.host);
+    const std::vector<Poco::Net::IPAddress> addresses = resolve(url.host, deadline, cancel);
     if (addresses.empty()) {
         fail(TransportError::Kind::dns, "cannot resolve host \"" + url.host + "\" (no address)");
     }

@@ -399,6 +399,16 @@ TEST(RestHttpClient, InterruptWakesABlockedRead) {
     EXPECT_EQ(pool.idleCount(), 0U);  // an interrupted connection is never reused
 }
 
+TEST(RestHttpClient, HostNamesAreResolvedAndEveryAddressIsTried) {
+    // "localhost" comes from /etc/hosts (no network); it may list ::1 first, where nothing
+    // listens: the client goes on to 127.0.0.1.
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")});
+    std::string error;
+    const Url url = *parseUrl("http://localhost:" + std::to_string(server.url().port) + "/", error);
+    ConnectionPool pool;
+    EXPECT_EQ(fetch(pool, url).body, "ok");
+}
+
 TEST(RestHttpClient, RefusedConnection) {
     Url url;
     {
