@@ -333,7 +333,9 @@ Result<void> HttpServer::start() {
         return Error{ErrorCode::unavailable, "cannot listen on " + where + ": " + e.displayText()};
     }
 
-    auto* params = new Poco::Net::HTTPServerParams;  // reference-counted by Poco
+    // One reference-counted object shared by the dispatcher and the connection factory: each
+    // holds its own reference (an AutoPtr made twice from the raw pointer would free it twice).
+    Poco::Net::HTTPServerParams::Ptr params(new Poco::Net::HTTPServerParams);
     params->setMaxThreads(c.threads);
     params->setMaxQueued(c.queue);
     params->setKeepAlive(true);
