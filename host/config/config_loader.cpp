@@ -39,6 +39,10 @@ constexpr std::array<std::pair<std::string_view, ExecutionMode>, 4> kModes{{
     {"session", ExecutionMode::session},
     {"async_job", ExecutionMode::async_job},
 }};
+constexpr std::array<std::pair<std::string_view, OverflowPolicy>, 2> kOverflowPolicies{{
+    {"pause", OverflowPolicy::pause},
+    {"drop_oldest", OverflowPolicy::drop_oldest},
+}};
 constexpr std::array<std::pair<std::string_view, TransportBehavior>, 2> kBehaviors{{
     {"request_response", TransportBehavior::request_response},
     {"server_stream", TransportBehavior::server_stream},
@@ -636,6 +640,9 @@ void Loader::readExecution(const Json* v, const std::string& path, OperationConf
         r.positiveInteger("max_session_lifetime_ms", e.max_session_lifetime_ms, kMaxMs);
     e.max_items = r.positiveInteger("max_items", e.max_items, ExecutionCeilings::max_items);
     e.max_bytes = r.positiveInteger("max_bytes", e.max_bytes, ExecutionCeilings::max_bytes);
+    e.overflow_policy = r.enumeration(
+        "overflow_policy", OverflowPolicy::pause,
+        std::span<const std::pair<std::string_view, OverflowPolicy>>(kOverflowPolicies));
     if (e.mode == ExecutionMode::session && e.idle_timeout_ms > e.max_session_lifetime_ms) {
         errors_.add(r.pathOf("idle_timeout_ms"),
                     fmt::format("must not exceed max_session_lifetime_ms ({}), got {}",

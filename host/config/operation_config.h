@@ -10,6 +10,9 @@ namespace crank::config {
 
 /// How an operation is run and published (DESIGN.md, "execution modes").
 enum class ExecutionMode { unary, window, session, async_job };
+/// What a session does when its buffer is full: make the upstream wait, or drop the oldest items.
+enum class OverflowPolicy { pause, drop_oldest };
+
 /// How the upstream answers: one response per request, or a stream of items.
 enum class TransportBehavior { request_response, server_stream };
 
@@ -55,6 +58,8 @@ struct ExecutionConfig {
     std::int64_t max_bytes = ExecutionDefaults::max_bytes;
 
     std::int64_t max_result_bytes = ExecutionDefaults::max_result_bytes;
+    /// session: when the buffer (max_items, max_bytes) is full.
+    OverflowPolicy overflow_policy = OverflowPolicy::pause;
 
     /// The aggregator plugin's name ("raw_items", "stats", ...; checked against the loaded
     /// plugins when operations are compiled) and its config (`execution.aggregation`, JSON text).

@@ -144,11 +144,16 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     const config::ExecutionConfig& e = op.execution;
     const std::string execution = path + ".execution";
 
-    if (e.mode == ExecutionMode::session || e.mode == ExecutionMode::async_job) {
+    if (e.mode == ExecutionMode::async_job) {
         errors.add(execution + ".mode",
-                   fmt::format("\"{}\" is not available in this version of crankd yet; use "
-                               "\"unary\" or \"window\"",
-                               config::toString(e.mode)));
+                   "\"async_job\" is not available in this version of crankd yet; use "
+                   "\"unary\", \"window\" or \"session\"");
+    }
+    if (e.mode == ExecutionMode::session &&
+        e.transport_behavior != TransportBehavior::server_stream) {
+        errors.add(execution + ".transport_behavior",
+                   "a session needs \"server_stream\" in this version of crankd (sessions that "
+                   "poll a request/response upstream come later)");
     }
 
     out.adapter = registry.adapter(op.protocol);

@@ -76,7 +76,42 @@ std::string describeUpstreamError(const std::optional<UpstreamError>& error) {
 
 }  // namespace
 
-OperationRunner::OperationRunner(RuntimeOptions options) : options_(options) {}
+OperationRunner::OperationRunner(RuntimeOptions options)
+    : options_(options), sessions_(SessionRegistry::Options{options.cancel_grace_ms}) {}
+
+mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
+                                              std::string_view arguments_json) {
+    if (stopping_.load()) {
+        return textResult(op->scrubber, "crankd is shutting down", true);
+    }
+    PreparedRequest request;
+    if (auto failed = prepare(*op, arguments_json, request)) {
+        return std::move(*failed);
+    }
+    auto started =
+        sessions_.start(op, request, samplingSeed(op->config.execution), options_.safety);
+    if (!started) {
+        return textResult(op->scrubber, started.error().message, true);
+    }
+    log::info("session of \"{}\" started", op->config.name);
+    return structuredResult(std::move(*started), false);
+}
+
+mcp::ToolResult OperationRunner::pollSession(const Operation& op, std::string_view arguments_json) {
+    auto polled = sessions_.poll(op, arguments_json);
+    if (!polled) {
+        return textResult(op.scrubber, polled.error().message, true);
+    }
+    return structuredResult(std::move(*polled), false);
+}
+
+mcp::ToolResult OperationRunner::stopSession(const Operation& op, std::string_view arguments_json) {
+    auto stopped = sessions_.stop(op, arguments_json);
+    if (!stopped) {
+        return textResult(op.scrubber, stopped.error().message, true);
+    }
+    return structuredResult(std::move(*stopped), false);
+}
 
 void OperationRunner::stop() {
     stopping_.store(true);
@@ -84,11 +119,13 @@ void OperationRunner::stop() {
 
 std::size_t OperationRunner::shutdown() {
     stopping_.store(true);
-    return reaper_.shutdown(milliseconds(options_.cancel_grace_ms));
+    const std::size_t sessions = sessions_.shutdown(milliseconds(options_.cancel_grace_ms));
+    return sessions + reaper_.shutdown(milliseconds(options_.cancel_grace_ms));
 }
 
-mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view arguments_json,
-                                     mcp::ToolCall& call) {
+std::optional<mcp::ToolResult> OperationRunner::prepare(const Operation& op,
+                                                        std::string_view arguments_json,
+                                                        PreparedRequest& request) const {
     json::Document input;
     if (auto parsed = json::parseJson(arguments_json, input, "input"); !parsed) {
         return textResult(op.scrubber, "invalid input: " + parsed.error().message, true);
@@ -106,12 +143,20 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
         return textResult(op.scrubber,
                           "cannot build the upstream request: " + rendered.error().message, true);
     }
-    PreparedRequest request;
     request.request_json = std::move(*rendered);
     request.input_json = std::string(arguments_json);
     request.timeout_ms = op.config.execution.upstream_timeout_ms;
     request.max_item_bytes = static_cast<std::int64_t>(std::min<std::uint64_t>(
         options_.safety.max_item_bytes, static_cast<std::uint64_t>(op.config.execution.max_bytes)));
+    return std::nullopt;
+}
+
+mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view arguments_json,
+                                     mcp::ToolCall& call) {
+    PreparedRequest request;
+    if (auto failed = prepare(op, arguments_json, request)) {
+        return std::move(*failed);
+    }
     switch (op.config.execution.mode) {
         case config::ExecutionMode::unary:
             return runUnary(op, request, call);
@@ -427,6 +472,54 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
 void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,
                        mcp::FunctionToolRegistry& tools) {
     for (const OperationPtr& op : operations) {
+        if (op->config.execution.mode == config::ExecutionMode::session) {
+            const std::vector<std::string> names = op->config.toolNames();
+            const std::string& title = op->config.title;
+            mcp::ToolDefinition start;
+            start.name = names[0];
+            start.title = title.empty() ? "" : title + " (start)";
+            start.description = fmt::format(
+                "{} Starts a session and returns its session_id at once; the upstream keeps being "
+                "read into a bounded buffer. Read it with {} and close it with {}.",
+                op->config.description, names[1], names[2]);
+            start.input_schema_json = op->config.input_schema_json;
+            start.output_schema_json = SessionRegistry::startOutputSchema();
+            tools.add(std::move(start),
+                      [op, &runner](std::string_view arguments_json,
+                                    mcp::ToolCall&) -> Result<mcp::ToolResult> {
+                          return runner.startSession(op, arguments_json);
+                      });
+            mcp::ToolDefinition poll;
+            poll.name = names[1];
+            poll.title = title.empty() ? "" : title + " (poll)";
+            poll.description = fmt::format(
+                "Returns the items a {} session collected after the cursor (all buffered ones "
+                "without one), the next cursor, has_more and the session's status. Polling again "
+                "with the same cursor returns the same items.",
+                names[0]);
+            poll.input_schema_json =
+                SessionRegistry::pollInputSchema(op->config.execution.max_items);
+            poll.output_schema_json = SessionRegistry::pollOutputSchema();
+            tools.add(std::move(poll),
+                      [op, &runner](std::string_view arguments_json,
+                                    mcp::ToolCall&) -> Result<mcp::ToolResult> {
+                          return runner.pollSession(*op, arguments_json);
+                      });
+            mcp::ToolDefinition stop;
+            stop.name = names[2];
+            stop.title = title.empty() ? "" : title + " (stop)";
+            stop.description = fmt::format(
+                "Stops a {} session: closes the upstream and returns the final counters.",
+                names[0]);
+            stop.input_schema_json = SessionRegistry::stopInputSchema();
+            stop.output_schema_json = SessionRegistry::stopOutputSchema();
+            tools.add(std::move(stop),
+                      [op, &runner](std::string_view arguments_json,
+                                    mcp::ToolCall&) -> Result<mcp::ToolResult> {
+                          return runner.stopSession(*op, arguments_json);
+                      });
+            continue;
+        }
         mcp::ToolDefinition definition;
         definition.name = op->config.name;
         definition.title = op->config.title;

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "mcp/tool_registry.h"
 #include "runtime/operation.h"
 #include "runtime/runtime_options.h"
+#include "runtime/session_registry.h"
 #include "runtime/stream_reaper.h"
 
 namespace crank::runtime {
@@ -25,6 +27,15 @@ public:
 
     mcp::ToolResult run(const Operation& op, std::string_view arguments_json, mcp::ToolCall& call);
 
+    /// The tools of a session operation: `{name}_start` (the operation's input), `{name}_poll`
+    /// and `{name}_stop` (see SessionRegistry).
+    mcp::ToolResult startSession(const OperationPtr& op, std::string_view arguments_json);
+    mcp::ToolResult pollSession(const Operation& op, std::string_view arguments_json);
+    mcp::ToolResult stopSession(const Operation& op, std::string_view arguments_json);
+
+    /// Sessions held (live and recently closed).
+    std::size_t sessionCount() const { return sessions_.size(); }
+
     /// crankd is stopping: every running window stops (stop_reason cancelled) and unary calls
     /// see is_cancelled(), so that draining is bounded by the cancel grace, not by windows.
     void stop();
@@ -37,6 +48,9 @@ public:
     std::size_t pendingStreams() const { return reaper_.pending(); }
 
 private:
+    /// Validates the input and renders the request; the error result when either fails.
+    std::optional<mcp::ToolResult> prepare(const Operation& op, std::string_view arguments_json,
+                                           struct PreparedRequest& request) const;
     mcp::ToolResult runUnary(const Operation& op, const struct PreparedRequest& request,
                              mcp::ToolCall& call);
     mcp::ToolResult runWindow(const Operation& op, struct PreparedRequest& request,
@@ -45,9 +59,11 @@ private:
     RuntimeOptions options_;
     std::atomic<bool> stopping_{false};
     StreamReaper reaper_;
+    SessionRegistry sessions_;
 };
 
-/// Publishes each operation as its tool (unary and window: one tool named after the operation)
+/// Publishes each operation as its tool (unary and window: one tool named after the operation;
+/// session: the _start, _poll and _stop tools)
 /// in `tools`, calling `runner`. The operations must outlive the registry's use of them (the
 /// tools hold shared pointers).
 void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,

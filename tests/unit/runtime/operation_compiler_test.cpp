@@ -99,10 +99,18 @@ TEST(OperationCompiler, AggregationIsForWindowsOnly) {
                             "windows only; a unary call returns its response"));
 }
 
-TEST(OperationCompiler, SessionAndJobModesAreRefusedForNow) {
-    const auto errors = errorsOf(op("a", "synthetic", R"("execution": {"mode": "session"})"));
-    ASSERT_FALSE(errors.empty());
-    EXPECT_THAT(errors[0], HasSubstr(R"("session" is not available in this version)"));
+TEST(OperationCompiler, JobModeAndPolledSessionsAreRefusedForNow) {
+    const auto job = errorsOf(op("a", "synthetic", R"("execution": {"mode": "async_job"})"));
+    ASSERT_FALSE(job.empty());
+    EXPECT_THAT(job[0], HasSubstr(R"("async_job" is not available in this version)"));
+    const auto polled = errorsOf(op("a", "synthetic", R"("execution": {"mode": "session"})"));
+    ASSERT_FALSE(polled.empty());
+    EXPECT_THAT(polled[0], HasSubstr("operations[0].execution.transport_behavior"));
+    EXPECT_THAT(polled[0], HasSubstr(R"(a session needs "server_stream")"));
+    EXPECT_TRUE(errorsOf(op("a", "synthetic",
+                            R"("execution": {"mode": "session",
+                                             "transport_behavior": "server_stream"})"))
+                    .empty());
 }
 
 TEST(OperationCompiler, BadTemplatesSchemasAndPathsNameTheirPlace) {

@@ -1,0 +1,425 @@
+#include "runtime/session_registry.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+#include <rapidjson/document.h>
+
+#include "json/json_parse.h"
+#include "plugins/adapter_handle.h"
+#include "runtime/live_session.h"
+#include "runtime/safety_stage.h"
+#include "util/json_string.h"
+#include "util/random.h"
+
+namespace crank::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::int64_t wallMs() {
+    return std::chrono::duration_cast<milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+/// RFC 3339 in UTC with milliseconds, e.g. 2026-11-30T06:20:00.123Z.
+std::string rfc3339(std::int64_t ms) {
+    const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
+                       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+}
+
+OverflowPolicy overflowOf(const config::ExecutionConfig& e) {
+    return e.overflow_policy == config::OverflowPolicy::drop_oldest ? OverflowPolicy::drop_oldest
+                                                                    : OverflowPolicy::pause;
+}
+
+}  // namespace
+
+struct SessionRegistry::Entry {
+    OperationPtr op;
+    std::string id;
+    std::shared_ptr<LiveSession> call;
+
+    std::mutex mutex;  // everything below, and every adapter call on the stream
+    crank_stream* stream = nullptr;
+    std::string status = "active";  // active, completed, failed, stopped, expired
+    bool closed = false;            // stopped or expired: the buffer is gone for the client
+    Clock::time_point last_poll;
+    Clock::time_point lifetime_end;
+    Clock::time_point remove_at = Clock::time_point::max();
+    std::int64_t lifetime_end_ms = 0;  // wall clock, for expires_at
+
+    std::int64_t expiresAtMs(Clock::time_point now) const {
+        const std::int64_t idle = op->config.execution.idle_timeout_ms;
+        const auto sinceLastPoll =
+            std::chrono::duration_cast<milliseconds>(now - last_poll).count();
+        return std::min(wallMs() + idle - sinceLastPoll, lifetime_end_ms);
+    }
+
+    /// The plugin completed: the stream is destroyed (its threads joined); the buffer stays
+    /// for the polls to come.
+    void destroyIfCompletedLocked() {
+        if (stream == nullptr) {
+            return;
+        }
+        const std::optional<crank_status> done = call->completion();
+        if (!done) {
+            return;
+        }
+        op->adapter->streamDestroy(stream);
+        stream = nullptr;
+        if (status == "active") {
+            status = *done == CRANK_ERROR ? "failed" : "completed";
+        }
+    }
+
+    void closeLocked(std::string_view final_status, Clock::time_point wait_until,
+                     std::chrono::milliseconds tombstone) {
+        if (!closed) {
+            closed = true;
+            status = std::string(final_status);
+            remove_at = Clock::now() + tombstone;
+            call->cancel();
+            if (stream != nullptr) {
+                op->adapter->streamCancel(stream);
+            }
+        }
+        if (stream != nullptr && call->waitForComplete(wait_until)) {
+            destroyIfCompletedLocked();
+        }
+    }
+};
+
+SessionRegistry::SessionRegistry(Options options) : options_(options), thread_([this] { run(); }) {}
+
+SessionRegistry::~SessionRegistry() {
+    shutdown(milliseconds(options_.cancel_grace_ms));
+}
+
+std::size_t SessionRegistry::size() const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+}
+
+Result<std::string> SessionRegistry::start(const OperationPtr& op, const PreparedRequest& request,
+                                           std::uint64_t sampling_seed,
+                                           const SafetyLimits& safety_limits) {
+    const config::ExecutionConfig& e = op->config.execution;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_) {
+            return Error{ErrorCode::unavailable, "crankd is shutting down"};
+        }
+        if (entries_.size() >= options_.max_sessions) {
+            return Error{ErrorCode::unavailable,
+                         fmt::format("this crankd holds {} sessions, its limit; stop sessions "
+                                     "that are no longer needed",
+                                     entries_.size())};
+        }
+    }
+    auto safety = SafetyStage::create(e, sampling_seed, op->path + ".execution", safety_limits);
+    if (!safety) {
+        return safety.error();
+    }
+    auto entry = std::make_shared<Entry>();
+    entry->op = op;
+    entry->id = newId("ses_");
+    entry->call = std::make_shared<LiveSession>(
+        op->config.name, op->scrubber, std::move(*safety),
+        SessionBuffer::Limits{static_cast<std::uint64_t>(e.max_items),
+                              static_cast<std::uint64_t>(e.max_bytes), overflowOf(e)});
+    const auto now = Clock::now();
+    entry->last_poll = now;
+    entry->lifetime_end = now + milliseconds(e.max_session_lifetime_ms);
+    entry->lifetime_end_ms = wallMs() + e.max_session_lifetime_ms;
+
+    const crank_request view = request.view(*op);
+    entry->stream = op->adapter->streamOpen(*entry->call, view);
+    if (entry->stream == nullptr) {
+        const std::optional<UpstreamError> error = entry->call->error();
+        return Error{ErrorCode::unavailable,
+                     error ? fmt::format("the upstream stream could not start: {} ({})",
+                                         error->message, error->code)
+                           : std::string("the upstream stream could not start")};
+    }
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        entries_.emplace(entry->id, entry);
+    }
+    wake_.notify_all();
+    const std::lock_guard<std::mutex> lock(entry->mutex);
+    return fmt::format(
+        R"({{"session_id":{},"status":"active","expires_at":{},"limits":{{"max_items":{},)"
+        R"("max_bytes":{},"overflow_policy":"{}","idle_timeout_ms":{},)"
+        R"("max_session_lifetime_ms":{}}}}})",
+        jsonString(entry->id), jsonString(rfc3339(entry->expiresAtMs(now))), e.max_items,
+        e.max_bytes, toString(overflowOf(e)), e.idle_timeout_ms, e.max_session_lifetime_ms);
+}
+
+std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& op,
+                                                              std::string_view arguments_json,
+                                                              std::string& session_id,
+                                                              Error& error) {
+    json::Document args;
+    if (auto parsed = json::parseJson(arguments_json, args, "input"); !parsed) {
+        error = Error{ErrorCode::invalid_argument, "invalid input: " + parsed.error().message};
+        return nullptr;
+    }
+    const json::Value& a = args;
+    if (!a.IsObject() || !a.HasMember("session_id") || !a["session_id"].IsString()) {
+        error = Error{ErrorCode::invalid_argument,
+                      "invalid input: session_id is required (the id _start returned)"};
+        return nullptr;
+    }
+    session_id.assign(a["session_id"].GetString(), a["session_id"].GetStringLength());
+    std::shared_ptr<Entry> entry;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = entries_.find(session_id);
+        if (it != entries_.end()) {
+            entry = it->second;
+        }
+    }
+    // Another operation's session is not found either: ids do not cross tools.
+    if (!entry || entry->op->config.name != op.config.name) {
+        error = Error{ErrorCode::not_found,
+                      fmt::format("no session {} for {} (it may have been stopped or have "
+                                  "expired and been cleaned up)",
+                                  jsonString(session_id.substr(0, 64)), op.config.name)};
+        return nullptr;
+    }
+    return entry;
+}
+
+Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json) {
+    std::string id;
+    Error error{ErrorCode::internal, ""};
+    const std::shared_ptr<Entry> entry = find(op, arguments_json, id, error);
+    if (!entry) {
+        return error;
+    }
+    json::Document args;
+    (void)json::parseJson(arguments_json, args, "input");
+    const json::Value& a = args;
+    std::optional<std::string> cursor;
+    if (a.HasMember("cursor") && !a["cursor"].IsNull()) {
+        if (!a["cursor"].IsString()) {
+            return Error{ErrorCode::invalid_argument,
+                         "invalid input: cursor must be the string a previous poll returned"};
+        }
+        cursor.emplace(a["cursor"].GetString(), a["cursor"].GetStringLength());
+    }
+    const config::ExecutionConfig& e = op.config.execution;
+    std::size_t maxItems = static_cast<std::size_t>(e.max_items);
+    if (a.HasMember("max_items")) {
+        if (!a["max_items"].IsInt64() || a["max_items"].GetInt64() < 1) {
+            return Error{ErrorCode::invalid_argument,
+                         "invalid input: max_items must be a positive integer"};
+        }
+        maxItems =
+            std::min<std::size_t>(maxItems, static_cast<std::size_t>(a["max_items"].GetInt64()));
+    }
+
+    const std::lock_guard<std::mutex> lock(entry->mutex);
+    entry->destroyIfCompletedLocked();
+    const auto now = Clock::now();
+    const SessionBuffer::Counters before = entry->call->buffer().counters();
+    std::string out =
+        "{\"session_id\":" + jsonString(entry->id) + ",\"status\":" + jsonString(entry->status);
+    if (entry->closed) {
+        out += fmt::format(R"(,"items":[],"cursor":{},"has_more":false,"item_count":{},)"
+                           R"("dropped_count":{}}})",
+                           jsonString(cursor.value_or("")), before.received,
+                           before.dropped + entry->call->safetyDropped());
+        return out;
+    }
+    entry->last_poll = now;
+    auto page = entry->call->buffer().poll(
+        cursor ? std::optional<std::string_view>(*cursor) : std::nullopt, maxItems);
+    if (!page) {
+        return page.error();
+    }
+    if (entry->call->buffer().takeResume() && entry->stream != nullptr) {
+        entry->op->adapter->streamResume(entry->stream);
+    }
+    // The page is cut to max_result_bytes; the cursor then names the last item that fitted.
+    const std::size_t budget = static_cast<std::size_t>(e.max_result_bytes) > 512
+                                   ? static_cast<std::size_t>(e.max_result_bytes) - 512
+                                   : 0;
+    std::string items = "[";
+    std::size_t taken = 0;
+    for (const std::string& item : page->items) {
+        if (items.size() + item.size() + 1 > budget && taken > 0) {
+            break;
+        }
+        items += (taken == 0 ? "" : ",") + item;
+        ++taken;
+    }
+    items += "]";
+    const bool cut = taken < page->items.size();
+    const std::string nextCursor = cut ? std::to_string(page->first_seq + taken - 1) : page->cursor;
+    const SessionBuffer::Counters after = entry->call->buffer().counters();
+    out += ",\"items\":" + items + ",\"cursor\":" + jsonString(nextCursor) +
+           fmt::format(R"(,"has_more":{},"item_count":{},"dropped_count":{},"expires_at":{})",
+                       (page->has_more || cut) ? "true" : "false", after.received,
+                       after.dropped + entry->call->safetyDropped(),
+                       jsonString(rfc3339(entry->expiresAtMs(now))));
+    if (entry->status == "failed") {
+        const std::optional<UpstreamError> failure = entry->call->error();
+        if (failure) {
+            out += ",\"error\":{\"code\":" + jsonString(failure->code) +
+                   ",\"message\":" + jsonString(failure->message) + "}";
+        }
+    }
+    out += "}";
+    return op.scrubber.empty() ? out : op.scrubber.scrubJson(out);
+}
+
+Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view arguments_json) {
+    std::string id;
+    Error error{ErrorCode::internal, ""};
+    const std::shared_ptr<Entry> entry = find(op, arguments_json, id, error);
+    if (!entry) {
+        return error;
+    }
+    const std::lock_guard<std::mutex> lock(entry->mutex);
+    entry->destroyIfCompletedLocked();
+    const bool wasClosed = entry->closed;
+    entry->closeLocked(entry->status == "active" ? "stopped" : entry->status,
+                       Clock::now() + milliseconds(options_.cancel_grace_ms),
+                       milliseconds(options_.tombstone_ms));
+    if (!wasClosed && entry->status != "stopped") {
+        // The upstream had ended (completed or failed): stopping only discards the buffer.
+        entry->status = "stopped";
+    }
+    const SessionBuffer::Counters c = entry->call->buffer().counters();
+    return fmt::format(
+        R"({{"session_id":{},"status":{},"item_count":{},"dropped_count":{},"undelivered":{}}})",
+        jsonString(entry->id), jsonString(entry->status), c.received,
+        c.dropped + entry->call->safetyDropped(), wasClosed ? 0 : c.buffered_items);
+}
+
+void SessionRegistry::tick() {
+    std::vector<std::shared_ptr<Entry>> all;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        all.reserve(entries_.size());
+        for (const auto& [id, entry] : entries_) {
+            all.push_back(entry);
+        }
+    }
+    std::vector<std::string> gone;
+    const auto now = Clock::now();
+    for (const std::shared_ptr<Entry>& entry : all) {
+        const std::lock_guard<std::mutex> lock(entry->mutex);
+        entry->destroyIfCompletedLocked();
+        const milliseconds idle(entry->op->config.execution.idle_timeout_ms);
+        if (!entry->closed && (now >= entry->lifetime_end || now - entry->last_poll >= idle)) {
+            entry->closeLocked("expired", now, milliseconds(options_.tombstone_ms));
+        }
+        if (entry->closed && entry->stream == nullptr && now >= entry->remove_at) {
+            gone.push_back(entry->id);
+        }
+    }
+    if (!gone.empty()) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (const std::string& id : gone) {
+            entries_.erase(id);
+        }
+    }
+}
+
+void SessionRegistry::run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stopping_) {
+        wake_.wait_for(lock, milliseconds(options_.tick_ms));
+        if (stopping_) {
+            break;
+        }
+        lock.unlock();
+        tick();
+        lock.lock();
+    }
+}
+
+std::size_t SessionRegistry::shutdown(std::chrono::milliseconds grace) {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (stopping_ && !thread_.joinable()) {
+            return 0;
+        }
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+    std::map<std::string, std::shared_ptr<Entry>, std::less<>> all;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        all.swap(entries_);
+    }
+    const auto until = Clock::now() + grace;
+    for (auto& [id, entry] : all) {
+        const std::lock_guard<std::mutex> lock(entry->mutex);
+        entry->closeLocked("stopped", Clock::now(), milliseconds(0));
+    }
+    std::size_t abandoned = 0;
+    for (auto& [id, entry] : all) {
+        const std::lock_guard<std::mutex> lock(entry->mutex);
+        if (entry->stream != nullptr && entry->call->waitForComplete(until)) {
+            entry->destroyIfCompletedLocked();
+        }
+        if (entry->stream != nullptr) {
+            ++abandoned;  // the plugin still runs: keep its call alive for ever
+            new std::shared_ptr<LiveSession>(entry->call);  // NOLINT: deliberate leak
+        }
+    }
+    return abandoned;
+}
+
+std::string SessionRegistry::pollInputSchema(std::int64_t max_items) {
+    return fmt::format(
+        R"({{"type":"object","properties":{{"session_id":{{"type":"string","description":)"
+        R"("the id _start returned"}},"cursor":{{"type":"string","description":)"
+        R"("the cursor the previous poll returned; polling again with the same cursor returns )"
+        R"(the same items"}},"max_items":{{"type":"integer","minimum":1,"maximum":{}}}}},)"
+        R"("required":["session_id"],"additionalProperties":false}})",
+        max_items);
+}
+
+std::string SessionRegistry::stopInputSchema() {
+    return R"({"type":"object","properties":{"session_id":{"type":"string"}},)"
+           R"("required":["session_id"],"additionalProperties":false})";
+}
+
+std::string SessionRegistry::startOutputSchema() {
+    return R"({"type":"object","properties":{"session_id":{"type":"string"},)"
+           R"("status":{"type":"string"},"expires_at":{"type":"string"},)"
+           R"("limits":{"type":"object"}},"required":["session_id","status","expires_at","limits"]})";
+}
+
+std::string SessionRegistry::pollOutputSchema() {
+    return R"({"type":"object","properties":{"session_id":{"type":"string"},)"
+           R"("status":{"enum":["active","completed","failed","stopped","expired"]},)"
+           R"("items":{"type":"array"},"cursor":{"type":"string"},"has_more":{"type":"boolean"},)"
+           R"("item_count":{"type":"integer"},"dropped_count":{"type":"integer"},)"
+           R"("expires_at":{"type":"string"},"error":{"type":"object"}},)"
+           R"("required":["session_id","status","items","cursor","has_more","item_count",)"
+           R"("dropped_count"]})";
+}
+
+std::string SessionRegistry::stopOutputSchema() {
+    return R"({"type":"object","properties":{"session_id":{"type":"string"},)"
+           R"("status":{"type":"string"},"item_count":{"type":"integer"},)"
+           R"("dropped_count":{"type":"integer"},"undelivered":{"type":"integer"}},)"
+           R"("required":["session_id","status","item_count","dropped_count","undelivered"]})";
+}
+
+}  // namespace crank::runtime

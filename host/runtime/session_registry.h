@@ -1,0 +1,87 @@
+#pragma once
+
+// Execution mode `session` (issue 6): `{name}_start` opens the operation's upstream stream and
+// returns a session id at once; the stream keeps running into the session's bounded buffer
+// (SessionBuffer) while `{name}_poll` reads it page by page and `{name}_stop` closes it.
+// Sessions expire after idle_timeout_ms without a poll and after max_session_lifetime_ms in all:
+// the upstream is closed and polls answer status "expired". An MCP client that disconnects does
+// not stop its sessions.
+//
+// This is the in-memory half: live upstream streams are held by the node that opened them. The
+// session rows in the store (several nodes, restarts) come next.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "runtime/operation.h"
+#include "runtime/prepared_request.h"
+#include "runtime/safety_stage.h"
+#include "util/error.h"
+
+namespace crank::runtime {
+
+class LiveSession;
+
+class SessionRegistry {
+public:
+    struct Options {
+        std::int64_t cancel_grace_ms = 2'000;  ///< how long _stop waits for the plugin
+        std::size_t max_sessions = 10'000;     ///< live and recently closed sessions, in all
+        /// How long a closed session still answers polls with its final status.
+        std::int64_t tombstone_ms = 60'000;
+        std::int64_t tick_ms = 100;  ///< how often expiry and completion are checked
+    };
+
+    explicit SessionRegistry(Options options);
+    ~SessionRegistry();
+    SessionRegistry(const SessionRegistry&) = delete;
+    SessionRegistry& operator=(const SessionRegistry&) = delete;
+    SessionRegistry(SessionRegistry&&) = delete;
+    SessionRegistry& operator=(SessionRegistry&&) = delete;
+
+    /// Opens the stream of `op` with `request`; the _start result object (JSON text), or the
+    /// reason it could not start (the plugin's error, a limit).
+    Result<std::string> start(const OperationPtr& op, const PreparedRequest& request,
+                              std::uint64_t sampling_seed, const SafetyLimits& safety_limits);
+    /// `{session_id, cursor?, max_items?}`: the _poll result object.
+    Result<std::string> poll(const Operation& op, std::string_view arguments_json);
+    /// `{session_id}`: closes the session; the _stop result object.
+    Result<std::string> stop(const Operation& op, std::string_view arguments_json);
+
+    /// Closes every session (status "stopped"); waits up to `grace` for their plugins. Returns
+    /// how many streams never completed (their plugin libraries must stay loaded).
+    std::size_t shutdown(std::chrono::milliseconds grace);
+
+    /// Sessions held (live and closed ones still answering).
+    std::size_t size() const;
+
+    /// The input and output schemas of the three tools (JSON text).
+    static std::string pollInputSchema(std::int64_t max_items);
+    static std::string stopInputSchema();
+    static std::string startOutputSchema();
+    static std::string pollOutputSchema();
+    static std::string stopOutputSchema();
+
+private:
+    struct Entry;
+    std::shared_ptr<Entry> find(const Operation& op, std::string_view arguments_json,
+                                std::string& session_id, Error& error);
+    void tick();
+    void run();
+
+    Options options_;
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace crank::runtime

@@ -1,0 +1,288 @@
+// Execution mode `session` through the real crankd with the synthetic-stream fixture plugin:
+// the _start/_poll/_stop tools, paging with cursors, idempotent polls, both overflow policies,
+// expiry, failures, and sessions that stay open when crankd stops.
+
+#include <signal.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "child_process.h"
+#include "mcp_http_client.h"
+#include "temp_dir.h"
+
+namespace {
+
+using crank::testing::ChildProcess;
+using crank::testing::McpClient;
+using crank::testing::TempDir;
+using namespace std::chrono_literals;
+
+constexpr const char* kSyntheticConfig = R"({"items": "{{items}}", "rate_per_sec": "{{rate}}",
+    "fail_after_items": "{{fail_after}}", "item_bytes": 40})";
+constexpr const char* kInputSchema = R"({"type": "object", "additionalProperties": false,
+    "properties": {"items": {"type": "integer", "minimum": -1}, "rate": {"type": "integer"},
+                   "fail_after": {"type": "integer"}}})";
+
+std::string sessionOperation(const std::string& name, const std::string& execution) {
+    return R"({"name": ")" + name + R"(", "description": "a synthetic session",
+        "protocol": "synthetic", "input_schema": )" +
+           std::string(kInputSchema) + R"(, "config": )" + kSyntheticConfig +
+           R"(, "execution": {"mode": "session", "transport_behavior": "server_stream", )" +
+           execution + "}}";
+}
+
+class SessionTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = new TempDir();
+        const std::string operations =
+            sessionOperation("paused", R"("max_items": 10)") + "," +
+            sessionOperation("dropping", R"("max_items": 10, "overflow_policy": "drop_oldest")") +
+            "," +
+            sessionOperation("short_lived",
+                             R"("idle_timeout_ms": 300, "max_session_lifetime_ms": 60000)") +
+            "," + sessionOperation("other", R"("max_items": 10)");
+        const std::string config = dir_->write(
+            "crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
+                              R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+                              R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, "operations": [)" +
+                              operations + "]}");
+        process_ = new ChildProcess(
+            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"});
+        const auto port = process_->waitForListeningPort(20s);
+        ASSERT_TRUE(port) << process_->stderrText();
+        port_ = *port;
+    }
+
+    static void TearDownTestSuite() {
+        if (process_ != nullptr) {
+            process_->signal(SIGTERM);
+            // Open sessions (some endless) do not hold crankd up.
+            EXPECT_EQ(process_->waitForExit(20s), 0) << process_->stderrText();
+            delete process_;
+            process_ = nullptr;
+        }
+        delete dir_;
+        dir_ = nullptr;
+    }
+
+    void SetUp() override {
+        ASSERT_NE(port_, 0);
+        client_.emplace(port_);
+        ASSERT_TRUE(client_->open());
+    }
+
+    /// structuredContent of a call that must succeed.
+    rapidjson::Document ok(const std::string& tool, const std::string& arguments) {
+        const rapidjson::Document result = client_->callTool(tool, arguments);
+        rapidjson::Document out;
+        if (result.HasMember("structuredContent") && result.HasMember("isError") &&
+            !result["isError"].GetBool()) {
+            out.CopyFrom(result["structuredContent"], out.GetAllocator());
+        } else {
+            ADD_FAILURE() << tool << " " << arguments << ": " << text(result);
+            out.SetObject();
+        }
+        return out;
+    }
+
+    /// The error text of a call that must fail.
+    std::string failure(const std::string& tool, const std::string& arguments) {
+        const rapidjson::Document result = client_->callTool(tool, arguments);
+        EXPECT_TRUE(result.HasMember("isError") && result["isError"].GetBool()) << text(result);
+        return result.HasMember("content") ? result["content"][0]["text"].GetString() : "";
+    }
+
+    static std::string text(const rapidjson::Value& v) {
+        rapidjson::StringBuffer b;
+        rapidjson::Writer<rapidjson::StringBuffer> w(b);
+        v.Accept(w);
+        return b.GetString();
+    }
+
+    std::string start(const std::string& op, const std::string& input) {
+        const auto r = ok(op + "_start", input);
+        EXPECT_STREQ(r["status"].GetString(), "active");
+        return r.HasMember("session_id") ? r["session_id"].GetString() : "";
+    }
+
+    rapidjson::Document poll(const std::string& op, const std::string& id,
+                             const std::string& cursor = "", int max_items = 0) {
+        std::string args = R"({"session_id": ")" + id + "\"";
+        if (!cursor.empty()) {
+            args += R"(, "cursor": ")" + cursor + "\"";
+        }
+        if (max_items > 0) {
+            args += R"(, "max_items": )" + std::to_string(max_items);
+        }
+        return ok(op + "_poll", args + "}");
+    }
+
+    static std::vector<int> seqs(const rapidjson::Value& page) {
+        std::vector<int> out;
+        for (const auto& item : page["items"].GetArray()) {
+            out.push_back(item["seq"].GetInt());
+        }
+        return out;
+    }
+
+    /// Polls until `done` says so (bounded).
+    template <typename Done>
+    rapidjson::Document pollUntil(const std::string& op, const std::string& id, Done done) {
+        for (int i = 0; i < 100; ++i) {
+            rapidjson::Document page = poll(op, id, "0", 1);
+            if (done(page)) {
+                return page;
+            }
+            std::this_thread::sleep_for(50ms);
+        }
+        ADD_FAILURE() << "the session never reached the state";
+        return poll(op, id, "0", 1);
+    }
+
+    static TempDir* dir_;
+    static ChildProcess* process_;
+    static std::uint16_t port_;
+    std::optional<McpClient> client_;
+};
+
+TempDir* SessionTest::dir_ = nullptr;
+ChildProcess* SessionTest::process_ = nullptr;
+std::uint16_t SessionTest::port_ = 0;
+
+TEST_F(SessionTest, ThreeToolsArePublishedPerSessionOperation) {
+    const auto reply = client_->post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})");
+    for (const char* name : {"paused_start", "paused_poll", "paused_stop"}) {
+        EXPECT_NE(reply.body.find(std::string("\"name\":\"") + name + "\""), std::string::npos)
+            << name;
+    }
+    EXPECT_EQ(reply.body.find("\"name\":\"paused\""), std::string::npos);
+}
+
+TEST_F(SessionTest, PagesFollowTheCursorAndTheSameCursorGivesTheSameItems) {
+    const std::string id = start("paused", R"({"items": 5})");
+    const auto page1 =
+        pollUntil("paused", id, [](const auto& p) { return p["item_count"].GetInt() == 5; });
+    const auto a = poll("paused", id, "", 2);
+    EXPECT_EQ(seqs(a), (std::vector<int>{1, 2}));
+    EXPECT_STREQ(a["cursor"].GetString(), "2");
+    EXPECT_TRUE(a["has_more"].GetBool());
+    const auto b = poll("paused", id, "2", 2);
+    const auto again = poll("paused", id, "2", 2);  // the answer was lost: ask again
+    EXPECT_EQ(seqs(b), (std::vector<int>{3, 4}));
+    EXPECT_EQ(seqs(again), seqs(b));
+    const auto c = poll("paused", id, b["cursor"].GetString());
+    EXPECT_EQ(seqs(c), (std::vector<int>{5}));
+    EXPECT_FALSE(c["has_more"].GetBool());
+    EXPECT_STREQ(c["status"].GetString(), "completed");  // the upstream ended; items remained
+    (void)page1;
+}
+
+TEST_F(SessionTest, PausePolicyHoldsTheUpstreamAndLosesNothing) {
+    const std::string id = start("paused", R"({"items": 100})");
+    std::this_thread::sleep_for(300ms);
+    // The buffer holds 10 items: the upstream waits instead of running ahead.
+    const auto held = poll("paused", id, "0", 1);
+    EXPECT_EQ(held["item_count"].GetInt(), 10);
+    std::vector<int> all;
+    std::string cursor = "0";
+    for (int i = 0; i < 200 && all.size() < 100; ++i) {
+        const auto page = poll("paused", id, cursor);
+        for (int s : seqs(page)) {
+            all.push_back(s);
+        }
+        cursor = page["cursor"].GetString();
+        if (page["items"].Empty()) {
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+    ASSERT_EQ(all.size(), 100U);
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_EQ(all[static_cast<std::size_t>(i)], i + 1);
+    }
+    const auto last = poll("paused", id, cursor);
+    EXPECT_EQ(last["dropped_count"].GetInt(), 0);
+    EXPECT_STREQ(last["status"].GetString(), "completed");
+}
+
+TEST_F(SessionTest, DropOldestKeepsTheNewestAndCountsTheRest) {
+    const std::string id = start("dropping", R"({"items": 50})");
+    pollUntil("dropping", id,
+              [](const auto& p) { return std::string(p["status"].GetString()) == "completed"; });
+    const auto page = poll("dropping", id);
+    std::vector<int> expected;
+    for (int s = 41; s <= 50; ++s) {
+        expected.push_back(s);
+    }
+    EXPECT_EQ(seqs(page), expected);
+    EXPECT_EQ(page["dropped_count"].GetInt(), 40);
+    EXPECT_EQ(page["item_count"].GetInt(), 50);
+}
+
+TEST_F(SessionTest, StopClosesTheUpstreamAndIsIdempotent) {
+    const std::string id = start("paused", R"({"items": -1, "rate": 100})");
+    std::this_thread::sleep_for(100ms);
+    const auto stopped = ok("paused_stop", R"({"session_id": ")" + id + "\"}");
+    EXPECT_STREQ(stopped["status"].GetString(), "stopped");
+    EXPECT_GE(stopped["item_count"].GetInt(), 1);
+    const auto again = ok("paused_stop", R"({"session_id": ")" + id + "\"}");
+    EXPECT_STREQ(again["status"].GetString(), "stopped");
+    const auto after = poll("paused", id);
+    EXPECT_STREQ(after["status"].GetString(), "stopped");
+    EXPECT_TRUE(after["items"].Empty());
+}
+
+TEST_F(SessionTest, AnIdleSessionExpires) {
+    const std::string id = start("short_lived", R"({"items": -1, "rate": 50})");
+    std::this_thread::sleep_for(900ms);  // idle_timeout_ms is 300
+    const auto page = poll("short_lived", id);
+    EXPECT_STREQ(page["status"].GetString(), "expired");
+    EXPECT_TRUE(page["items"].Empty());
+}
+
+TEST_F(SessionTest, AFailedUpstreamKeepsItsItemsAndSaysWhy) {
+    const std::string id = start("paused", R"({"items": 10, "fail_after": 3})");
+    const auto page = pollUntil("paused", id, [](const auto& p) {
+        return std::string(p["status"].GetString()) == "failed";
+    });
+    const auto all = poll("paused", id);
+    EXPECT_EQ(seqs(all), (std::vector<int>{1, 2, 3}));
+    ASSERT_TRUE(all.HasMember("error"));
+    EXPECT_NE(std::string(all["error"]["message"].GetString()).find("failure after 3 items"),
+              std::string::npos);
+    (void)page;
+}
+
+TEST_F(SessionTest, UnknownIdsBadCursorsAndOtherToolsSessionsAreErrors) {
+    EXPECT_NE(failure("paused_poll", R"({"session_id": "ses_nope"})").find("no session"),
+              std::string::npos);
+    const std::string id = start("paused", R"({"items": 3})");
+    // A session belongs to its operation's tools.
+    EXPECT_NE(failure("other_poll", R"({"session_id": ")" + id + "\"}").find("no session"),
+              std::string::npos);
+    EXPECT_NE(
+        failure("paused_poll", R"({"session_id": ")" + id + R"(", "cursor": "x"})").find("cursor"),
+        std::string::npos);
+    EXPECT_NE(failure("paused_poll", R"({"session_id": ")" + id + R"(", "cursor": "99"})")
+                  .find("ahead of this session"),
+              std::string::npos);
+    EXPECT_NE(failure("paused_poll", "{}").find("session_id"), std::string::npos);
+    EXPECT_NE(failure("paused_start", R"({"nope": 1})").find("invalid input"), std::string::npos);
+}
+
+TEST_F(SessionTest, ZzOpenSessionsDoNotStopCrankd) {
+    start("paused", R"({"items": -1, "rate": 10})");
+    start("dropping", R"({"items": -1})");
+    // TearDownTestSuite checks that SIGTERM still ends crankd with status 0.
+}
+
+}  // namespace
