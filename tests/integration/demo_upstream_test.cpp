@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -110,7 +111,8 @@ TEST_F(DemoUpstreamTest, LongPollWaitsForNewEventsAfterTheCursor) {
 }
 
 /// examples/demo.json as scripts/run.sh uses it, with the demo upstream on this test's port and
-/// crankd on a free one: every tool it publishes answers through the REST plugin.
+/// crankd on a free one: every tool it publishes answers through the REST plugin (the session
+/// too: started, polled, stopped).
 TEST_F(DemoUpstreamTest, TheDemoConfigPublishesEveryModeThroughTheRestPlugin) {
     std::ifstream in(CRANK_SOURCE_DIR "/examples/demo.json");
     std::stringstream text;
@@ -169,6 +171,23 @@ TEST_F(DemoUpstreamTest, TheDemoConfigPublishesEveryModeThroughTheRestPlugin) {
     ASSERT_TRUE(events.HasMember("items"));
     EXPECT_GT(events["items"].Size(), 0U);
     EXPECT_TRUE(events.HasMember("cursor"));
+
+    const auto started = call("follow_logs_start", R"({"rate": 200})");
+    ASSERT_TRUE(started.HasMember("session_id"));
+    const std::string id = started["session_id"].GetString();
+    int seen = 0;
+    std::string cursor = "0";
+    for (int i = 0; i < 100 && seen < 5; ++i) {
+        const auto page = call("follow_logs_poll",
+                               R"({"session_id": ")" + id + R"(", "cursor": ")" + cursor + "\"}");
+        ASSERT_TRUE(page.HasMember("items"));
+        seen += static_cast<int>(page["items"].Size());
+        cursor = page["cursor"].GetString();
+        std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_GE(seen, 5);
+    const auto stopped = call("follow_logs_stop", R"({"session_id": ")" + id + "\"}");
+    EXPECT_STREQ(stopped["status"].GetString(), "stopped");
 
     crankd.signal(SIGTERM);
     EXPECT_EQ(crankd.waitForExit(20s), 0) << crankd.stderrText();
