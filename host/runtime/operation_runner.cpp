@@ -76,8 +76,20 @@ std::string describeUpstreamError(const std::optional<UpstreamError>& error) {
 
 }  // namespace
 
-OperationRunner::OperationRunner(RuntimeOptions options)
-    : options_(options), sessions_(SessionRegistry::Options{options.cancel_grace_ms}) {}
+namespace {
+
+SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
+                                        std::shared_ptr<store::Store> store) {
+    SessionRegistry::Options o;
+    o.cancel_grace_ms = options.cancel_grace_ms;
+    o.store = std::move(store);
+    return o;
+}
+
+}  // namespace
+
+OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::Store> store)
+    : options_(options), sessions_(sessionOptions(options, std::move(store))) {}
 
 mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
                                               std::string_view arguments_json) {

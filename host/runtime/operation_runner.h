@@ -23,7 +23,9 @@ namespace crank::runtime {
 /// Must be destroyed before the PluginRegistry its operations point into.
 class OperationRunner {
 public:
-    explicit OperationRunner(RuntimeOptions options = {});
+    /// `store`: where session rows go (nullptr: none).
+    explicit OperationRunner(RuntimeOptions options = {},
+                             std::shared_ptr<store::Store> store = nullptr);
 
     mcp::ToolResult run(const Operation& op, std::string_view arguments_json, mcp::ToolCall& call);
 

@@ -1,12 +1,14 @@
 #include "runtime/session_registry.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <rapidjson/document.h>
 
 #include "json/json_parse.h"
+#include "log/log.h"
 #include "plugins/adapter_handle.h"
 #include "runtime/live_session.h"
 #include "runtime/safety_stage.h"
@@ -45,6 +47,8 @@ struct SessionRegistry::Entry {
     OperationPtr op;
     std::string id;
     std::shared_ptr<LiveSession> call;
+    std::shared_ptr<store::Store> store;  // may be null
+    std::int64_t retention_ms = 0;
 
     std::mutex mutex;  // everything below, and every adapter call on the stream
     crank_stream* stream = nullptr;
@@ -54,6 +58,38 @@ struct SessionRegistry::Entry {
     Clock::time_point lifetime_end;
     Clock::time_point remove_at = Clock::time_point::max();
     std::int64_t lifetime_end_ms = 0;  // wall clock, for expires_at
+    Clock::time_point last_store_touch{};
+
+    /// Moves the row out of `active` (best effort: this node's memory is what polls read).
+    void recordTerminal(store::SessionStatus to) const {
+        if (!store) {
+            return;
+        }
+        store::SessionTransition t;
+        t.to = to;
+        t.closed_at = wallMs();
+        t.expires_at = wallMs() + retention_ms;
+        const auto r = store->transitionSession(id, store::SessionStatus::active, t);
+        if (!r) {
+            log::warn("session {}: the store did not record it as {}: {}", id,
+                      store::sessionStatusName(to), r.error().message);
+        }
+    }
+
+    /// Records a poll, at most once a second per session.
+    void recordPoll(Clock::time_point now, const std::string& cursor) {
+        if (!store || now - last_store_touch < std::chrono::seconds(1)) {
+            return;
+        }
+        last_store_touch = now;
+        store::SessionTouch t;
+        t.cursor = cursor;
+        t.expires_at = expiresAtMs(now);
+        const auto r = store->touchSession(id, store::SessionStatus::active, t);
+        if (!r) {
+            log::warn("session {}: the store did not record a poll: {}", id, r.error().message);
+        }
+    }
 
     std::int64_t expiresAtMs(Clock::time_point now) const {
         const std::int64_t idle = op->config.execution.idle_timeout_ms;
@@ -76,6 +112,9 @@ struct SessionRegistry::Entry {
         stream = nullptr;
         if (status == "active") {
             status = *done == CRANK_ERROR ? "failed" : "completed";
+            if (status == "failed") {
+                recordTerminal(store::SessionStatus::failed);
+            }
         }
     }
 
@@ -83,7 +122,12 @@ struct SessionRegistry::Entry {
                      std::chrono::milliseconds tombstone) {
         if (!closed) {
             closed = true;
+            const bool wasFailed = status == "failed";
             status = std::string(final_status);
+            if (!wasFailed) {
+                recordTerminal(final_status == "expired" ? store::SessionStatus::expired
+                                                         : store::SessionStatus::closed);
+            }
             remove_at = Clock::now() + tombstone;
             call->cancel();
             if (stream != nullptr) {
@@ -96,7 +140,8 @@ struct SessionRegistry::Entry {
     }
 };
 
-SessionRegistry::SessionRegistry(Options options) : options_(options), thread_([this] { run(); }) {}
+SessionRegistry::SessionRegistry(Options options)
+    : options_(std::move(options)), thread_([this] { run(); }) {}
 
 SessionRegistry::~SessionRegistry() {
     shutdown(milliseconds(options_.cancel_grace_ms));
@@ -130,6 +175,8 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
     auto entry = std::make_shared<Entry>();
     entry->op = op;
     entry->id = newId("ses_");
+    entry->store = options_.store;
+    entry->retention_ms = options_.retention_ms;
     entry->call = std::make_shared<LiveSession>(
         op->config.name, op->scrubber, std::move(*safety),
         SessionBuffer::Limits{static_cast<std::uint64_t>(e.max_items),
@@ -147,6 +194,28 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
                      error ? fmt::format("the upstream stream could not start: {} ({})",
                                          error->message, error->code)
                            : std::string("the upstream stream could not start")};
+    }
+    if (options_.store) {
+        store::SessionRecord row;
+        row.id = entry->id;
+        row.workspace_id = "default";  // identity comes with API keys (issue 6, next)
+        row.agent_id = "anonymous";
+        row.operation_id = op->config.name;
+        row.protocol = op->config.protocol;
+        row.mode = "session";
+        row.expires_at = std::min(wallMs() + e.idle_timeout_ms, entry->lifetime_end_ms);
+        if (auto created = options_.store->createSession(std::move(row)); !created) {
+            entry->call->cancel();
+            op->adapter->streamCancel(entry->stream);
+            if (entry->call->waitForComplete(now + milliseconds(options_.cancel_grace_ms))) {
+                op->adapter->streamDestroy(entry->stream);
+            } else {
+                new std::shared_ptr<LiveSession>(entry->call);  // NOLINT: the plugin still runs
+            }
+            return Error{
+                ErrorCode::unavailable,
+                "the session could not be recorded in the store: " + created.error().message};
+        }
     }
     {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -264,6 +333,7 @@ Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view 
     items += "]";
     const bool cut = taken < page->items.size();
     const std::string nextCursor = cut ? std::to_string(page->first_seq + taken - 1) : page->cursor;
+    entry->recordPoll(now, nextCursor);
     const SessionBuffer::Counters after = entry->call->buffer().counters();
     out += ",\"items\":" + items + ",\"cursor\":" + jsonString(nextCursor) +
            fmt::format(R"(,"has_more":{},"item_count":{},"dropped_count":{},"expires_at":{})",
@@ -331,6 +401,26 @@ void SessionRegistry::tick() {
         const std::lock_guard<std::mutex> lock(mutex_);
         for (const std::string& id : gone) {
             entries_.erase(id);
+        }
+    }
+    if (now >= next_clean_) {
+        next_clean_ = now + std::chrono::seconds(30);
+        cleanStore();
+    }
+}
+
+void SessionRegistry::cleanStore() {
+    if (!options_.store) {
+        return;
+    }
+    for (int batch = 0; batch < 10; ++batch) {  // bounded: at most 10 batches a round
+        const auto deleted = options_.store->deleteExpiredSessions(wallMs(), 500);
+        if (!deleted) {
+            log::warn("sessions: the store cleanup failed: {}", deleted.error().message);
+            return;
+        }
+        if (*deleted < 500) {
+            return;
         }
     }
 }

@@ -7,8 +7,10 @@
 // the upstream is closed and polls answer status "expired". An MCP client that disconnects does
 // not stop its sessions.
 //
-// This is the in-memory half: live upstream streams are held by the node that opened them. The
-// session rows in the store (several nodes, restarts) come next.
+// Live upstream streams are held by the node that opened them; each session also has its row in
+// the store (stream_sessions: status, cursor, last poll, expiry), written best-effort as it
+// changes, so that operators and other nodes see it; terminal rows are deleted once past their
+// retention. Restart recovery (rows of a node that died) needs an owner-node column: not yet.
 
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +25,7 @@
 #include "runtime/operation.h"
 #include "runtime/prepared_request.h"
 #include "runtime/safety_stage.h"
+#include "store/store.h"
 #include "util/error.h"
 
 namespace crank::runtime {
@@ -37,6 +40,10 @@ public:
         /// How long a closed session still answers polls with its final status.
         std::int64_t tombstone_ms = 60'000;
         std::int64_t tick_ms = 100;  ///< how often expiry and completion are checked
+        /// Where the session rows go; nullptr: none (tests of the runtime alone).
+        std::shared_ptr<store::Store> store;
+        /// How long a terminal row stays in the store before the cleaner deletes it.
+        std::int64_t retention_ms = 3'600'000;
     };
 
     explicit SessionRegistry(Options options);
@@ -75,12 +82,14 @@ private:
                                 std::string& session_id, Error& error);
     void tick();
     void run();
+    void cleanStore();
 
     Options options_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
     bool stopping_ = false;
+    std::chrono::steady_clock::time_point next_clean_{};
     std::thread thread_;
 };
 

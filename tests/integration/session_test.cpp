@@ -17,6 +17,7 @@
 
 #include "child_process.h"
 #include "mcp_http_client.h"
+#include "store/open_store.h"
 #include "temp_dir.h"
 
 namespace {
@@ -277,6 +278,44 @@ TEST_F(SessionTest, UnknownIdsBadCursorsAndOtherToolsSessionsAreErrors) {
               std::string::npos);
     EXPECT_NE(failure("paused_poll", "{}").find("session_id"), std::string::npos);
     EXPECT_NE(failure("paused_start", R"({"nope": 1})").find("invalid input"), std::string::npos);
+}
+
+TEST_F(SessionTest, EverySessionHasItsRowInTheStore) {
+    const std::string stopped = start("paused", R"({"items": -1, "rate": 50})");
+    poll("paused", stopped);
+    ok("paused_stop", R"({"session_id": ")" + stopped + "\"}");
+    const std::string failed = start("paused", R"({"items": 10, "fail_after": 2})");
+    const std::string expired = start("short_lived", R"({"items": -1, "rate": 20})");
+    const std::string live = start("dropping", R"({"items": -1, "rate": 20})");
+    pollUntil("paused", failed,
+              [](const auto& p) { return std::string(p["status"].GetString()) == "failed"; });
+    std::this_thread::sleep_for(900ms);  // short_lived's idle_timeout_ms is 300
+    poll("dropping", live);
+
+    crank::store::StoreOptions options;
+    options.path = dir_->file("crank.db");
+    auto opened = crank::store::openStore(options);
+    ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
+    crank::store::Store& store = **opened;
+    const auto status = [&store](const std::string& id) {
+        auto row = store.getSession(id);
+        EXPECT_TRUE(static_cast<bool>(row)) << id;
+        return row ? std::string(crank::store::sessionStatusName(row->status)) : std::string();
+    };
+    EXPECT_EQ(status(stopped), "closed");
+    EXPECT_EQ(status(failed), "failed");
+    EXPECT_EQ(status(expired), "expired");
+    EXPECT_EQ(status(live), "active");
+    const auto row = store.getSession(live);
+    ASSERT_TRUE(static_cast<bool>(row));
+    EXPECT_EQ(row->operation_id, "dropping");
+    EXPECT_EQ(row->protocol, "synthetic");
+    EXPECT_EQ(row->mode, "session");
+    EXPECT_TRUE(row->last_poll_at.has_value());
+    EXPECT_GT(row->expires_at, row->created_at);
+    const auto closedRow = store.getSession(stopped);
+    ASSERT_TRUE(static_cast<bool>(closedRow));
+    EXPECT_TRUE(closedRow->closed_at.has_value());
 }
 
 TEST_F(SessionTest, ZzOpenSessionsDoNotStopCrankd) {
