@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <istream>
+#include <map>
 #include <sstream>
 
 #include <Poco/Net/HTTPServerRequest.h>
@@ -113,11 +114,14 @@ class EndpointToolCall final : public ToolCall {
 public:
     EndpointToolCall(std::shared_ptr<McpSession> session, std::optional<std::uint64_t> stream,
                      std::optional<RequestId> progressToken,
-                     std::shared_ptr<std::atomic<bool>> cancelled)
+                     std::shared_ptr<std::atomic<bool>> cancelled, Caller caller)
         : session_(std::move(session)),
           stream_(stream),
           progressToken_(std::move(progressToken)),
-          cancelled_(std::move(cancelled)) {}
+          cancelled_(std::move(cancelled)),
+          caller_(std::move(caller)) {}
+
+    Caller caller() const override { return caller_; }
 
     bool cancelled() const override { return cancelled_->load(); }
 
@@ -159,6 +163,7 @@ private:
     std::optional<std::uint64_t> stream_;
     std::optional<RequestId> progressToken_;
     std::shared_ptr<std::atomic<bool>> cancelled_;
+    Caller caller_;
 };
 
 /// Compares without an early exit, so that timing does not tell how much of a key matched.
@@ -177,6 +182,7 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     config::McpConfig mcp;
     bool authRequired = false;
     std::vector<std::pair<std::string, std::string>> agentKeys;  // key digest, agent id
+    std::map<std::string, std::string> agentWorkspaces;          // agent id, its workspace
     std::int64_t maxBody;
     ServerIdentity identity;
     ToolRegistry& tools;
@@ -196,6 +202,7 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
           origins(c.server.allowed_hosts, c.server.allowed_origins) {
         authRequired = c.auth.mode == config::AuthConfig::Mode::api_key;
         for (const config::Agent& agent : c.auth.agents) {
+            agentWorkspaces[agent.id] = agent.workspace;
             if (agent.api_key) {
                 agentKeys.emplace_back(agent.api_key->reveal(), agent.id);
             }
@@ -622,7 +629,12 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
     }
     const std::string key = id.toJson();
     auto cancelled = session->beginRequest(key);
-    EndpointToolCall call(session, stream, progressToken, cancelled);
+    Caller caller;
+    caller.agent = session->agent();
+    if (const auto it = agentWorkspaces.find(caller.agent); it != agentWorkspaces.end()) {
+        caller.workspace = it->second;
+    }
+    EndpointToolCall call(session, stream, progressToken, cancelled, std::move(caller));
     Result<ToolResult> result = Error{ErrorCode::internal, "not run"};
     try {
         result = tools.call(name, arguments->empty() ? "{}" : *arguments, call);

@@ -22,6 +22,13 @@ struct ToolDefinition {
     std::string output_schema_json;  ///< empty: none
 };
 
+/// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode
+/// "none" every caller is the anonymous agent ("") of workspace "default".
+struct Caller {
+    std::string workspace = "default";
+    std::string agent;  ///< "" for the anonymous agent
+};
+
 /// The running side of one tools/call, handed to the tool. Thread-safe; valid until the tool's
 /// call() returns.
 class ToolCall {
@@ -37,6 +44,8 @@ public:
     /// Sends notifications/message at `level` when the session's logging level lets it through.
     /// `data_json` is JSON text.
     virtual void log(LogLevel level, std::string_view logger, std::string_view data_json) = 0;
+    /// Who is calling (sessions and jobs belong to their agent).
+    virtual Caller caller() const { return {}; }
 };
 
 /// A tool's answer: the MCP CallToolResult parts, as JSON text.

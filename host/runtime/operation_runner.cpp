@@ -92,7 +92,8 @@ OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::
     : options_(options), sessions_(sessionOptions(options, std::move(store))) {}
 
 mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
-                                              std::string_view arguments_json) {
+                                              std::string_view arguments_json,
+                                              const mcp::Caller& caller) {
     if (stopping_.load()) {
         return textResult(op->scrubber, "crankd is shutting down", true);
     }
@@ -101,7 +102,7 @@ mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
         return std::move(*failed);
     }
     auto started =
-        sessions_.start(op, request, samplingSeed(op->config.execution), options_.safety);
+        sessions_.start(op, request, samplingSeed(op->config.execution), options_.safety, caller);
     if (!started) {
         return textResult(op->scrubber, started.error().message, true);
     }
@@ -109,16 +110,18 @@ mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
     return structuredResult(std::move(*started), false);
 }
 
-mcp::ToolResult OperationRunner::pollSession(const Operation& op, std::string_view arguments_json) {
-    auto polled = sessions_.poll(op, arguments_json);
+mcp::ToolResult OperationRunner::pollSession(const Operation& op, std::string_view arguments_json,
+                                             const mcp::Caller& caller) {
+    auto polled = sessions_.poll(op, arguments_json, caller);
     if (!polled) {
         return textResult(op.scrubber, polled.error().message, true);
     }
     return structuredResult(std::move(*polled), false);
 }
 
-mcp::ToolResult OperationRunner::stopSession(const Operation& op, std::string_view arguments_json) {
-    auto stopped = sessions_.stop(op, arguments_json);
+mcp::ToolResult OperationRunner::stopSession(const Operation& op, std::string_view arguments_json,
+                                             const mcp::Caller& caller) {
+    auto stopped = sessions_.stop(op, arguments_json, caller);
     if (!stopped) {
         return textResult(op.scrubber, stopped.error().message, true);
     }
@@ -498,8 +501,8 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
             start.output_schema_json = SessionRegistry::startOutputSchema();
             tools.add(std::move(start),
                       [op, &runner](std::string_view arguments_json,
-                                    mcp::ToolCall&) -> Result<mcp::ToolResult> {
-                          return runner.startSession(op, arguments_json);
+                                    mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                          return runner.startSession(op, arguments_json, call.caller());
                       });
             mcp::ToolDefinition poll;
             poll.name = names[1];
@@ -514,8 +517,8 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
             poll.output_schema_json = SessionRegistry::pollOutputSchema();
             tools.add(std::move(poll),
                       [op, &runner](std::string_view arguments_json,
-                                    mcp::ToolCall&) -> Result<mcp::ToolResult> {
-                          return runner.pollSession(*op, arguments_json);
+                                    mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                          return runner.pollSession(*op, arguments_json, call.caller());
                       });
             mcp::ToolDefinition stop;
             stop.name = names[2];
@@ -527,8 +530,8 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
             stop.output_schema_json = SessionRegistry::stopOutputSchema();
             tools.add(std::move(stop),
                       [op, &runner](std::string_view arguments_json,
-                                    mcp::ToolCall&) -> Result<mcp::ToolResult> {
-                          return runner.stopSession(*op, arguments_json);
+                                    mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                          return runner.stopSession(*op, arguments_json, call.caller());
                       });
             continue;
         }

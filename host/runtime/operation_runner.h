@@ -31,9 +31,12 @@ public:
 
     /// The tools of a session operation: `{name}_start` (the operation's input), `{name}_poll`
     /// and `{name}_stop` (see SessionRegistry).
-    mcp::ToolResult startSession(const OperationPtr& op, std::string_view arguments_json);
-    mcp::ToolResult pollSession(const Operation& op, std::string_view arguments_json);
-    mcp::ToolResult stopSession(const Operation& op, std::string_view arguments_json);
+    mcp::ToolResult startSession(const OperationPtr& op, std::string_view arguments_json,
+                                 const mcp::Caller& caller);
+    mcp::ToolResult pollSession(const Operation& op, std::string_view arguments_json,
+                                const mcp::Caller& caller);
+    mcp::ToolResult stopSession(const Operation& op, std::string_view arguments_json,
+                                const mcp::Caller& caller);
 
     /// Sessions held (live and recently closed).
     std::size_t sessionCount() const { return sessions_.size(); }

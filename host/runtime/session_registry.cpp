@@ -49,6 +49,7 @@ struct SessionRegistry::Entry {
     std::shared_ptr<LiveSession> call;
     std::shared_ptr<store::Store> store;  // may be null
     std::int64_t retention_ms = 0;
+    mcp::Caller owner;
 
     std::mutex mutex;  // everything below, and every adapter call on the stream
     crank_stream* stream = nullptr;
@@ -154,7 +155,8 @@ std::size_t SessionRegistry::size() const {
 
 Result<std::string> SessionRegistry::start(const OperationPtr& op, const PreparedRequest& request,
                                            std::uint64_t sampling_seed,
-                                           const SafetyLimits& safety_limits) {
+                                           const SafetyLimits& safety_limits,
+                                           const mcp::Caller& caller) {
     const config::ExecutionConfig& e = op->config.execution;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -175,6 +177,7 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
     auto entry = std::make_shared<Entry>();
     entry->op = op;
     entry->id = newId("ses_");
+    entry->owner = caller;
     entry->store = options_.store;
     entry->retention_ms = options_.retention_ms;
     entry->call = std::make_shared<LiveSession>(
@@ -198,8 +201,8 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
     if (options_.store) {
         store::SessionRecord row;
         row.id = entry->id;
-        row.workspace_id = "default";  // identity comes with API keys (issue 6, next)
-        row.agent_id = "anonymous";
+        row.workspace_id = caller.workspace;
+        row.agent_id = caller.agent.empty() ? "anonymous" : caller.agent;
         row.operation_id = op->config.name;
         row.protocol = op->config.protocol;
         row.mode = "session";
@@ -233,7 +236,7 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
 
 std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& op,
                                                               std::string_view arguments_json,
-                                                              std::string& session_id,
+                                                              const mcp::Caller& caller,
                                                               Error& error) {
     json::Document args;
     if (auto parsed = json::parseJson(arguments_json, args, "input"); !parsed) {
@@ -246,7 +249,7 @@ std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& o
                       "invalid input: session_id is required (the id _start returned)"};
         return nullptr;
     }
-    session_id.assign(a["session_id"].GetString(), a["session_id"].GetStringLength());
+    const std::string session_id(a["session_id"].GetString(), a["session_id"].GetStringLength());
     std::shared_ptr<Entry> entry;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -255,8 +258,10 @@ std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& o
             entry = it->second;
         }
     }
-    // Another operation's session is not found either: ids do not cross tools.
-    if (!entry || entry->op->config.name != op.config.name) {
+    // Another operation's or another agent's session is not found either (not "forbidden": its
+    // existence is not theirs to learn).
+    if (!entry || entry->op->config.name != op.config.name || entry->owner.agent != caller.agent ||
+        entry->owner.workspace != caller.workspace) {
         error = Error{ErrorCode::not_found,
                       fmt::format("no session {} for {} (it may have been stopped or have "
                                   "expired and been cleaned up)",
@@ -266,10 +271,10 @@ std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& o
     return entry;
 }
 
-Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json) {
-    std::string id;
+Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json,
+                                          const mcp::Caller& caller) {
     Error error{ErrorCode::internal, ""};
-    const std::shared_ptr<Entry> entry = find(op, arguments_json, id, error);
+    const std::shared_ptr<Entry> entry = find(op, arguments_json, caller, error);
     if (!entry) {
         return error;
     }
@@ -351,10 +356,10 @@ Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view 
     return op.scrubber.empty() ? out : op.scrubber.scrubJson(out);
 }
 
-Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view arguments_json) {
-    std::string id;
+Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view arguments_json,
+                                          const mcp::Caller& caller) {
     Error error{ErrorCode::internal, ""};
-    const std::shared_ptr<Entry> entry = find(op, arguments_json, id, error);
+    const std::shared_ptr<Entry> entry = find(op, arguments_json, caller, error);
     if (!entry) {
         return error;
     }

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <thread>
 
+#include "mcp/tool_registry.h"
 #include "runtime/operation.h"
 #include "runtime/prepared_request.h"
 #include "runtime/safety_stage.h"
@@ -55,12 +56,16 @@ public:
 
     /// Opens the stream of `op` with `request`; the _start result object (JSON text), or the
     /// reason it could not start (the plugin's error, a limit).
+    /// The session belongs to `caller`: another agent's polls and stops do not find it.
     Result<std::string> start(const OperationPtr& op, const PreparedRequest& request,
-                              std::uint64_t sampling_seed, const SafetyLimits& safety_limits);
+                              std::uint64_t sampling_seed, const SafetyLimits& safety_limits,
+                              const mcp::Caller& caller);
     /// `{session_id, cursor?, max_items?}`: the _poll result object.
-    Result<std::string> poll(const Operation& op, std::string_view arguments_json);
+    Result<std::string> poll(const Operation& op, std::string_view arguments_json,
+                             const mcp::Caller& caller);
     /// `{session_id}`: closes the session; the _stop result object.
-    Result<std::string> stop(const Operation& op, std::string_view arguments_json);
+    Result<std::string> stop(const Operation& op, std::string_view arguments_json,
+                             const mcp::Caller& caller);
 
     /// Closes every session (status "stopped"); waits up to `grace` for their plugins. Returns
     /// how many streams never completed (their plugin libraries must stay loaded).
@@ -79,7 +84,7 @@ public:
 private:
     struct Entry;
     std::shared_ptr<Entry> find(const Operation& op, std::string_view arguments_json,
-                                std::string& session_id, Error& error);
+                                const mcp::Caller& caller, Error& error);
     void tick();
     void run();
     void cleanStore();

@@ -324,4 +324,88 @@ TEST_F(SessionTest, ZzOpenSessionsDoNotStopCrankd) {
     // TearDownTestSuite checks that SIGTERM still ends crankd with status 0.
 }
 
+/// Sessions belong to the agent that started them: with API keys, another agent (of the same
+/// workspace or another) cannot poll or stop them, and learns nothing of them ("no session").
+class SessionIsolationTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = new TempDir();
+        const std::string config = dir_->write(
+            "crank.json",
+            R"({"store": {"path": ")" + dir_->file("crank.db") +
+                R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+                R"(", ")" CRANK_TEST_PLUGIN_DIR
+                R"("]}, "auth": {"mode": "api_key", "workspaces": [{"id": "w2"}], "agents": [
+                    {"id": "alice", "api_key": {"env": "CRANK_TEST_ALICE_KEY"}},
+                    {"id": "bob", "api_key": {"env": "CRANK_TEST_BOB_KEY"}},
+                    {"id": "carol", "workspace": "w2", "api_key": {"env": "CRANK_TEST_CAROL_KEY"}}]},
+                "operations": [)" +
+                sessionOperation("feed", R"("max_items": 10)") + "]}");
+        process_ = new ChildProcess(
+            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
+            {{"CRANK_TEST_ALICE_KEY", "alice-key-0123456789"},
+             {"CRANK_TEST_BOB_KEY", "bob-key-0123456789"},
+             {"CRANK_TEST_CAROL_KEY", "carol-key-0123456789"}});
+        const auto port = process_->waitForListeningPort(20s);
+        ASSERT_TRUE(port) << process_->stderrText();
+        port_ = *port;
+    }
+
+    static void TearDownTestSuite() {
+        if (process_ != nullptr) {
+            process_->signal(SIGTERM);
+            EXPECT_EQ(process_->waitForExit(20s), 0) << process_->stderrText();
+            delete process_;
+            process_ = nullptr;
+        }
+        delete dir_;
+        dir_ = nullptr;
+    }
+
+    static std::string textOf(const rapidjson::Document& result) {
+        return result.HasMember("content") ? result["content"][0]["text"].GetString() : "";
+    }
+
+    static TempDir* dir_;
+    static ChildProcess* process_;
+    static std::uint16_t port_;
+};
+
+TempDir* SessionIsolationTest::dir_ = nullptr;
+ChildProcess* SessionIsolationTest::process_ = nullptr;
+std::uint16_t SessionIsolationTest::port_ = 0;
+
+TEST_F(SessionIsolationTest, AnotherAgentsSessionIsNotFound) {
+    McpClient alice(port_, "alice-key-0123456789");
+    McpClient bob(port_, "bob-key-0123456789");
+    McpClient carol(port_, "carol-key-0123456789");
+    ASSERT_TRUE(alice.open());
+    ASSERT_TRUE(bob.open());
+    ASSERT_TRUE(carol.open());
+    const auto started = alice.callTool("feed_start", R"({"items": 3})");
+    ASSERT_TRUE(started.HasMember("structuredContent")) << textOf(started);
+    const std::string id = started["structuredContent"]["session_id"].GetString();
+    const std::string args = R"({"session_id": ")" + id + "\"}";
+    for (McpClient* other : {&bob, &carol}) {
+        for (const char* tool : {"feed_poll", "feed_stop"}) {
+            const auto refused = other->callTool(tool, args);
+            EXPECT_TRUE(refused["isError"].GetBool());
+            EXPECT_NE(textOf(refused).find("no session"), std::string::npos) << textOf(refused);
+        }
+    }
+    // Alice's session went on untouched.
+    const auto mine = alice.callTool("feed_poll", args);
+    ASSERT_TRUE(mine.HasMember("structuredContent")) << textOf(mine);
+    EXPECT_STRNE(mine["structuredContent"]["status"].GetString(), "stopped");
+
+    crank::store::StoreOptions options;
+    options.path = dir_->file("crank.db");
+    auto opened = crank::store::openStore(options);
+    ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
+    const auto row = (*opened)->getSession(id);
+    ASSERT_TRUE(static_cast<bool>(row));
+    EXPECT_EQ(row->agent_id, "alice");
+    EXPECT_EQ(row->workspace_id, "default");
+}
+
 }  // namespace

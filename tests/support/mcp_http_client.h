@@ -177,7 +177,9 @@ private:
 /// notifications/initialized once, then posts that carry the session id, and tools/call.
 class McpClient {
 public:
-    explicit McpClient(std::uint16_t port) : port_(port) {}
+    /// `bearer`: an agent's API key, sent as `Authorization: Bearer KEY` (empty: none).
+    explicit McpClient(std::uint16_t port, std::string bearer = {})
+        : port_(port), bearer_(std::move(bearer)) {}
 
     /// initialize + notifications/initialized. False (after ADD_FAILURE) when either fails.
     bool open() {
@@ -204,6 +206,9 @@ public:
         if (!session_.empty()) {
             headers.emplace_back("Mcp-Session-Id", session_);
             headers.emplace_back("MCP-Protocol-Version", "2025-11-25");
+        }
+        if (!bearer_.empty()) {
+            headers.emplace_back("Authorization", "Bearer " + bearer_);
         }
         return exchange(port_, "POST", "/mcp", headers, body);
     }
@@ -235,6 +240,7 @@ public:
 
 private:
     std::uint16_t port_;
+    std::string bearer_;
     std::string session_;
 };
 
