@@ -173,7 +173,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     mcp::SessionManager sessions(sessionLimits);
     sessions.startSweeper(std::chrono::milliseconds(
         std::clamp<std::int64_t>(cfg->mcp.session_idle_timeout_ms / 4, 100, 60'000)));
-    runtime::OperationRunner runner({}, store);
+    runtime::OperationRunner runner({}, store, &cfg->auth);
     mcp::FunctionToolRegistry tools;
     runtime::publishOperations(operations->operations, runner, tools);
     const auto loaded = std::count_if(

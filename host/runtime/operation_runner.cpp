@@ -79,17 +79,27 @@ std::string describeUpstreamError(const std::optional<UpstreamError>& error) {
 namespace {
 
 SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
-                                        std::shared_ptr<store::Store> store) {
+                                        std::shared_ptr<store::Store> store,
+                                        const config::AuthConfig* auth) {
     SessionRegistry::Options o;
     o.cancel_grace_ms = options.cancel_grace_ms;
     o.store = std::move(store);
+    if (auth != nullptr) {
+        for (const config::Agent& agent : auth->agents) {
+            o.agent_max_sessions[agent.id] = agent.limits.max_sessions;
+        }
+        for (const config::Workspace& workspace : auth->workspaces) {
+            o.workspace_max_sessions[workspace.id] = workspace.limits.max_sessions;
+        }
+    }
     return o;
 }
 
 }  // namespace
 
-OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::Store> store)
-    : options_(options), sessions_(sessionOptions(options, std::move(store))) {}
+OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::Store> store,
+                                 const config::AuthConfig* auth)
+    : options_(options), sessions_(sessionOptions(options, std::move(store), auth)) {}
 
 mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
                                               std::string_view arguments_json,

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/config.h"
 #include "mcp/tool_registry.h"
 #include "runtime/operation.h"
 #include "runtime/runtime_options.h"
@@ -23,9 +24,11 @@ namespace crank::runtime {
 /// Must be destroyed before the PluginRegistry its operations point into.
 class OperationRunner {
 public:
-    /// `store`: where session rows go (nullptr: none).
+    /// `store`: where session rows go (nullptr: none). `auth`: the agents' and workspaces'
+    /// limits (none without it).
     explicit OperationRunner(RuntimeOptions options = {},
-                             std::shared_ptr<store::Store> store = nullptr);
+                             std::shared_ptr<store::Store> store = nullptr,
+                             const config::AuthConfig* auth = nullptr);
 
     mcp::ToolResult run(const Operation& op, std::string_view arguments_json, mcp::ToolCall& call);
 

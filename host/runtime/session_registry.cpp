@@ -170,6 +170,9 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
                                      entries_.size())};
         }
     }
+    if (auto refused = checkLimits(caller)) {
+        return std::move(*refused);
+    }
     auto safety = SafetyStage::create(e, sampling_seed, op->path + ".execution", safety_limits);
     if (!safety) {
         return safety.error();
@@ -232,6 +235,41 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
         R"("max_session_lifetime_ms":{}}}}})",
         jsonString(entry->id), jsonString(rfc3339(entry->expiresAtMs(now))), e.max_items,
         e.max_bytes, toString(overflowOf(e)), e.idle_timeout_ms, e.max_session_lifetime_ms);
+}
+
+std::optional<Error> SessionRegistry::checkLimits(const mcp::Caller& caller) const {
+    std::int64_t agentLive = 0;
+    std::int64_t workspaceLive = 0;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [id, entry] : entries_) {
+            const std::lock_guard<std::mutex> entryLock(entry->mutex);
+            if (entry->closed || entry->owner.workspace != caller.workspace) {
+                continue;
+            }
+            ++workspaceLive;
+            if (entry->owner.agent == caller.agent) {
+                ++agentLive;
+            }
+        }
+    }
+    if (!caller.agent.empty()) {
+        const auto limit = options_.agent_max_sessions.find(caller.agent);
+        if (limit != options_.agent_max_sessions.end() && agentLive >= limit->second) {
+            return Error{ErrorCode::unavailable,
+                         fmt::format("agent \"{}\" has {} open sessions, its limit "
+                                     "(auth.agents[].limits.max_sessions); stop one first",
+                                     caller.agent, agentLive)};
+        }
+    }
+    const auto limit = options_.workspace_max_sessions.find(caller.workspace);
+    if (limit != options_.workspace_max_sessions.end() && workspaceLive >= limit->second) {
+        return Error{ErrorCode::unavailable,
+                     fmt::format("workspace \"{}\" has {} open sessions, its limit "
+                                 "(auth.workspaces[].limits.max_sessions); stop one first",
+                                 caller.workspace, workspaceLive)};
+    }
+    return std::nullopt;
 }
 
 std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& op,

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -45,6 +46,12 @@ public:
         std::shared_ptr<store::Store> store;
         /// How long a terminal row stays in the store before the cleaner deletes it.
         std::int64_t retention_ms = 3'600'000;
+        /// Live sessions (not stopped or expired) allowed per agent and per workspace
+        /// (auth.agents[].limits.max_sessions, auth.workspaces[].limits.max_sessions). An agent
+        /// or workspace not listed has no limit of its own; the anonymous agent ("") has only
+        /// its workspace's.
+        std::map<std::string, std::int64_t, std::less<>> agent_max_sessions;
+        std::map<std::string, std::int64_t, std::less<>> workspace_max_sessions;
     };
 
     explicit SessionRegistry(Options options);
@@ -85,6 +92,8 @@ private:
     struct Entry;
     std::shared_ptr<Entry> find(const Operation& op, std::string_view arguments_json,
                                 const mcp::Caller& caller, Error& error);
+    /// The refusal when `caller`'s agent or workspace is at its session limit.
+    std::optional<Error> checkLimits(const mcp::Caller& caller) const;
     void tick();
     void run();
     void cleanStore();

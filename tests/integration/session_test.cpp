@@ -330,17 +330,18 @@ class SessionIsolationTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
         dir_ = new TempDir();
-        const std::string config = dir_->write(
-            "crank.json",
-            R"({"store": {"path": ")" + dir_->file("crank.db") +
-                R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
-                R"(", ")" CRANK_TEST_PLUGIN_DIR
-                R"("]}, "auth": {"mode": "api_key", "workspaces": [{"id": "w2"}], "agents": [
+        const std::string config =
+            dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
+                                          R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+                                          R"(", ")" CRANK_TEST_PLUGIN_DIR
+                                          R"("]}, "auth": {"mode": "api_key",
+                "workspaces": [{"id": "w2", "limits": {"max_sessions": 1}}], "agents": [
                     {"id": "alice", "api_key": {"env": "CRANK_TEST_ALICE_KEY"}},
-                    {"id": "bob", "api_key": {"env": "CRANK_TEST_BOB_KEY"}},
+                    {"id": "bob", "api_key": {"env": "CRANK_TEST_BOB_KEY"},
+                     "limits": {"max_sessions": 2}},
                     {"id": "carol", "workspace": "w2", "api_key": {"env": "CRANK_TEST_CAROL_KEY"}}]},
-                "operations": [)" +
-                sessionOperation("feed", R"("max_items": 10)") + "]}");
+                "operations": [)" + sessionOperation("feed", R"("max_items": 10)") +
+                                          "]}");
         process_ = new ChildProcess(
             std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
             {{"CRANK_TEST_ALICE_KEY", "alice-key-0123456789"},
@@ -406,6 +407,36 @@ TEST_F(SessionIsolationTest, AnotherAgentsSessionIsNotFound) {
     ASSERT_TRUE(static_cast<bool>(row));
     EXPECT_EQ(row->agent_id, "alice");
     EXPECT_EQ(row->workspace_id, "default");
+}
+
+TEST_F(SessionIsolationTest, SessionLimitsPerAgentAndPerWorkspaceAreNamed) {
+    McpClient bob(port_, "bob-key-0123456789");
+    McpClient carol(port_, "carol-key-0123456789");
+    ASSERT_TRUE(bob.open());
+    ASSERT_TRUE(carol.open());
+    std::vector<std::string> ids;
+    for (int i = 0; i < 2; ++i) {
+        const auto started = bob.callTool("feed_start", R"({"items": -1, "rate": 10})");
+        ASSERT_TRUE(started.HasMember("structuredContent")) << textOf(started);
+        ids.emplace_back(started["structuredContent"]["session_id"].GetString());
+    }
+    const auto third = bob.callTool("feed_start", R"({"items": -1, "rate": 10})");
+    EXPECT_TRUE(third["isError"].GetBool());
+    EXPECT_NE(textOf(third).find(R"(agent "bob" has 2 open sessions, its limit)"),
+              std::string::npos)
+        << textOf(third);
+    // A stopped session frees its place.
+    bob.callTool("feed_stop", R"({"session_id": ")" + ids[0] + "\"}");
+    const auto again = bob.callTool("feed_start", R"({"items": -1, "rate": 10})");
+    EXPECT_FALSE(again["isError"].GetBool()) << textOf(again);
+
+    const auto first = carol.callTool("feed_start", R"({"items": -1, "rate": 10})");
+    EXPECT_FALSE(first["isError"].GetBool()) << textOf(first);
+    const auto second = carol.callTool("feed_start", R"({"items": -1, "rate": 10})");
+    EXPECT_TRUE(second["isError"].GetBool());
+    EXPECT_NE(textOf(second).find(R"(workspace "w2" has 1 open sessions, its limit)"),
+              std::string::npos)
+        << textOf(second);
 }
 
 }  // namespace
