@@ -153,10 +153,102 @@ std::size_t SessionRegistry::size() const {
     return entries_.size();
 }
 
+namespace {
+
+/// The session id a call named (or "" when its arguments have none).
+std::string sessionIdOf(std::string_view arguments_json) {
+    rapidjson::Document doc;
+    doc.Parse(arguments_json.data(), arguments_json.size());
+    const rapidjson::Value& v = doc;
+    if (doc.HasParseError() || !v.IsObject() || !v.HasMember("session_id") ||
+        !v["session_id"].IsString()) {
+        return {};
+    }
+    return std::string(v["session_id"].GetString(),
+                       std::min<std::size_t>(v["session_id"].GetStringLength(), 128));
+}
+
+/// A member of a result object (JSON text), as text; "" when absent.
+std::string memberOf(const std::string& json, const char* name) {
+    rapidjson::Document doc;
+    doc.Parse(json.data(), json.size());
+    const rapidjson::Value& v = doc;
+    if (doc.HasParseError() || !v.IsObject() || !v.HasMember(name)) {
+        return {};
+    }
+    const rapidjson::Value& m = v[name];
+    if (m.IsString()) {
+        return std::string(m.GetString(), m.GetStringLength());
+    }
+    if (m.IsArray()) {
+        return std::to_string(m.Size());
+    }
+    return {};
+}
+
+}  // namespace
+
+void SessionRegistry::audit(const mcp::Caller& caller, const Operation& op, std::string_view verb,
+                            const Result<std::string>& outcome, std::string_view session_id) const {
+    if (!options_.store) {
+        return;
+    }
+    store::AuditEvent event;
+    event.workspace_id = caller.workspace;
+    event.agent_id = caller.agent.empty() ? "anonymous" : caller.agent;
+    event.operation_id = op.config.name;
+    event.action = "session." + std::string(verb);
+    std::string detail = "{\"session_id\":" + jsonString(session_id);
+    if (outcome) {
+        event.outcome = "ok";
+        if (verb == "poll") {
+            detail += ",\"items\":" +
+                      std::string(
+                          memberOf(*outcome, "items").empty() ? "0" : memberOf(*outcome, "items")) +
+                      ",\"cursor\":" + jsonString(memberOf(*outcome, "cursor"));
+        }
+        detail += ",\"status\":" + jsonString(memberOf(*outcome, "status"));
+    } else {
+        event.outcome = outcome.error().code == ErrorCode::not_found ? "not_found" : "error";
+        detail += ",\"error\":" + jsonString(op.scrubber.empty()
+                                                 ? outcome.error().message
+                                                 : op.scrubber.scrub(outcome.error().message));
+    }
+    detail += "}";
+    event.detail_json = std::move(detail);
+    if (auto r = options_.store->appendAudit(std::move(event)); !r) {
+        log::warn("sessions: the audit log refused session.{}: {}", verb, r.error().message);
+    }
+}
+
 Result<std::string> SessionRegistry::start(const OperationPtr& op, const PreparedRequest& request,
                                            std::uint64_t sampling_seed,
                                            const SafetyLimits& safety_limits,
                                            const mcp::Caller& caller) {
+    Result<std::string> r = startImpl(op, request, sampling_seed, safety_limits, caller);
+    audit(caller, *op, "start", r, r ? memberOf(*r, "session_id") : std::string());
+    return r;
+}
+
+Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json,
+                                          const mcp::Caller& caller) {
+    Result<std::string> r = pollImpl(op, arguments_json, caller);
+    audit(caller, op, "poll", r, sessionIdOf(arguments_json));
+    return r;
+}
+
+Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view arguments_json,
+                                          const mcp::Caller& caller) {
+    Result<std::string> r = stopImpl(op, arguments_json, caller);
+    audit(caller, op, "stop", r, sessionIdOf(arguments_json));
+    return r;
+}
+
+Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
+                                               const PreparedRequest& request,
+                                               std::uint64_t sampling_seed,
+                                               const SafetyLimits& safety_limits,
+                                               const mcp::Caller& caller) {
     const config::ExecutionConfig& e = op->config.execution;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -309,8 +401,8 @@ std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& o
     return entry;
 }
 
-Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json,
-                                          const mcp::Caller& caller) {
+Result<std::string> SessionRegistry::pollImpl(const Operation& op, std::string_view arguments_json,
+                                              const mcp::Caller& caller) {
     Error error{ErrorCode::internal, ""};
     const std::shared_ptr<Entry> entry = find(op, arguments_json, caller, error);
     if (!entry) {
@@ -394,8 +486,8 @@ Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view 
     return op.scrubber.empty() ? out : op.scrubber.scrubJson(out);
 }
 
-Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view arguments_json,
-                                          const mcp::Caller& caller) {
+Result<std::string> SessionRegistry::stopImpl(const Operation& op, std::string_view arguments_json,
+                                              const mcp::Caller& caller) {
     Error error{ErrorCode::internal, ""};
     const std::shared_ptr<Entry> entry = find(op, arguments_json, caller, error);
     if (!entry) {
@@ -435,6 +527,8 @@ void SessionRegistry::tick() {
         const milliseconds idle(entry->op->config.execution.idle_timeout_ms);
         if (!entry->closed && (now >= entry->lifetime_end || now - entry->last_poll >= idle)) {
             entry->closeLocked("expired", now, milliseconds(options_.tombstone_ms));
+            audit(entry->owner, *entry->op, "expire",
+                  Result<std::string>(std::string(R"({"status":"expired"})")), entry->id);
         }
         if (entry->closed && entry->stream == nullptr && now >= entry->remove_at) {
             gone.push_back(entry->id);

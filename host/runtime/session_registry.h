@@ -92,6 +92,17 @@ private:
     struct Entry;
     std::shared_ptr<Entry> find(const Operation& op, std::string_view arguments_json,
                                 const mcp::Caller& caller, Error& error);
+    Result<std::string> startImpl(const OperationPtr& op, const PreparedRequest& request,
+                                  std::uint64_t sampling_seed, const SafetyLimits& safety_limits,
+                                  const mcp::Caller& caller);
+    Result<std::string> pollImpl(const Operation& op, std::string_view arguments_json,
+                                 const mcp::Caller& caller);
+    Result<std::string> stopImpl(const Operation& op, std::string_view arguments_json,
+                                 const mcp::Caller& caller);
+    /// Appends `session.<verb>` to the store's audit log (best effort). `detail_json` holds no
+    /// secret: messages are scrubbed by the operation's scrubber first.
+    void audit(const mcp::Caller& caller, const Operation& op, std::string_view verb,
+               const Result<std::string>& outcome, std::string_view session_id) const;
     /// The refusal when `caller`'s agent or workspace is at its session limit.
     std::optional<Error> checkLimits(const mcp::Caller& caller) const;
     void tick();

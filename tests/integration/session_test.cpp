@@ -263,6 +263,28 @@ TEST_F(SessionTest, AFailedUpstreamKeepsItsItemsAndSaysWhy) {
     (void)page;
 }
 
+TEST_F(SessionTest, RefusedCallsAreAuditedToo) {
+    failure("paused_poll", R"({"session_id": "ses_audited_missing"})");
+    crank::store::StoreOptions options;
+    options.path = dir_->file("crank.db");
+    auto opened = crank::store::openStore(options);
+    ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
+    crank::store::AuditQuery q;
+    q.action = "session.poll";
+    q.limit = 1000;
+    const auto found = (*opened)->queryAudit(q);
+    ASSERT_TRUE(static_cast<bool>(found));
+    bool seen = false;
+    for (const auto& e : *found) {
+        if (e.detail_json.find("ses_audited_missing") != std::string::npos) {
+            seen = true;
+            EXPECT_EQ(e.outcome, "not_found");
+            EXPECT_NE(e.detail_json.find("no session"), std::string::npos);
+        }
+    }
+    EXPECT_TRUE(seen);
+}
+
 TEST_F(SessionTest, UnknownIdsBadCursorsAndOtherToolsSessionsAreErrors) {
     EXPECT_NE(failure("paused_poll", R"({"session_id": "ses_nope"})").find("no session"),
               std::string::npos);
@@ -316,6 +338,33 @@ TEST_F(SessionTest, EverySessionHasItsRowInTheStore) {
     const auto closedRow = store.getSession(stopped);
     ASSERT_TRUE(static_cast<bool>(closedRow));
     EXPECT_TRUE(closedRow->closed_at.has_value());
+    // Every start, poll, stop and expiry is in the audit log, with who and how it went.
+    const auto events = [&store](const std::string& action, const std::string& session) {
+        crank::store::AuditQuery q;
+        q.action = action;
+        q.limit = 1000;
+        auto found = store.queryAudit(q);
+        EXPECT_TRUE(static_cast<bool>(found));
+        std::vector<crank::store::AuditEvent> out;
+        for (const auto& e : found ? *found : std::vector<crank::store::AuditEvent>{}) {
+            if (e.detail_json.find(session) != std::string::npos) {
+                out.push_back(e);
+            }
+        }
+        return out;
+    };
+    const auto starts = events("session.start", stopped);
+    ASSERT_EQ(starts.size(), 1U);
+    EXPECT_EQ(starts[0].outcome, "ok");
+    EXPECT_EQ(starts[0].agent_id, "anonymous");
+    EXPECT_EQ(starts[0].workspace_id, "default");
+    EXPECT_EQ(starts[0].operation_id, "paused");
+    ASSERT_EQ(events("session.poll", stopped).size(), 1U);
+    EXPECT_NE(events("session.poll", stopped)[0].detail_json.find(R"("items":)"),
+              std::string::npos);
+    ASSERT_EQ(events("session.stop", stopped).size(), 1U);
+    ASSERT_EQ(events("session.expire", expired).size(), 1U);
+    EXPECT_TRUE(events("session.stop", expired).empty());
 }
 
 TEST_F(SessionTest, ZzOpenSessionsDoNotStopCrankd) {
