@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -365,6 +366,53 @@ TEST_F(SessionTest, EverySessionHasItsRowInTheStore) {
     ASSERT_EQ(events("session.stop", stopped).size(), 1U);
     ASSERT_EQ(events("session.expire", expired).size(), 1U);
     EXPECT_TRUE(events("session.stop", expired).empty());
+}
+
+TEST_F(SessionTest, PollsRacingAStopNeverSeeABrokenSession) {
+    const std::string id = start("paused", R"({"items": -1, "rate": 2000})");
+    std::atomic<int> active{0};
+    std::atomic<int> stopped{0};
+    std::atomic<int> other{0};
+    std::vector<std::thread> pollers;
+    for (int t = 0; t < 4; ++t) {
+        pollers.emplace_back([&] {
+            McpClient client(port_);
+            if (!client.open()) {
+                return;
+            }
+            std::string cursor = "0";
+            for (int i = 0; i < 40; ++i) {
+                const auto result =
+                    client.callTool("paused_poll", R"({"session_id": ")" + id +
+                                                       R"(", "cursor": ")" + cursor + "\"}");
+                if (!result.HasMember("structuredContent")) {
+                    ++other;
+                    continue;
+                }
+                const auto& page = result["structuredContent"];
+                const std::string status = page["status"].GetString();
+                if (status == "active") {
+                    ++active;
+                    cursor = page["cursor"].GetString();
+                } else if (status == "stopped") {
+                    ++stopped;
+                } else {
+                    ++other;
+                }
+            }
+        });
+    }
+    std::this_thread::sleep_for(100ms);
+    const auto result = ok("paused_stop", R"({"session_id": ")" + id + "\"}");
+    EXPECT_STREQ(result["status"].GetString(), "stopped");
+    for (std::thread& t : pollers) {
+        t.join();
+    }
+    // Four pollers sharing one cursor space may ask with a cursor another acknowledged: that is
+    // fine; what must never happen is an error or a status other than active or stopped.
+    EXPECT_EQ(other.load(), 0);
+    EXPECT_GT(stopped.load(), 0);
+    EXPECT_EQ(active.load() + stopped.load(), 160);
 }
 
 TEST_F(SessionTest, ZzOpenSessionsDoNotStopCrankd) {
