@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -42,24 +43,23 @@ std::string sessionOperation(const std::string& name, const std::string& executi
            execution + "}}";
 }
 
-class SessionTest : public ::testing::Test {
+/// One crankd per test suite: the config (a JSON object's members after the store and plugin
+/// directories) written to a temporary directory, started on a free loopback port, stopped with
+/// SIGTERM at the end, when it must exit with status 0 even with sessions still open.
+template <typename Suite>
+class CrankdSuite : public ::testing::Test {
 protected:
-    static void SetUpTestSuite() {
+    static void startCrankd(const std::string& members,
+                            const std::map<std::string, std::string>& env = {}) {
         dir_ = new TempDir();
-        const std::string operations =
-            sessionOperation("paused", R"("max_items": 10)") + "," +
-            sessionOperation("dropping", R"("max_items": 10, "overflow_policy": "drop_oldest")") +
-            "," +
-            sessionOperation("short_lived",
-                             R"("idle_timeout_ms": 300, "max_session_lifetime_ms": 60000)") +
-            "," + sessionOperation("other", R"("max_items": 10)");
-        const std::string config = dir_->write(
-            "crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
-                              R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
-                              R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, "operations": [)" +
-                              operations + "]}");
+        const std::string config =
+            dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
+                                          R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+                                          R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, )" +
+                                          members + "}");
         process_ = new ChildProcess(
-            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"});
+            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
+            env);
         const auto port = process_->waitForListeningPort(20s);
         ASSERT_TRUE(port) << process_->stderrText();
         port_ = *port;
@@ -68,13 +68,32 @@ protected:
     static void TearDownTestSuite() {
         if (process_ != nullptr) {
             process_->signal(SIGTERM);
-            // Open sessions (some endless) do not hold crankd up.
             EXPECT_EQ(process_->waitForExit(20s), 0) << process_->stderrText();
             delete process_;
             process_ = nullptr;
         }
         delete dir_;
         dir_ = nullptr;
+    }
+
+    static std::string storePath() { return dir_->file("crank.db"); }
+
+    static inline TempDir* dir_ = nullptr;
+    static inline ChildProcess* process_ = nullptr;
+    static inline std::uint16_t port_ = 0;
+};
+
+class SessionTest : public CrankdSuite<SessionTest> {
+protected:
+    static void SetUpTestSuite() {
+        const std::string operations =
+            sessionOperation("paused", R"("max_items": 10)") + "," +
+            sessionOperation("dropping", R"("max_items": 10, "overflow_policy": "drop_oldest")") +
+            "," +
+            sessionOperation("short_lived",
+                             R"("idle_timeout_ms": 300, "max_session_lifetime_ms": 60000)") +
+            "," + sessionOperation("other", R"("max_items": 10)");
+        startCrankd(R"("operations": [)" + operations + "]");
     }
 
     void SetUp() override {
@@ -151,15 +170,8 @@ protected:
         return poll(op, id, "0", 1);
     }
 
-    static TempDir* dir_;
-    static ChildProcess* process_;
-    static std::uint16_t port_;
     std::optional<McpClient> client_;
 };
-
-TempDir* SessionTest::dir_ = nullptr;
-ChildProcess* SessionTest::process_ = nullptr;
-std::uint16_t SessionTest::port_ = 0;
 
 TEST_F(SessionTest, ThreeToolsArePublishedPerSessionOperation) {
     const auto reply = client_->post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})");
@@ -267,7 +279,7 @@ TEST_F(SessionTest, AFailedUpstreamKeepsItsItemsAndSaysWhy) {
 TEST_F(SessionTest, RefusedCallsAreAuditedToo) {
     failure("paused_poll", R"({"session_id": "ses_audited_missing"})");
     crank::store::StoreOptions options;
-    options.path = dir_->file("crank.db");
+    options.path = storePath();
     auto opened = crank::store::openStore(options);
     ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
     crank::store::AuditQuery q;
@@ -316,7 +328,7 @@ TEST_F(SessionTest, EverySessionHasItsRowInTheStore) {
     poll("dropping", live);
 
     crank::store::StoreOptions options;
-    options.path = dir_->file("crank.db");
+    options.path = storePath();
     auto opened = crank::store::openStore(options);
     ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
     crank::store::Store& store = **opened;
@@ -430,55 +442,27 @@ TEST_F(SessionTest, ZzOpenSessionsDoNotStopCrankd) {
 
 /// Sessions belong to the agent that started them: with API keys, another agent (of the same
 /// workspace or another) cannot poll or stop them, and learns nothing of them ("no session").
-class SessionIsolationTest : public ::testing::Test {
+class SessionIsolationTest : public CrankdSuite<SessionIsolationTest> {
 protected:
     static void SetUpTestSuite() {
-        dir_ = new TempDir();
-        const std::string config =
-            dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
-                                          R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
-                                          R"(", ")" CRANK_TEST_PLUGIN_DIR
-                                          R"("]}, "auth": {"mode": "api_key",
+        startCrankd(
+            R"("auth": {"mode": "api_key",
                 "workspaces": [{"id": "w2", "limits": {"max_sessions": 1}}], "agents": [
                     {"id": "alice", "api_key": {"env": "CRANK_TEST_ALICE_KEY"}},
                     {"id": "bob", "api_key": {"env": "CRANK_TEST_BOB_KEY"},
                      "limits": {"max_sessions": 2}},
                     {"id": "carol", "workspace": "w2", "api_key": {"env": "CRANK_TEST_CAROL_KEY"}}]},
-                "operations": [)" + sessionOperation("feed", R"("max_items": 10)") +
-                                          "]}");
-        process_ = new ChildProcess(
-            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
+                "operations": [)" +
+                sessionOperation("feed", R"("max_items": 10)") + "]",
             {{"CRANK_TEST_ALICE_KEY", "alice-key-0123456789"},
              {"CRANK_TEST_BOB_KEY", "bob-key-0123456789"},
              {"CRANK_TEST_CAROL_KEY", "carol-key-0123456789"}});
-        const auto port = process_->waitForListeningPort(20s);
-        ASSERT_TRUE(port) << process_->stderrText();
-        port_ = *port;
-    }
-
-    static void TearDownTestSuite() {
-        if (process_ != nullptr) {
-            process_->signal(SIGTERM);
-            EXPECT_EQ(process_->waitForExit(20s), 0) << process_->stderrText();
-            delete process_;
-            process_ = nullptr;
-        }
-        delete dir_;
-        dir_ = nullptr;
     }
 
     static std::string textOf(const rapidjson::Document& result) {
         return result.HasMember("content") ? result["content"][0]["text"].GetString() : "";
     }
-
-    static TempDir* dir_;
-    static ChildProcess* process_;
-    static std::uint16_t port_;
 };
-
-TempDir* SessionIsolationTest::dir_ = nullptr;
-ChildProcess* SessionIsolationTest::process_ = nullptr;
-std::uint16_t SessionIsolationTest::port_ = 0;
 
 TEST_F(SessionIsolationTest, AnotherAgentsSessionIsNotFound) {
     McpClient alice(port_, "alice-key-0123456789");
@@ -504,7 +488,7 @@ TEST_F(SessionIsolationTest, AnotherAgentsSessionIsNotFound) {
     EXPECT_STRNE(mine["structuredContent"]["status"].GetString(), "stopped");
 
     crank::store::StoreOptions options;
-    options.path = dir_->file("crank.db");
+    options.path = storePath();
     auto opened = crank::store::openStore(options);
     ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
     const auto row = (*opened)->getSession(id);
