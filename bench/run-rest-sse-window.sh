@@ -141,16 +141,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$build/bin/crank-demo-upstream" --listen 127.0.0.1:0 2> "$work/upstream.log" &
-upstream_pid=$!
-upstream_port=""
-for _ in $(seq 1 100); do
-    upstream_port="$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/upstream.log")"
-    [[ -n "$upstream_port" ]] && break
-    kill -0 "$upstream_pid" 2>/dev/null || break
-    sleep 0.1
-done
-[[ -n "$upstream_port" ]] || { echo "bench: the demo upstream did not start:" >&2; cat "$work/upstream.log" >&2; exit 1; }
+# shellcheck source=bench/lib/demo-upstream.sh
+source "$root/bench/lib/demo-upstream.sh"
+start_demo_upstream "$build" "$work"
 export BENCH_UPSTREAM="http://127.0.0.1:$upstream_port" BENCH_UPSTREAM_PID="$upstream_pid"
 # rate=0 asks for an unpaced stream; a demo that clamps it to 1 event/s needs 3 s for 3 events,
 # and then the bench uses its fastest pace, 100000 events/s.
