@@ -153,43 +153,8 @@ std::size_t SessionRegistry::size() const {
     return entries_.size();
 }
 
-namespace {
-
-/// The session id a call named (or "" when its arguments have none).
-std::string sessionIdOf(std::string_view arguments_json) {
-    rapidjson::Document doc;
-    doc.Parse(arguments_json.data(), arguments_json.size());
-    const rapidjson::Value& v = doc;
-    if (doc.HasParseError() || !v.IsObject() || !v.HasMember("session_id") ||
-        !v["session_id"].IsString()) {
-        return {};
-    }
-    return std::string(v["session_id"].GetString(),
-                       std::min<std::size_t>(v["session_id"].GetStringLength(), 128));
-}
-
-/// A member of a result object (JSON text), as text; "" when absent.
-std::string memberOf(const std::string& json, const char* name) {
-    rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    const rapidjson::Value& v = doc;
-    if (doc.HasParseError() || !v.IsObject() || !v.HasMember(name)) {
-        return {};
-    }
-    const rapidjson::Value& m = v[name];
-    if (m.IsString()) {
-        return std::string(m.GetString(), m.GetStringLength());
-    }
-    if (m.IsArray()) {
-        return std::to_string(m.Size());
-    }
-    return {};
-}
-
-}  // namespace
-
 void SessionRegistry::audit(const mcp::Caller& caller, const Operation& op, std::string_view verb,
-                            const Result<std::string>& outcome, std::string_view session_id) const {
+                            const Result<std::string>& outcome, const AuditFacts& facts) const {
     if (!options_.store) {
         return;
     }
@@ -198,16 +163,14 @@ void SessionRegistry::audit(const mcp::Caller& caller, const Operation& op, std:
     event.agent_id = caller.agent.empty() ? "anonymous" : caller.agent;
     event.operation_id = op.config.name;
     event.action = "session." + std::string(verb);
-    std::string detail = "{\"session_id\":" + jsonString(session_id);
+    std::string detail = "{\"session_id\":" + jsonString(facts.session_id);
     if (outcome) {
         event.outcome = "ok";
-        if (verb == "poll") {
-            detail += ",\"items\":" +
-                      std::string(
-                          memberOf(*outcome, "items").empty() ? "0" : memberOf(*outcome, "items")) +
-                      ",\"cursor\":" + jsonString(memberOf(*outcome, "cursor"));
+        if (facts.items) {
+            detail +=
+                fmt::format(R"(,"items":{},"cursor":{})", *facts.items, jsonString(facts.cursor));
         }
-        detail += ",\"status\":" + jsonString(memberOf(*outcome, "status"));
+        detail += ",\"status\":" + jsonString(facts.status);
     } else {
         event.outcome = outcome.error().code == ErrorCode::not_found ? "not_found" : "error";
         detail += ",\"error\":" + jsonString(op.scrubber.empty()
@@ -225,22 +188,37 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
                                            std::uint64_t sampling_seed,
                                            const SafetyLimits& safety_limits,
                                            const mcp::Caller& caller) {
-    Result<std::string> r = startImpl(op, request, sampling_seed, safety_limits, caller);
-    audit(caller, *op, "start", r, r ? memberOf(*r, "session_id") : std::string());
+    AuditFacts facts;
+    Result<std::string> r = startImpl(op, request, sampling_seed, safety_limits, caller, facts);
+    audit(caller, *op, "start", r, facts);
     return r;
 }
 
 Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json,
                                           const mcp::Caller& caller) {
-    Result<std::string> r = pollImpl(op, arguments_json, caller);
-    audit(caller, op, "poll", r, sessionIdOf(arguments_json));
+    AuditFacts facts;
+    json::Document args;
+    Result<std::string> r = Error{ErrorCode::internal, ""};
+    if (auto parsed = json::parseJson(arguments_json, args, "input"); !parsed) {
+        r = Error{ErrorCode::invalid_argument, "invalid input: " + parsed.error().message};
+    } else {
+        r = pollImpl(op, args, caller, facts);
+    }
+    audit(caller, op, "poll", r, facts);
     return r;
 }
 
 Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view arguments_json,
                                           const mcp::Caller& caller) {
-    Result<std::string> r = stopImpl(op, arguments_json, caller);
-    audit(caller, op, "stop", r, sessionIdOf(arguments_json));
+    AuditFacts facts;
+    json::Document args;
+    Result<std::string> r = Error{ErrorCode::internal, ""};
+    if (auto parsed = json::parseJson(arguments_json, args, "input"); !parsed) {
+        r = Error{ErrorCode::invalid_argument, "invalid input: " + parsed.error().message};
+    } else {
+        r = stopImpl(op, args, caller, facts);
+    }
+    audit(caller, op, "stop", r, facts);
     return r;
 }
 
@@ -248,7 +226,7 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
                                                const PreparedRequest& request,
                                                std::uint64_t sampling_seed,
                                                const SafetyLimits& safety_limits,
-                                               const mcp::Caller& caller) {
+                                               const mcp::Caller& caller, AuditFacts& facts) {
     const config::ExecutionConfig& e = op->config.execution;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -272,6 +250,7 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
     auto entry = std::make_shared<Entry>();
     entry->op = op;
     entry->id = newId("ses_");
+    facts.session_id = entry->id;
     entry->owner = caller;
     entry->store = options_.store;
     entry->retention_ms = options_.retention_ms;
@@ -320,6 +299,7 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
         entries_.emplace(entry->id, entry);
     }
     wake_.notify_all();
+    facts.status = "active";
     const std::lock_guard<std::mutex> lock(entry->mutex);
     return fmt::format(
         R"({{"session_id":{},"status":"active","expires_at":{},"limits":{{"max_items":{},)"
@@ -365,21 +345,16 @@ std::optional<Error> SessionRegistry::checkLimits(const mcp::Caller& caller) con
 }
 
 std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& op,
-                                                              std::string_view arguments_json,
+                                                              const json::Value& a,
                                                               const mcp::Caller& caller,
-                                                              Error& error) {
-    json::Document args;
-    if (auto parsed = json::parseJson(arguments_json, args, "input"); !parsed) {
-        error = Error{ErrorCode::invalid_argument, "invalid input: " + parsed.error().message};
-        return nullptr;
-    }
-    const json::Value& a = args;
+                                                              AuditFacts& facts, Error& error) {
     if (!a.IsObject() || !a.HasMember("session_id") || !a["session_id"].IsString()) {
         error = Error{ErrorCode::invalid_argument,
                       "invalid input: session_id is required (the id _start returned)"};
         return nullptr;
     }
     const std::string session_id(a["session_id"].GetString(), a["session_id"].GetStringLength());
+    facts.session_id = session_id.substr(0, 128);
     std::shared_ptr<Entry> entry;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
@@ -401,16 +376,13 @@ std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& o
     return entry;
 }
 
-Result<std::string> SessionRegistry::pollImpl(const Operation& op, std::string_view arguments_json,
-                                              const mcp::Caller& caller) {
+Result<std::string> SessionRegistry::pollImpl(const Operation& op, const json::Value& a,
+                                              const mcp::Caller& caller, AuditFacts& facts) {
     Error error{ErrorCode::internal, ""};
-    const std::shared_ptr<Entry> entry = find(op, arguments_json, caller, error);
+    const std::shared_ptr<Entry> entry = find(op, a, caller, facts, error);
     if (!entry) {
         return error;
     }
-    json::Document args;
-    (void)json::parseJson(arguments_json, args, "input");
-    const json::Value& a = args;
     std::optional<std::string> cursor;
     if (a.HasMember("cursor") && !a["cursor"].IsNull()) {
         if (!a["cursor"].IsString()) {
@@ -434,9 +406,12 @@ Result<std::string> SessionRegistry::pollImpl(const Operation& op, std::string_v
     entry->destroyIfCompletedLocked();
     const auto now = Clock::now();
     const SessionBuffer::Counters before = entry->call->buffer().counters();
+    facts.status = entry->status;
     std::string out =
         "{\"session_id\":" + jsonString(entry->id) + ",\"status\":" + jsonString(entry->status);
     if (entry->closed) {
+        facts.items = 0;
+        facts.cursor = cursor.value_or("");
         out += fmt::format(R"(,"items":[],"cursor":{},"has_more":false,"item_count":{},)"
                            R"("dropped_count":{}}})",
                            jsonString(cursor.value_or("")), before.received,
@@ -469,6 +444,8 @@ Result<std::string> SessionRegistry::pollImpl(const Operation& op, std::string_v
     const bool cut = taken < page->items.size();
     const std::string nextCursor = cut ? std::to_string(page->first_seq + taken - 1) : page->cursor;
     entry->recordPoll(now, nextCursor);
+    facts.items = taken;
+    facts.cursor = nextCursor;
     const SessionBuffer::Counters after = entry->call->buffer().counters();
     out += ",\"items\":" + items + ",\"cursor\":" + jsonString(nextCursor) +
            fmt::format(R"(,"has_more":{},"item_count":{},"dropped_count":{},"expires_at":{})",
@@ -486,10 +463,10 @@ Result<std::string> SessionRegistry::pollImpl(const Operation& op, std::string_v
     return op.scrubber.empty() ? out : op.scrubber.scrubJson(out);
 }
 
-Result<std::string> SessionRegistry::stopImpl(const Operation& op, std::string_view arguments_json,
-                                              const mcp::Caller& caller) {
+Result<std::string> SessionRegistry::stopImpl(const Operation& op, const json::Value& a,
+                                              const mcp::Caller& caller, AuditFacts& facts) {
     Error error{ErrorCode::internal, ""};
-    const std::shared_ptr<Entry> entry = find(op, arguments_json, caller, error);
+    const std::shared_ptr<Entry> entry = find(op, a, caller, facts, error);
     if (!entry) {
         return error;
     }
@@ -503,6 +480,7 @@ Result<std::string> SessionRegistry::stopImpl(const Operation& op, std::string_v
         // The upstream had ended (completed or failed): stopping only discards the buffer.
         entry->status = "stopped";
     }
+    facts.status = entry->status;
     const SessionBuffer::Counters c = entry->call->buffer().counters();
     return fmt::format(
         R"({{"session_id":{},"status":{},"item_count":{},"dropped_count":{},"undelivered":{}}})",
@@ -527,8 +505,8 @@ void SessionRegistry::tick() {
         const milliseconds idle(entry->op->config.execution.idle_timeout_ms);
         if (!entry->closed && (now >= entry->lifetime_end || now - entry->last_poll >= idle)) {
             entry->closeLocked("expired", now, milliseconds(options_.tombstone_ms));
-            audit(entry->owner, *entry->op, "expire",
-                  Result<std::string>(std::string(R"({"status":"expired"})")), entry->id);
+            audit(entry->owner, *entry->op, "expire", Result<std::string>(std::string()),
+                  AuditFacts{entry->id, "expired", std::nullopt, {}});
         }
         if (entry->closed && entry->stream == nullptr && now >= entry->remove_at) {
             gone.push_back(entry->id);

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <thread>
 
+#include "json/json_value.h"
 #include "mcp/tool_registry.h"
 #include "runtime/operation.h"
 #include "runtime/prepared_request.h"
@@ -90,19 +91,26 @@ public:
 
 private:
     struct Entry;
-    std::shared_ptr<Entry> find(const Operation& op, std::string_view arguments_json,
-                                const mcp::Caller& caller, Error& error);
+    /// What a call did, for its audit entry (filled as the call goes, so nothing is re-read).
+    struct AuditFacts {
+        std::string session_id;
+        std::string status;
+        std::optional<std::size_t> items;  ///< poll: items returned
+        std::string cursor;                ///< poll: the cursor returned
+    };
+    std::shared_ptr<Entry> find(const Operation& op, const json::Value& args,
+                                const mcp::Caller& caller, AuditFacts& facts, Error& error);
     Result<std::string> startImpl(const OperationPtr& op, const PreparedRequest& request,
                                   std::uint64_t sampling_seed, const SafetyLimits& safety_limits,
-                                  const mcp::Caller& caller);
-    Result<std::string> pollImpl(const Operation& op, std::string_view arguments_json,
-                                 const mcp::Caller& caller);
-    Result<std::string> stopImpl(const Operation& op, std::string_view arguments_json,
-                                 const mcp::Caller& caller);
-    /// Appends `session.<verb>` to the store's audit log (best effort). `detail_json` holds no
-    /// secret: messages are scrubbed by the operation's scrubber first.
+                                  const mcp::Caller& caller, AuditFacts& facts);
+    Result<std::string> pollImpl(const Operation& op, const json::Value& args,
+                                 const mcp::Caller& caller, AuditFacts& facts);
+    Result<std::string> stopImpl(const Operation& op, const json::Value& args,
+                                 const mcp::Caller& caller, AuditFacts& facts);
+    /// Appends `session.<verb>` to the store's audit log (best effort). The detail holds no
+    /// secret: an error message is scrubbed by the operation's scrubber first.
     void audit(const mcp::Caller& caller, const Operation& op, std::string_view verb,
-               const Result<std::string>& outcome, std::string_view session_id) const;
+               const Result<std::string>& outcome, const AuditFacts& facts) const;
     /// The refusal when `caller`'s agent or workspace is at its session limit.
     std::optional<Error> checkLimits(const mcp::Caller& caller) const;
     void tick();
