@@ -1,9 +1,13 @@
 #include "app/crankd.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -26,6 +30,18 @@
 
 namespace crank::app {
 namespace {
+
+/// server.node_id, else the host name (live sessions and jobs in the store name their node).
+std::string nodeId(const config::ServerConfig& server) {
+    if (!server.node_id.empty()) {
+        return server.node_id;
+    }
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') {
+        return host;
+    }
+    return "local";
+}
 
 store::StoreOptions storeOptions(const config::StoreConfig& c) {
     store::StoreOptions o;
@@ -173,9 +189,23 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     mcp::SessionManager sessions(sessionLimits);
     sessions.startSweeper(std::chrono::milliseconds(
         std::clamp<std::int64_t>(cfg->mcp.session_idle_timeout_ms / 4, 100, 60'000)));
-    runtime::OperationRunner runner({}, store, &cfg->auth);
-    mcp::FunctionToolRegistry tools;
-    runtime::publishOperations(operations->operations, runner, tools);
+    runtime::OperationRunner runner({}, store, &cfg->auth, cfg->jobs, nodeId(cfg->server));
+    // One server per workspace: each publishes that workspace's operations.
+    std::map<std::string, std::unique_ptr<mcp::FunctionToolRegistry>> workspaceTools;
+    std::map<std::string, mcp::ToolRegistry*> endpointTools;
+    for (const config::Workspace& workspace : cfg->auth.workspaces) {
+        auto& wsTools = workspaceTools[workspace.id];
+        wsTools = std::make_unique<mcp::FunctionToolRegistry>();
+        endpointTools[workspace.id] = wsTools.get();
+        std::vector<runtime::OperationPtr> published;
+        std::copy_if(operations->operations.begin(), operations->operations.end(),
+                     std::back_inserter(published), [&](const runtime::OperationPtr& op) {
+                         return op->config.workspace == workspace.id;
+                     });
+        runtime::publishOperations(published, runner, *wsTools);
+    }
+    mcp::FunctionToolRegistry& tools = *workspaceTools.at("default");
+    runner.startJobs();
     const auto loaded = std::count_if(
         registry.plugins().begin(), registry.plugins().end(),
         [](const plugins::PluginInfo& p) { return p.status == plugins::PluginStatus::loaded; });
@@ -185,8 +215,8 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     if (addTools) {
         addTools(tools);
     }
-    mcp::McpEndpoint endpoint(*cfg, mcp::ServerIdentity{"crank", kVersion}, tools, sessions,
-                              reactor);
+    mcp::McpEndpoint endpoint(*cfg, mcp::ServerIdentity{"crank", kVersion},
+                              std::move(endpointTools), sessions, reactor, runner.tasks());
 
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);

@@ -23,6 +23,9 @@ struct ServerConfig {
     std::int64_t idle_connection_timeout_ms = 30'000;  ///< keep-alive and read timeout
     std::vector<std::string> allowed_origins;  ///< Origin values accepted besides loopback ones
     std::vector<std::string> allowed_hosts;    ///< Host values accepted besides loopback ones
+    /// This crankd's name among the nodes sharing one store: live sessions and jobs name their
+    /// owner node. Empty: the host name.
+    std::string node_id;
 };
 
 /// `store`: where sessions, jobs, operations and audit events live.
@@ -48,6 +51,18 @@ struct McpConfig {
     std::int64_t replay_bytes = 1024LL * 1024;  ///< bytes kept per session for resumption
     std::int64_t tools_page_size = 100;         ///< tools/list page size
     std::int64_t sse_retry_ms = 1'000;          ///< `retry:` on priming events
+};
+
+/// `jobs`: the worker pool of async_job operations and the ownership of running jobs.
+struct JobsConfig {
+    int workers = 16;                 ///< jobs running at once on this node
+    std::int64_t max_queued = 1'000;  ///< jobs waiting for a worker; more are refused
+    /// How often this node renews its claim on its live jobs in the store.
+    std::int64_t heartbeat_interval_ms = 5'000;
+    /// A live job whose owner has not renewed it for this long is taken over by another node
+    /// (and by this one at start-up, whatever its age, when it owned it).
+    std::int64_t lease_ms = 60'000;
+    std::int64_t poll_interval_ms = 1'000;  ///< the polling pace suggested to clients
 };
 
 /// `plugins`: where plugin libraries are looked for and which ones are turned on.
@@ -109,6 +124,7 @@ struct Config {
     McpConfig mcp;
     PluginsConfig plugins;
     AuthConfig auth;
+    JobsConfig jobs;
     std::map<std::string, AuthProfile> auth_profiles;
     std::vector<OperationConfig> operations;
 };

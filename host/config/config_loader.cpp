@@ -117,6 +117,7 @@ private:
     void readServer(const Json* v);
     void readStore(const Json* v);
     void readPlugins(const Json* v);
+    void readJobs(const Json* v);
     void readMcp(const Json* v);
     void readAuth(const Json* v);
     void readAuthProfiles(const Json* v);
@@ -185,6 +186,7 @@ LoadResult Loader::load(std::string_view text) {
     readStore(root.get("store"));
     readMcp(root.get("mcp"));
     readPlugins(root.get("plugins"));
+    readJobs(root.get("jobs"));
     readAuth(root.get("auth"));
     readAuthProfiles(root.get("auth_profiles"));
     readOperations(root.get("operations"));
@@ -237,6 +239,32 @@ void Loader::readServer(const Json* v) {
             "expected a host name or host:port such as \"crank.example.com\", got " +
             describeString(host));
     });
+    if (auto node = r.optionalString("node_id", 64)) {
+        if (!isName(*node)) {
+            errors_.add(r.pathOf("node_id"),
+                        "a node id has 1 to 64 letters, digits, '_', '-' or '.', got " +
+                            describeString(*node));
+        } else {
+            s.node_id = *node;
+        }
+    }
+    r.finish();
+}
+
+void Loader::readJobs(const Json* v) {
+    ObjectReader r(v, "jobs", errors_);
+    JobsConfig& j = config_.jobs;
+    j.workers = static_cast<int>(r.integer("workers", j.workers, 1, 1024));
+    j.max_queued = r.integer("max_queued", j.max_queued, 0, 1'000'000);
+    j.heartbeat_interval_ms =
+        r.integer("heartbeat_interval_ms", j.heartbeat_interval_ms, 100, 3'600'000);
+    j.lease_ms = r.integer("lease_ms", j.lease_ms, 1'000, 86'400'000);
+    if (j.lease_ms < 2 * j.heartbeat_interval_ms) {
+        errors_.add(r.pathOf("lease_ms"),
+                    fmt::format("must be at least twice heartbeat_interval_ms ({}), got {}",
+                                j.heartbeat_interval_ms, j.lease_ms));
+    }
+    j.poll_interval_ms = r.integer("poll_interval_ms", j.poll_interval_ms, 10, 3'600'000);
     r.finish();
 }
 
@@ -651,6 +679,11 @@ void Loader::readExecution(const Json* v, const std::string& path, OperationConf
 
     e.max_result_bytes = r.positiveInteger("max_result_bytes", e.max_result_bytes,
                                            ExecutionCeilings::max_result_bytes);
+    if (r.get("result_ttl_ms") != nullptr && modeKnown && e.mode != ExecutionMode::async_job) {
+        errors_.add(r.pathOf("result_ttl_ms"), "is only used with mode \"async_job\", not \"" +
+                                                   std::string(toString(e.mode)) + "\"");
+    }
+    e.result_ttl_ms = r.positiveInteger("result_ttl_ms", e.result_ttl_ms, 30LL * 86'400'000);
 
     // Aggregators are plugins: the name is checked against the loaded ones when the runtime
     // compiles the operations; here only its shape.
@@ -756,6 +789,7 @@ OperationConfig Loader::readOperation(const Json& v, const std::string& path) {
                     "a tool name has 1 to 128 letters, digits, '_', '-' or '.', got " +
                         describeString(op.name));
     }
+    op.workspace = r.optionalString("workspace", 64).value_or("default");
     op.title = r.optionalString("title", 256).value_or("");
     op.description = r.requiredString("description", kMaxDescriptionLength);
     op.protocol = r.requiredString("protocol", 64);
@@ -812,15 +846,24 @@ void Loader::readOperations(const Json* v) {
 }
 
 void Loader::crossCheck() {
-    std::map<std::string, std::size_t> names;
-    std::map<std::string, std::string> tools;  // tool name -> path that publishes it
+    // Operation and tool names are unique within a workspace: each workspace is its own server.
+    std::map<std::pair<std::string, std::string>, std::size_t> names;
+    std::map<std::pair<std::string, std::string>, std::string> tools;  // -> path publishing it
+    std::set<std::string> workspaces;
+    for (const Workspace& ws : config_.auth.workspaces) {
+        workspaces.insert(ws.id);
+    }
     for (std::size_t i = 0; i < config_.operations.size(); ++i) {
         const OperationConfig& op = config_.operations[i];
         const std::string path = indexPath("operations", i);
         if (op.name.empty()) {
             continue;
         }
-        if (auto [it, inserted] = names.emplace(op.name, i); !inserted) {
+        if (workspaces.count(op.workspace) == 0) {
+            errors_.add(path + ".workspace",
+                        "no workspace \"" + op.workspace + "\" is defined in auth.workspaces");
+        }
+        if (auto [it, inserted] = names.emplace(std::pair(op.workspace, op.name), i); !inserted) {
             errors_.add(path + ".name",
                         fmt::format("operation \"{}\" is already defined at operations[{}]",
                                     op.name, it->second));
@@ -836,7 +879,8 @@ void Loader::crossCheck() {
                             fmt::format("the tool name \"{}\" is longer than {} characters", tool,
                                         kMaxToolNameLength));
             }
-            if (auto [it, inserted] = tools.emplace(tool, path); !inserted) {
+            if (auto [it, inserted] = tools.emplace(std::pair(op.workspace, tool), path);
+                !inserted) {
                 errors_.add(path, it->second == path
                                       ? "publishes the tool \"" + tool +
                                             "\" twice; give its tools distinct names"

@@ -30,6 +30,7 @@ struct ExecutionDefaults {
     static constexpr std::int64_t max_bytes = 256LL * 1024;
     static constexpr std::int64_t max_field_length = 2'048;
     static constexpr std::int64_t max_result_bytes = 256LL * 1024;
+    static constexpr std::int64_t result_ttl_ms = 86'400'000;
     static constexpr std::string_view aggregation_mode = "raw_items";
 };
 
@@ -60,6 +61,8 @@ struct ExecutionConfig {
     std::int64_t max_result_bytes = ExecutionDefaults::max_result_bytes;
     /// session: when the buffer (max_items, max_bytes) is full.
     OverflowPolicy overflow_policy = OverflowPolicy::pause;
+    /// async_job: how long a finished job (its status and result) is kept, from its end.
+    std::int64_t result_ttl_ms = ExecutionDefaults::result_ttl_ms;
 
     /// The aggregator plugin's name ("raw_items", "stats", ...; checked against the loaded
     /// plugins when operations are compiled) and its config (`execution.aggregation`, JSON text).
@@ -91,6 +94,9 @@ struct ExecutionConfig {
 /// One operation: an upstream call published as one MCP tool or a family of tools.
 struct OperationConfig {
     std::string name;
+    /// The workspace that publishes it (auth.workspaces[].id): its tools appear on that
+    /// workspace's MCP endpoint only.
+    std::string workspace = "default";
     std::string title;
     std::string description;
     std::string protocol;      ///< the protocol plugin that runs it ("rest", "grpc", ...)

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <istream>
 #include <map>
+#include <mutex>
 #include <sstream>
 
 #include <Poco/Net/HTTPServerRequest.h>
@@ -20,6 +21,7 @@
 #include "http/stream_reactor.h"
 #include "log/log.h"
 #include "mcp/json_rpc.h"
+#include "mcp/task_backend.h"
 #include "util/json_string.h"
 #include "util/sha256.h"
 
@@ -92,6 +94,12 @@ bool parseObject(std::string_view json, rapidjson::Document& doc) {
     return !doc.HasParseError() && doc.IsObject();
 }
 
+/// True when a request's params carry a `task` member (a task-augmented request).
+bool hasTask(std::string_view params_json) {
+    rapidjson::Document params;
+    return parseObject(params_json, params) && params.HasMember("task");
+}
+
 std::string memberString(const rapidjson::Value& object, const char* key) {
     const auto it = object.FindMember(key);
     if (it == object.MemberEnd() || !it->value.IsString()) {
@@ -105,6 +113,29 @@ struct Reply {
     std::string json;
     int status = 200;
 };
+
+/// The protocol version whose sessions may use Tasks (experimental in it; reshaped later).
+constexpr std::string_view kTasksVersion = "2025-11-25";
+/// Tasks whose tasks/result callers wait on this node, at most.
+constexpr std::size_t kMaxTaskWaiters = 10'000;
+
+/// `_meta` of a message tied to a task.
+std::string relatedTaskMeta(std::string_view task_id) {
+    return R"({"io.modelcontextprotocol/related-task":{"taskId":)" + jsonString(task_id) + "}}";
+}
+
+/// A CallToolResult as JSON text, with `meta_json` as its `_meta` when not empty.
+std::string callToolResult(const ToolResult& r, std::string_view meta_json) {
+    std::string out = R"({"content":)" + r.content_json;
+    if (!r.structured_json.empty()) {
+        out += R"(,"structuredContent":)" + r.structured_json;
+    }
+    out += std::string(R"(,"isError":)") + (r.is_error ? "true" : "false");
+    if (!meta_json.empty()) {
+        out += R"(,"_meta":)" + std::string(meta_json);
+    }
+    return out + "}";
+}
 
 }  // namespace
 
@@ -178,6 +209,23 @@ bool constantTimeEqual(std::string_view a, std::string_view b) {
     return diff == 0;
 }
 
+/// Who a request speaks for and which workspace's server it reaches.
+struct Who {
+    std::string agent;
+    std::string workspace;
+    ToolRegistry* tools = nullptr;
+
+    Caller caller() const { return Caller{workspace, agent}; }
+};
+
+/// A tasks/result waiting for its task to end: answered on `stream` of `session`.
+struct TaskWaiter {
+    std::weak_ptr<McpSession> session;
+    std::uint64_t stream = 0;
+    RequestId id;
+    Caller caller;
+};
+
 struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     config::McpConfig mcp;
     bool authRequired = false;
@@ -185,20 +233,26 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     std::map<std::string, std::string> agentWorkspaces;          // agent id, its workspace
     std::int64_t maxBody;
     ServerIdentity identity;
-    ToolRegistry& tools;
+    std::map<std::string, ToolRegistry*> tools;  // workspace -> its tools
     SessionManager& sessions;
     http::StreamReactor& reactor;
+    TaskBackend* tasks;
     http::OriginPolicy origins;
     std::atomic<std::uint64_t> nextToken{1};
 
-    Impl(const config::Config& c, ServerIdentity id, ToolRegistry& t, SessionManager& s,
-         http::StreamReactor& r)
+    std::mutex taskMutex;
+    std::map<std::string, std::weak_ptr<McpSession>> taskCreators;  // live task -> its session
+    std::multimap<std::string, TaskWaiter> taskWaiters;             // task -> tasks/result
+
+    Impl(const config::Config& c, ServerIdentity id, std::map<std::string, ToolRegistry*> t,
+         SessionManager& s, http::StreamReactor& r, TaskBackend* b)
         : mcp(c.mcp),
           maxBody(c.server.max_request_body_bytes),
           identity(std::move(id)),
-          tools(t),
+          tools(std::move(t)),
           sessions(s),
           reactor(r),
+          tasks(b),
           origins(c.server.allowed_hosts, c.server.allowed_origins) {
         authRequired = c.auth.mode == config::AuthConfig::Mode::api_key;
         for (const config::Agent& agent : c.auth.agents) {
@@ -236,31 +290,51 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
         return std::nullopt;
     }
 
-    void handle(HTTPServerRequest& request, HTTPServerResponse& response);
+    /// `route_workspace`: the workspace of a `/w/{workspace}/mcp` path; nullopt for the main
+    /// path, which serves the agent's own workspace.
+    void handle(HTTPServerRequest& request, HTTPServerResponse& response,
+                const std::optional<std::string>& route_workspace);
     /// handle(), then reads and drops what is left of the request body.
-    void handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response);
-    void handlePost(HTTPServerRequest& request, HTTPServerResponse& response,
-                    const std::string& agent);
-    void handleGet(HTTPServerRequest& request, HTTPServerResponse& response,
-                   const std::string& agent);
-    void handleDelete(HTTPServerRequest& request, HTTPServerResponse& response,
-                      const std::string& agent);
+    void handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response,
+                        const std::optional<std::string>& route_workspace);
+    void handlePost(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who);
+    void handleGet(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who);
+    void handleDelete(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who);
 
     /// Checks Mcp-Session-Id and MCP-Protocol-Version; answers the error itself and returns
     /// null when they are wrong.
     std::shared_ptr<McpSession> sessionOf(HTTPServerRequest& request, HTTPServerResponse& response,
-                                          const std::string& agent);
+                                          const Who& who);
     bool headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response);
 
     Reply initialize(const JsonRpcMessage& message, std::shared_ptr<McpSession>& created);
-    /// Answers one request of a session with JSON (every method but a streamed tools/call).
+    /// Answers one request of a session with JSON (every method but a streamed tools/call or a
+    /// waiting tasks/result).
     std::optional<std::string> dispatch(const JsonRpcMessage& message,
-                                        const std::shared_ptr<McpSession>& session);
+                                        const std::shared_ptr<McpSession>& session, const Who& who);
     void notify(const JsonRpcMessage& message, McpSession& session);
-    std::string toolsList(const JsonRpcMessage& message);
+    std::string toolsList(const JsonRpcMessage& message, const McpSession& session, const Who& who);
     std::string toolsCall(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
-                          std::optional<std::uint64_t> stream,
+                          const Who& who, std::optional<std::uint64_t> stream,
                           const std::optional<RequestId>& progressToken, bool& answered);
+
+    bool tasksEnabled(const McpSession& session) const {
+        return tasks != nullptr && session.protocolVersion() == kTasksVersion;
+    }
+    /// tools/call with `params.task`: creates the task and answers CreateTaskResult.
+    std::string createTask(const JsonRpcMessage& message,
+                           const std::shared_ptr<McpSession>& session, const Who& who,
+                           const std::string& name, const std::string& arguments,
+                           const rapidjson::Value& task);
+    std::string tasksMethod(const JsonRpcMessage& message, const Who& who);
+    /// tasks/result: the answer when the task has ended, nullopt (after registering a waiter on
+    /// a new SSE stream) when it has not.
+    void tasksResult(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
+                     const Who& who, HTTPServerRequest& request, HTTPServerResponse& response);
+    /// The backend's listener: status notifications to the creator, answers to waiters.
+    void onTask(const TaskInfo& task);
+    std::string taskResultMessage(const RequestId& id, const std::string& task_id,
+                                  const Caller& caller);
 
     /// Hands the connection to the reactor as `stream` of `session`; false when it could not.
     bool openSse(HTTPServerRequest& request, HTTPServerResponse& response,
@@ -268,16 +342,31 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
                  const std::optional<std::string>& resumeFrom);
 };
 
-McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity, ToolRegistry& tools,
-                         SessionManager& sessions, http::StreamReactor& reactor)
-    : impl_(std::make_shared<Impl>(config, std::move(identity), tools, sessions, reactor)) {
+McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity,
+                         std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
+                         http::StreamReactor& reactor, TaskBackend* tasks)
+    : impl_(std::make_shared<Impl>(config, std::move(identity), std::move(tools), sessions, reactor,
+                                   tasks)) {
     std::weak_ptr<Impl> weak = impl_;
-    tools.subscribe([weak] {
-        if (auto impl = weak.lock()) {
-            const std::string message = makeNotification("notifications/tools/list_changed");
-            impl->sessions.forEach([&](McpSession& s) { s.sendStandalone(message); });
-        }
-    });
+    for (const auto& [workspace, registry] : impl_->tools) {
+        registry->subscribe([weak, ws = workspace] {
+            if (auto impl = weak.lock()) {
+                const std::string message = makeNotification("notifications/tools/list_changed");
+                impl->sessions.forEach([&](McpSession& s) {
+                    if (s.workspace() == ws) {
+                        s.sendStandalone(message);
+                    }
+                });
+            }
+        });
+    }
+    if (tasks != nullptr) {
+        tasks->subscribe([weak](const TaskInfo& task) {
+            if (auto impl = weak.lock()) {
+                impl->onTask(task);
+            }
+        });
+    }
 }
 
 McpEndpoint::~McpEndpoint() = default;
@@ -285,11 +374,19 @@ McpEndpoint::~McpEndpoint() = default;
 void McpEndpoint::addRoutes(http::Router& router) {
     std::shared_ptr<Impl> impl = impl_;
     router.add(impl->mcp.path, [impl](HTTPServerRequest& request, HTTPServerResponse& response) {
-        impl->handleAndDrain(request, response);
+        impl->handleAndDrain(request, response, std::nullopt);
     });
+    for (const auto& [workspace, registry] : impl->tools) {
+        router.add("/w/" + workspace + "/mcp",
+                   [impl, ws = std::optional<std::string>(workspace)](
+                       HTTPServerRequest& request, HTTPServerResponse& response) {
+                       impl->handleAndDrain(request, response, ws);
+                   });
+    }
 }
 
-void McpEndpoint::Impl::handle(HTTPServerRequest& request, HTTPServerResponse& response) {
+void McpEndpoint::Impl::handle(HTTPServerRequest& request, HTTPServerResponse& response,
+                               const std::optional<std::string>& route_workspace) {
     // DNS-rebinding protection before anything else (MCP 2025-11-25: 403 for a bad Origin).
     if (!origins.hostAllowed(request.getHost())) {
         sendHttpError(response, 403, kInvalidRequest,
@@ -306,21 +403,35 @@ void McpEndpoint::Impl::handle(HTTPServerRequest& request, HTTPServerResponse& r
     if (!agent) {
         return;
     }
+    Who who;
+    who.agent = *agent;
+    const auto home = agentWorkspaces.find(*agent);
+    const std::string own = home != agentWorkspaces.end() ? home->second : "default";
+    who.workspace = route_workspace.value_or(own);
+    // Another workspace's endpoint does not exist for this agent (not "forbidden": the
+    // workspace's existence is not its to learn). Without auth everyone is the anonymous agent.
+    const auto registry = tools.find(who.workspace);
+    if ((authRequired && who.workspace != own) || registry == tools.end()) {
+        sendHttpError(response, 404, kInvalidRequest, "no MCP endpoint at this path");
+        return;
+    }
+    who.tools = registry->second;
     const std::string& method = request.getMethod();
     if (method == "POST") {
-        handlePost(request, response, *agent);
+        handlePost(request, response, who);
     } else if (method == "GET") {
-        handleGet(request, response, *agent);
+        handleGet(request, response, who);
     } else if (method == "DELETE") {
-        handleDelete(request, response, *agent);
+        handleDelete(request, response, who);
     } else {
         response.set("Allow", "GET, POST, DELETE");
         sendHttpError(response, 405, kInvalidRequest, "method " + method + " is not allowed");
     }
 }
 
-void McpEndpoint::Impl::handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response) {
-    handle(request, response);
+void McpEndpoint::Impl::handleAndDrain(HTTPServerRequest& request, HTTPServerResponse& response,
+                                       const std::optional<std::string>& route_workspace) {
+    handle(request, response, route_workspace);
     discardRest(request.stream());
 }
 
@@ -337,7 +448,7 @@ bool McpEndpoint::Impl::headerVersionOk(HTTPServerRequest& request, HTTPServerRe
 
 std::shared_ptr<McpSession> McpEndpoint::Impl::sessionOf(HTTPServerRequest& request,
                                                          HTTPServerResponse& response,
-                                                         const std::string& agent) {
+                                                         const Who& who) {
     const std::string id = request.get("Mcp-Session-Id", "");
     if (id.empty()) {
         sendHttpError(response, 400, kInvalidRequest,
@@ -346,7 +457,7 @@ std::shared_ptr<McpSession> McpEndpoint::Impl::sessionOf(HTTPServerRequest& requ
     }
     auto session = sessions.find(id);
     // Another agent's session is answered as unknown: ids are not shared, and not confirmed.
-    if (!session || session->agent() != agent) {
+    if (!session || session->agent() != who.agent || session->workspace() != who.workspace) {
         sendHttpError(response, 404, kInvalidRequest,
                       "session not found (it expired or was deleted); initialize a new one");
         return nullptr;
@@ -358,7 +469,7 @@ std::shared_ptr<McpSession> McpEndpoint::Impl::sessionOf(HTTPServerRequest& requ
 }
 
 void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerResponse& response,
-                                   const std::string& agent) {
+                                   const Who& who) {
     const std::string accept = request.get("Accept", "");
     if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
         sendHttpError(response, 406, kInvalidRequest,
@@ -401,7 +512,8 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
             std::shared_ptr<McpSession> created;
             Reply reply = initialize(message, created);
             if (created) {
-                created->setAgent(agent);
+                created->setAgent(who.agent);
+                created->setWorkspace(who.workspace);
                 response.set("Mcp-Session-Id", created->id());
             }
             sendBody(response, reply.status, "application/json", reply.json);
@@ -409,7 +521,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         }
     }
 
-    auto session = sessionOf(request, response, agent);
+    auto session = sessionOf(request, response, who);
     if (!session) {
         return;
     }
@@ -432,16 +544,20 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
             sendBody(response, 202, "", "");
             return;
         }
+        if (message.method == "tasks/result" && tasksEnabled(*session)) {
+            tasksResult(message, session, who, request, response);
+            return;
+        }
         if (message.method == "tools/call") {
             auto token = progressTokenOf(message.params_json);
-            if (token && *token) {
+            if (token && *token && !(tasksEnabled(*session) && hasTask(message.params_json))) {
                 // Progress comes before the result: answer as an SSE stream.
                 const std::uint64_t stream = session->openStream(false);
                 if (!openSse(request, response, session, stream, std::nullopt)) {
                     return;
                 }
                 bool answered = true;
-                std::string result = toolsCall(message, session, stream, *token, answered);
+                std::string result = toolsCall(message, session, who, stream, *token, answered);
                 if (answered) {
                     session->send(stream, result);
                 }
@@ -449,7 +565,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
                 return;
             }
         }
-        auto reply = dispatch(message, session);
+        auto reply = dispatch(message, session, who);
         sendBody(response, 200, "application/json", reply.value_or("{}"));
         return;
     }
@@ -464,7 +580,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         } else {
             const auto& message = std::get<JsonRpcMessage>(entry);
             if (message.kind == JsonRpcKind::request) {
-                reply = dispatch(message, session);
+                reply = dispatch(message, session, who);
             } else {
                 notify(message, *session);
             }
@@ -499,10 +615,19 @@ Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
         return {makeError(message.id, kInternalError, session.error().message), 503};
     }
     created = *session;
-    const std::string result =
-        R"({"protocolVersion":)" + jsonString(version) +
-        R"(,"capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":{"name":)" +
-        jsonString(identity.name) + R"(,"version":)" + jsonString(identity.version) + "}}";
+    std::string capabilities = R"({"tools":{"listChanged":true},"logging":{})";
+    if (tasks != nullptr && version == kTasksVersion) {
+        // tasks/list only where tasks are bound to an authenticated agent (MCP: without an auth
+        // context a receiver should not offer listing).
+        capabilities += authRequired
+                            ? R"(,"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}})"
+                            : R"(,"tasks":{"cancel":{},"requests":{"tools":{"call":{}}}})";
+    }
+    capabilities += "}";
+    const std::string result = R"({"protocolVersion":)" + jsonString(version) +
+                               R"(,"capabilities":)" + capabilities + R"(,"serverInfo":{"name":)" +
+                               jsonString(identity.name) + R"(,"version":)" +
+                               jsonString(identity.version) + "}}";
     log::info("mcp: session {} initialized (protocol {}, client {})", created->id().substr(0, 8),
               version,
               memberString(params.HasMember("clientInfo") && params["clientInfo"].IsObject()
@@ -527,7 +652,8 @@ void McpEndpoint::Impl::notify(const JsonRpcMessage& message, McpSession& sessio
 }
 
 std::optional<std::string> McpEndpoint::Impl::dispatch(const JsonRpcMessage& message,
-                                                       const std::shared_ptr<McpSession>& session) {
+                                                       const std::shared_ptr<McpSession>& session,
+                                                       const Who& who) {
     const RequestId& id = *message.id;
     if (message.method == "ping") {
         return makeResult(id, "{}");
@@ -546,12 +672,17 @@ std::optional<std::string> McpEndpoint::Impl::dispatch(const JsonRpcMessage& mes
         return makeResult(id, "{}");
     }
     if (message.method == "tools/list") {
-        return toolsList(message);
+        return toolsList(message, *session, who);
     }
     if (message.method == "tools/call") {
         bool answered = true;
-        std::string reply = toolsCall(message, session, std::nullopt, std::nullopt, answered);
+        std::string reply = toolsCall(message, session, who, std::nullopt, std::nullopt, answered);
         return reply;
+    }
+    if (tasksEnabled(*session) &&
+        (message.method == "tasks/get" || message.method == "tasks/list" ||
+         message.method == "tasks/cancel")) {
+        return tasksMethod(message, who);
     }
     if (message.method == "initialize") {
         return makeError(id, kInvalidRequest, "initialize: this session is already initialized");
@@ -559,13 +690,15 @@ std::optional<std::string> McpEndpoint::Impl::dispatch(const JsonRpcMessage& mes
     return makeError(id, kMethodNotFound, "method not found: " + message.method.substr(0, 100));
 }
 
-std::string McpEndpoint::Impl::toolsList(const JsonRpcMessage& message) {
+std::string McpEndpoint::Impl::toolsList(const JsonRpcMessage& message, const McpSession& session,
+                                         const Who& who) {
     const RequestId& id = *message.id;
     auto cursorJson = extractMember(message.params_json, "cursor");
     if (!cursorJson) {
         return makeError(id, kInvalidParams, "tools/list: " + cursorJson.error().message);
     }
-    const std::vector<ToolDefinition> all = tools.list();
+    const std::vector<ToolDefinition> all = who.tools->list();
+    const bool showTasks = tasksEnabled(session);
     std::size_t start = 0;
     if (!cursorJson->empty()) {
         // The cursor is opaque to clients: the index of the first tool of the page, in hex.
@@ -599,6 +732,9 @@ std::string McpEndpoint::Impl::toolsList(const JsonRpcMessage& message) {
         if (!t.output_schema_json.empty()) {
             result += R"(,"outputSchema":)" + t.output_schema_json;
         }
+        if (showTasks && !t.task_support.empty()) {
+            result += R"(,"execution":{"taskSupport":)" + jsonString(t.task_support) + "}";
+        }
         result += '}';
     }
     result += ']';
@@ -610,7 +746,7 @@ std::string McpEndpoint::Impl::toolsList(const JsonRpcMessage& message) {
 }
 
 std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
-                                         const std::shared_ptr<McpSession>& session,
+                                         const std::shared_ptr<McpSession>& session, const Who& who,
                                          std::optional<std::uint64_t> stream,
                                          const std::optional<RequestId>& progressToken,
                                          bool& answered) {
@@ -627,17 +763,23 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
     if (!arguments || (!arguments->empty() && arguments->front() != '{')) {
         return makeError(id, kInvalidParams, "tools/call: params.arguments must be an object");
     }
+    if (tasksEnabled(*session) && params.HasMember("task")) {
+        return createTask(message, session, who, name, arguments->empty() ? "{}" : *arguments,
+                          params["task"]);
+    }
+    if (tasksEnabled(*session)) {
+        if (auto definition = who.tools->find(name);
+            definition && definition->task_support == "required") {
+            return makeError(id, kMethodNotFound,
+                             "tools/call: tool " + name + " must be called as a task");
+        }
+    }
     const std::string key = id.toJson();
     auto cancelled = session->beginRequest(key);
-    Caller caller;
-    caller.agent = session->agent();
-    if (const auto it = agentWorkspaces.find(caller.agent); it != agentWorkspaces.end()) {
-        caller.workspace = it->second;
-    }
-    EndpointToolCall call(session, stream, progressToken, cancelled, std::move(caller));
+    EndpointToolCall call(session, stream, progressToken, cancelled, who.caller());
     Result<ToolResult> result = Error{ErrorCode::internal, "not run"};
     try {
-        result = tools.call(name, arguments->empty() ? "{}" : *arguments, call);
+        result = who.tools->call(name, arguments->empty() ? "{}" : *arguments, call);
     } catch (const std::exception& e) {
         result = Error{ErrorCode::internal, std::string("the tool failed: ") + e.what()};
     }
@@ -704,12 +846,12 @@ bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& 
 }
 
 void McpEndpoint::Impl::handleGet(HTTPServerRequest& request, HTTPServerResponse& response,
-                                  const std::string& agent) {
+                                  const Who& who) {
     if (!accepts(request.get("Accept", ""), "text/event-stream")) {
         sendHttpError(response, 406, kInvalidRequest, "Accept must list text/event-stream");
         return;
     }
-    auto session = sessionOf(request, response, agent);
+    auto session = sessionOf(request, response, who);
     if (!session) {
         return;
     }
@@ -728,19 +870,209 @@ void McpEndpoint::Impl::handleGet(HTTPServerRequest& request, HTTPServerResponse
 }
 
 void McpEndpoint::Impl::handleDelete(HTTPServerRequest& request, HTTPServerResponse& response,
-                                     const std::string& agent) {
+                                     const Who& who) {
     const std::string id = request.get("Mcp-Session-Id", "");
     if (id.empty()) {
         sendHttpError(response, 400, kInvalidRequest, "Mcp-Session-Id header is required");
         return;
     }
     const auto session = sessions.find(id);
-    if (!session || session->agent() != agent || !sessions.remove(id)) {
+    if (!session || session->agent() != who.agent || session->workspace() != who.workspace ||
+        !sessions.remove(id)) {
         sendHttpError(response, 404, kInvalidRequest, "session not found");
         return;
     }
     log::info("mcp: session {} deleted by the client", id.substr(0, 8));
     sendBody(response, 200, "", "");
+}
+
+// ----- Tasks (2025-11-25) -----------------------------------------------------------------
+
+namespace {
+
+/// The JSON-RPC error code of a backend's refusal.
+std::int64_t taskErrorCode(const Error& error) {
+    return error.code == ErrorCode::not_found || error.code == ErrorCode::invalid_argument
+               ? kInvalidParams
+               : kInternalError;
+}
+
+/// `params.taskId` of a tasks/* request; empty when missing.
+std::string taskIdOf(std::string_view params_json) {
+    rapidjson::Document params;
+    if (!parseObject(params_json, params)) {
+        return {};
+    }
+    return memberString(params, "taskId");
+}
+
+}  // namespace
+
+std::string McpEndpoint::Impl::createTask(const JsonRpcMessage& message,
+                                          const std::shared_ptr<McpSession>& session,
+                                          const Who& who, const std::string& name,
+                                          const std::string& arguments,
+                                          const rapidjson::Value& task) {
+    const RequestId& id = *message.id;
+    if (!task.IsObject()) {
+        return makeError(id, kInvalidParams, "tools/call: params.task must be an object");
+    }
+    std::optional<std::int64_t> ttl;
+    if (const auto it = task.FindMember("ttl"); it != task.MemberEnd() && !it->value.IsNull()) {
+        if (!it->value.IsInt64() || it->value.GetInt64() < 0) {
+            return makeError(id, kInvalidParams,
+                             "tools/call: params.task.ttl must be a number of milliseconds");
+        }
+        ttl = it->value.GetInt64();
+    }
+    const auto definition = who.tools->find(name);
+    if (!definition) {
+        return makeError(id, kInvalidParams, "tools/call: unknown tool: " + name);
+    }
+    if (definition->task_support.empty()) {
+        return makeError(id, kMethodNotFound,
+                         "tools/call: tool " + name + " does not support task-augmented calls");
+    }
+    auto created = tasks->create(name, arguments, who.caller(), ttl);
+    if (!created) {
+        return makeError(id, taskErrorCode(created.error()),
+                         "tools/call: " + created.error().message);
+    }
+    {
+        const std::lock_guard lock(taskMutex);
+        if (taskCreators.size() < kMaxTaskWaiters) {
+            taskCreators[created->task_id] = session;
+        }
+    }
+    return makeResult(id, R"({"task":)" + created->toJson() + "}");
+}
+
+std::string McpEndpoint::Impl::tasksMethod(const JsonRpcMessage& message, const Who& who) {
+    const RequestId& id = *message.id;
+    if (message.method == "tasks/list") {
+        rapidjson::Document params;
+        if (!parseObject(message.params_json, params)) {
+            return makeError(id, kInvalidParams, "tasks/list: params must be an object");
+        }
+        auto page = tasks->list(who.caller(), memberString(params, "cursor"));
+        if (!page) {
+            return makeError(id, taskErrorCode(page.error()), page.error().message);
+        }
+        std::string result = R"({"tasks":[)";
+        for (std::size_t i = 0; i < page->tasks.size(); ++i) {
+            result += (i == 0 ? "" : ",") + page->tasks[i].toJson();
+        }
+        result += "]";
+        if (!page->next_cursor.empty()) {
+            result += R"(,"nextCursor":)" + jsonString(page->next_cursor);
+        }
+        return makeResult(id, result + "}");
+    }
+    const std::string taskId = taskIdOf(message.params_json);
+    if (taskId.empty()) {
+        return makeError(id, kInvalidParams, message.method + ": params.taskId is required");
+    }
+    auto task = message.method == "tasks/get" ? tasks->get(taskId, who.caller())
+                                              : tasks->cancel(taskId, who.caller());
+    if (!task) {
+        const std::string what = task.error().code == ErrorCode::not_found
+                                     ? "Failed to retrieve task: Task not found"
+                                     : task.error().message;
+        return makeError(id, taskErrorCode(task.error()), message.method + ": " + what);
+    }
+    return makeResult(id, task->toJson());
+}
+
+std::string McpEndpoint::Impl::taskResultMessage(const RequestId& id, const std::string& task_id,
+                                                 const Caller& caller) {
+    auto result = tasks->result(task_id, caller);
+    if (!result) {
+        return makeError(id, taskErrorCode(result.error()),
+                         "tasks/result: " + (result.error().code == ErrorCode::not_found
+                                                 ? std::string("Task not found")
+                                                 : result.error().message));
+    }
+    if (!*result) {
+        return {};
+    }
+    return makeResult(id, callToolResult(**result, relatedTaskMeta(task_id)));
+}
+
+void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,
+                                    const std::shared_ptr<McpSession>& session, const Who& who,
+                                    HTTPServerRequest& request, HTTPServerResponse& response) {
+    const RequestId& id = *message.id;
+    const std::string taskId = taskIdOf(message.params_json);
+    if (taskId.empty()) {
+        sendBody(response, 200, "application/json",
+                 makeError(id, kInvalidParams, "tasks/result: params.taskId is required"));
+        return;
+    }
+    const std::string now = taskResultMessage(id, taskId, who.caller());
+    if (!now.empty()) {
+        sendBody(response, 200, "application/json", now);
+        return;
+    }
+    {
+        const std::lock_guard lock(taskMutex);
+        if (taskWaiters.size() >= kMaxTaskWaiters) {
+            sendBody(response, 200, "application/json",
+                     makeError(id, kInternalError,
+                               "tasks/result: too many waiting requests; poll tasks/get"));
+            return;
+        }
+    }
+    // Not finished: the answer comes on an SSE stream once the task ends.
+    const std::uint64_t stream = session->openStream(false);
+    if (!openSse(request, response, session, stream, std::nullopt)) {
+        return;
+    }
+    {
+        const std::lock_guard lock(taskMutex);
+        taskWaiters.emplace(taskId, TaskWaiter{session, stream, id, who.caller()});
+    }
+    // It may have ended between the first look and the registration.
+    TaskInfo probe;
+    probe.task_id = taskId;
+    probe.status = TaskStatus::completed;
+    onTask(probe);
+}
+
+void McpEndpoint::Impl::onTask(const TaskInfo& task) {
+    std::shared_ptr<McpSession> creator;
+    const bool terminal = isTerminal(task.status);
+    {
+        const std::lock_guard lock(taskMutex);
+        if (const auto it = taskCreators.find(task.task_id); it != taskCreators.end()) {
+            creator = it->second.lock();
+            if (terminal || !creator) {
+                taskCreators.erase(it);
+            }
+        }
+    }
+    // A probe (created_at 0) only checks the waiters; a real change is announced to the
+    // session that created the task (notifications/tasks/status is optional: best effort).
+    if (creator && task.created_at_ms != 0) {
+        creator->sendStandalone(makeNotification("notifications/tasks/status", task.toJson()));
+    }
+    if (!terminal) {
+        return;
+    }
+    const std::lock_guard lock(taskMutex);
+    auto [first, last] = taskWaiters.equal_range(task.task_id);
+    for (auto it = first; it != last;) {
+        const std::string answer =
+            taskResultMessage(it->second.id, task.task_id, it->second.caller);
+        if (answer.empty()) {
+            ++it;  // a probe of a task that has not ended
+            continue;
+        }
+        if (auto session = it->second.session.lock()) {
+            session->send(it->second.stream, answer);
+            session->finish(it->second.stream);
+        }
+        it = taskWaiters.erase(it);
+    }
 }
 
 }  // namespace crank::mcp

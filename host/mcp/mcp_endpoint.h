@@ -1,11 +1,13 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
 #include "config/config.h"
 #include "http/router.h"
 #include "mcp/session_manager.h"
+#include "mcp/task_backend.h"
 #include "mcp/tool_registry.h"
 
 namespace crank::http {
@@ -35,13 +37,17 @@ struct ServerIdentity {
 /// result); other requests get application/json.
 class McpEndpoint {
 public:
-    McpEndpoint(const config::Config& config, ServerIdentity identity, ToolRegistry& tools,
-                SessionManager& sessions, http::StreamReactor& reactor);
+    /// `tools`: each workspace's tools (every workspace of config.auth gets an endpoint at
+    /// `/w/{workspace}/mcp`; config.mcp.path serves the calling agent's own workspace).
+    /// `tasks`: where MCP Tasks run; nullptr: no Tasks.
+    McpEndpoint(const config::Config& config, ServerIdentity identity,
+                std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
+                http::StreamReactor& reactor, TaskBackend* tasks = nullptr);
     ~McpEndpoint();
     McpEndpoint(const McpEndpoint&) = delete;
     McpEndpoint& operator=(const McpEndpoint&) = delete;
 
-    /// Registers the endpoint at config.mcp.path.
+    /// Registers the endpoint at config.mcp.path and at `/w/{workspace}/mcp`.
     void addRoutes(http::Router& router);
 
 private:

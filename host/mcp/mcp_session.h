@@ -52,6 +52,9 @@ public:
     /// before the id is handed out; only that agent may use the session.
     const std::string& agent() const { return agent_; }
     void setAgent(std::string agent) { agent_ = std::move(agent); }
+    /// The workspace whose endpoint created the session; it is used there only. Set like agent.
+    const std::string& workspace() const { return workspace_; }
+    void setWorkspace(std::string workspace) { workspace_ = std::move(workspace); }
 
     void touch();
     std::chrono::steady_clock::time_point lastUsed() const;
@@ -115,6 +118,7 @@ private:
     const std::string id_;
     const std::string protocolVersion_;
     const ReplayLimits limits_;
+    std::string workspace_ = "default";
     std::string agent_;
     std::atomic<bool> initialized_{false};
     std::atomic<int> logLevel_{static_cast<int>(LogLevel::info)};

@@ -46,6 +46,16 @@ std::vector<ToolDefinition> FunctionToolRegistry::list() const {
     return out;
 }
 
+std::optional<ToolDefinition> FunctionToolRegistry::find(std::string_view name) const {
+    std::lock_guard lock(mutex_);
+    const auto it = std::find_if(tools_.begin(), tools_.end(),
+                                 [&](const Entry& e) { return e.definition.name == name; });
+    if (it == tools_.end()) {
+        return std::nullopt;
+    }
+    return it->definition;
+}
+
 Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
                                               std::string_view arguments_json, ToolCall& call) {
     std::shared_ptr<Function> function;

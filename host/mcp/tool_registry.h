@@ -20,6 +20,9 @@ struct ToolDefinition {
     std::string description;
     std::string input_schema_json = R"({"type":"object"})";
     std::string output_schema_json;  ///< empty: none
+    /// `execution.taskSupport` (MCP 2025-11-25 Tasks): "optional" or "required" when a
+    /// TaskBackend can run the tool as a task; empty means "forbidden" (not shown).
+    std::string task_support;
 };
 
 /// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode
@@ -63,6 +66,8 @@ public:
 
     /// Every tool, sorted by name (stable pages for tools/list cursors).
     virtual std::vector<ToolDefinition> list() const = 0;
+    /// The definition of one tool; nullopt when there is none of that name.
+    virtual std::optional<ToolDefinition> find(std::string_view name) const = 0;
     /// Runs `name` with `arguments_json` (a JSON object as text). ErrorCode::not_found for an
     /// unknown tool, ErrorCode::invalid_argument for arguments the tool refuses; a tool that ran
     /// and failed returns a ToolResult with is_error instead.
@@ -85,6 +90,7 @@ public:
     void remove(std::string_view name);
 
     std::vector<ToolDefinition> list() const override;
+    std::optional<ToolDefinition> find(std::string_view name) const override;
     Result<ToolResult> call(std::string_view name, std::string_view arguments_json,
                             ToolCall& call) override;
     void subscribe(Listener listener) override;

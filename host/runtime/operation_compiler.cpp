@@ -144,11 +144,6 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     const config::ExecutionConfig& e = op.execution;
     const std::string execution = path + ".execution";
 
-    if (e.mode == ExecutionMode::async_job) {
-        errors.add(execution + ".mode",
-                   "\"async_job\" is not available in this version of crankd yet; use "
-                   "\"unary\", \"window\" or \"session\"");
-    }
     if (e.mode == ExecutionMode::session &&
         e.transport_behavior != TransportBehavior::server_stream) {
         errors.add(execution + ".transport_behavior",
@@ -186,7 +181,11 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
         }
     }
 
-    if (e.mode == ExecutionMode::window) {
+    // A streaming async_job collects a window in the background: it aggregates like one.
+    const bool aggregates = e.mode == ExecutionMode::window ||
+                            (e.mode == ExecutionMode::async_job &&
+                             e.transport_behavior == TransportBehavior::server_stream);
+    if (aggregates) {
         out.aggregator = registry.aggregator(e.aggregation_mode);
         if (out.aggregator == nullptr) {
             errors.add(
@@ -212,7 +211,8 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     } else if (e.aggregation_mode != config::ExecutionDefaults::aggregation_mode ||
                e.aggregation_config_json != "{}") {
         errors.add(execution + ".aggregation_mode",
-                   "aggregation applies to windows only; a unary call returns its response");
+                   "aggregation applies to windows (and streaming async jobs) only; a "
+                   "request/response call returns its response");
     }
 
     if (auto schema = json::compileSchema(op.input_schema_json, path + ".input_schema")) {

@@ -80,8 +80,10 @@ namespace {
 
 SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
                                         std::shared_ptr<store::Store> store,
-                                        const config::AuthConfig* auth) {
+                                        const config::AuthConfig* auth,
+                                        const std::string& node_id) {
     SessionRegistry::Options o;
+    o.node_id = node_id;
     o.cancel_grace_ms = options.cancel_grace_ms;
     o.store = std::move(store);
     if (auth != nullptr) {
@@ -95,11 +97,109 @@ SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
     return o;
 }
 
+JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store, const config::AuthConfig* auth,
+                                const config::JobsConfig& jobs, std::string node_id) {
+    JobRegistry::Options o;
+    o.store = std::move(store);
+    o.node_id = std::move(node_id);
+    o.workers = jobs.workers;
+    o.max_queued = static_cast<std::size_t>(jobs.max_queued);
+    o.heartbeat_interval_ms = jobs.heartbeat_interval_ms;
+    o.lease_ms = jobs.lease_ms;
+    o.poll_interval_ms = jobs.poll_interval_ms;
+    if (auth != nullptr) {
+        for (const config::Agent& agent : auth->agents) {
+            o.agent_max_jobs[agent.id] = agent.limits.max_jobs;
+        }
+        for (const config::Workspace& workspace : auth->workspaces) {
+            o.workspace_max_jobs[workspace.id] = workspace.limits.max_jobs;
+        }
+    }
+    return o;
+}
+
 }  // namespace
 
 OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::Store> store,
-                                 const config::AuthConfig* auth)
-    : options_(options), sessions_(sessionOptions(options, std::move(store), auth)) {}
+                                 const config::AuthConfig* auth, const config::JobsConfig& jobs,
+                                 std::string node_id)
+    : options_(options), sessions_(sessionOptions(options, store, auth, node_id)) {
+    // Not moved: sessions_ got a copy of the pointer above, the jobs get this one.
+    if (store) {
+        jobs_ = std::make_unique<JobRegistry>(
+            jobOptions(std::move(store), auth, jobs, std::move(node_id)),
+            [this](const Operation& op, std::string_view arguments_json, PreparedRequest& request) {
+                return prepare(op, arguments_json, request);
+            },
+            [this](const Operation& op, PreparedRequest& request, mcp::ToolCall& call) {
+                if (op.config.execution.transport_behavior ==
+                    config::TransportBehavior::server_stream) {
+                    return runWindow(op, request, call);
+                }
+                return runUnary(op, request, call);
+            });
+    }
+}
+
+OperationRunner::~OperationRunner() {
+    // The workers call back into this runner: they stop before its members go.
+    jobs_.reset();
+}
+
+void OperationRunner::startJobs() {
+    if (jobs_) {
+        jobs_->start();
+    }
+}
+
+mcp::ToolResult OperationRunner::startJob(const OperationPtr& op, std::string_view arguments_json,
+                                          const mcp::Caller& caller) {
+    if (!jobs_) {
+        return textResult(op->scrubber, "async jobs need a store", true);
+    }
+    auto started = jobs_->startJob(op, arguments_json, caller);
+    if (!started) {
+        return textResult(op->scrubber, started.error().message, true);
+    }
+    return structuredResult(std::move(*started), false);
+}
+
+mcp::ToolResult OperationRunner::jobStatus(const Operation& op, std::string_view arguments_json,
+                                           const mcp::Caller& caller) {
+    if (!jobs_) {
+        return textResult(op.scrubber, "async jobs need a store", true);
+    }
+    auto status = jobs_->status(op, arguments_json, caller);
+    if (!status) {
+        return textResult(op.scrubber, status.error().message, true);
+    }
+    return structuredResult(std::move(*status), false);
+}
+
+mcp::ToolResult OperationRunner::jobResult(const Operation& op, std::string_view arguments_json,
+                                           const mcp::Caller& caller) {
+    if (!jobs_) {
+        return textResult(op.scrubber, "async jobs need a store", true);
+    }
+    bool failed = false;
+    auto result = jobs_->result(op, arguments_json, caller, failed);
+    if (!result) {
+        return textResult(op.scrubber, result.error().message, true);
+    }
+    return structuredResult(std::move(*result), failed);
+}
+
+mcp::ToolResult OperationRunner::cancelJob(const Operation& op, std::string_view arguments_json,
+                                           const mcp::Caller& caller) {
+    if (!jobs_) {
+        return textResult(op.scrubber, "async jobs need a store", true);
+    }
+    auto cancelled = jobs_->cancelJob(op, arguments_json, caller);
+    if (!cancelled) {
+        return textResult(op.scrubber, cancelled.error().message, true);
+    }
+    return structuredResult(std::move(*cancelled), false);
+}
 
 mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
                                               std::string_view arguments_json,
@@ -139,11 +239,20 @@ mcp::ToolResult OperationRunner::stopSession(const Operation& op, std::string_vi
 }
 
 void OperationRunner::stop() {
+    if (jobs_) {
+        jobs_->stop();  // first: a job that the stop cancels is not a failed job
+    }
     stopping_.store(true);
 }
 
 std::size_t OperationRunner::shutdown() {
+    if (jobs_) {
+        jobs_->stop();
+    }
     stopping_.store(true);
+    if (jobs_) {
+        jobs_->shutdown(milliseconds(options_.cancel_grace_ms));
+    }
     const std::size_t sessions = sessions_.shutdown(milliseconds(options_.cancel_grace_ms));
     return sessions + reaper_.shutdown(milliseconds(options_.cancel_grace_ms));
 }
@@ -201,6 +310,9 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
     UnaryCall upstream(op.config.name, op.scrubber, &call, true, &stopping_,
                        static_cast<std::size_t>(e.max_items), static_cast<std::size_t>(e.max_bytes),
                        Clock::now() + milliseconds(e.upstream_timeout_ms));
+    if (request.on_cursor) {
+        upstream.setCursorSink(request.on_cursor);
+    }
     const crank_request view = request.view(op);
     const crank_status status = op.adapter->unaryCall(upstream, view);
     upstream.close();
@@ -494,6 +606,74 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
     return structuredResult(std::move(rendered->json), failed);
 }
 
+namespace {
+
+void publishJob(const OperationPtr& op, OperationRunner& runner, mcp::FunctionToolRegistry& tools) {
+    const std::vector<std::string> names = op->config.toolNames();
+    const std::string& title = op->config.title;
+    const auto titled = [&](std::string_view what) {
+        return title.empty() ? std::string() : fmt::format("{} ({})", title, what);
+    };
+    mcp::ToolDefinition start;
+    start.name = names[0];
+    start.title = titled("start");
+    start.description = fmt::format(
+        "{} Starts a job and returns its job_id at once; the job runs in the background and "
+        "outlives this session. Follow it with {}, fetch its result with {}, stop it with {}. "
+        "Called as an MCP task, the task's result is the job's result.",
+        op->config.description, names[1], names[2], names[3]);
+    start.input_schema_json = op->config.input_schema_json;
+    start.output_schema_json = JobRegistry::startOutputSchema();
+    start.task_support = runner.tasks() != nullptr ? "optional" : "";
+    tools.add(std::move(start),
+              [op, &runner](std::string_view arguments_json,
+                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                  return runner.startJob(op, arguments_json, call.caller());
+              });
+    mcp::ToolDefinition status;
+    status.name = names[1];
+    status.title = titled("status");
+    status.description = fmt::format(
+        "Returns the status of a {} job (queued, running, succeeded, failed, "
+        "cancelled, interrupted), its progress and whether its result is ready.",
+        names[0]);
+    status.input_schema_json = JobRegistry::jobIdInputSchema();
+    status.output_schema_json = JobRegistry::statusOutputSchema();
+    tools.add(std::move(status),
+              [op, &runner](std::string_view arguments_json,
+                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                  return runner.jobStatus(*op, arguments_json, call.caller());
+              });
+    mcp::ToolDefinition result;
+    result.name = names[2];
+    result.title = titled("result");
+    result.description = fmt::format(
+        "Returns the result of a finished {} job, or says that it is not ready yet.", names[0]);
+    result.input_schema_json = JobRegistry::jobIdInputSchema();
+    result.output_schema_json = JobRegistry::resultOutputSchema();
+    tools.add(std::move(result),
+              [op, &runner](std::string_view arguments_json,
+                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                  return runner.jobResult(*op, arguments_json, call.caller());
+              });
+    mcp::ToolDefinition cancel;
+    cancel.name = names[3];
+    cancel.title = titled("cancel");
+    cancel.description = fmt::format(
+        "Cancels a {} job (idempotent: cancelling again, or a finished job, changes nothing).",
+        names[0]);
+    cancel.input_schema_json = JobRegistry::jobIdInputSchema();
+    cancel.output_schema_json = JobRegistry::cancelOutputSchema();
+    tools.add(std::move(cancel),
+              [op, &runner](std::string_view arguments_json,
+                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                  return runner.cancelJob(*op, arguments_json, call.caller());
+              });
+    runner.addJobOperation(op);
+}
+
+}  // namespace
+
 void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,
                        mcp::FunctionToolRegistry& tools) {
     for (const OperationPtr& op : operations) {
@@ -543,6 +723,10 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
                                     mcp::ToolCall& call) -> Result<mcp::ToolResult> {
                           return runner.stopSession(*op, arguments_json, call.caller());
                       });
+            continue;
+        }
+        if (op->config.execution.mode == config::ExecutionMode::async_job) {
+            publishJob(op, runner, tools);
             continue;
         }
         mcp::ToolDefinition definition;

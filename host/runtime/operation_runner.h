@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "mcp/tool_registry.h"
+#include "runtime/job_registry.h"
 #include "runtime/operation.h"
 #include "runtime/runtime_options.h"
 #include "runtime/session_registry.h"
@@ -26,9 +27,16 @@ class OperationRunner {
 public:
     /// `store`: where session rows go (nullptr: none). `auth`: the agents' and workspaces'
     /// limits (none without it).
+    /// `jobs`: the worker pool and node of async jobs (they need `store`).
     explicit OperationRunner(RuntimeOptions options = {},
                              std::shared_ptr<store::Store> store = nullptr,
-                             const config::AuthConfig* auth = nullptr);
+                             const config::AuthConfig* auth = nullptr,
+                             const config::JobsConfig& jobs = {}, std::string node_id = "local");
+    ~OperationRunner();
+    OperationRunner(const OperationRunner&) = delete;
+    OperationRunner& operator=(const OperationRunner&) = delete;
+    OperationRunner(OperationRunner&&) = delete;
+    OperationRunner& operator=(OperationRunner&&) = delete;
 
     mcp::ToolResult run(const Operation& op, std::string_view arguments_json, mcp::ToolCall& call);
 
@@ -40,6 +48,28 @@ public:
                                 const mcp::Caller& caller);
     mcp::ToolResult stopSession(const Operation& op, std::string_view arguments_json,
                                 const mcp::Caller& caller);
+
+    /// The tools of an async_job operation: `{name}_start` (the operation's input, or a task),
+    /// `{name}_status`, `{name}_result` and `{name}_cancel` (see JobRegistry).
+    mcp::ToolResult startJob(const OperationPtr& op, std::string_view arguments_json,
+                             const mcp::Caller& caller);
+    mcp::ToolResult jobStatus(const Operation& op, std::string_view arguments_json,
+                              const mcp::Caller& caller);
+    mcp::ToolResult jobResult(const Operation& op, std::string_view arguments_json,
+                              const mcp::Caller& caller);
+    mcp::ToolResult cancelJob(const Operation& op, std::string_view arguments_json,
+                              const mcp::Caller& caller);
+    /// Where MCP Tasks run (the async jobs); nullptr without a store.
+    mcp::TaskBackend* tasks() { return jobs_.get(); }
+    /// Makes an async_job operation known to the job registry (publishOperations does it).
+    void addJobOperation(const OperationPtr& op) {
+        if (jobs_) {
+            jobs_->addOperation(op);
+        }
+    }
+    /// Starts the job workers, after taking back this node's jobs from before a restart. Call
+    /// once every async_job operation is published.
+    void startJobs();
 
     /// Sessions held (live and recently closed).
     std::size_t sessionCount() const { return sessions_.size(); }
@@ -68,10 +98,11 @@ private:
     std::atomic<bool> stopping_{false};
     StreamReaper reaper_;
     SessionRegistry sessions_;
+    std::unique_ptr<JobRegistry> jobs_;
 };
 
 /// Publishes each operation as its tool (unary and window: one tool named after the operation;
-/// session: the _start, _poll and _stop tools)
+/// session: the _start, _poll and _stop tools; async_job: _start, _status, _result, _cancel)
 /// in `tools`, calling `runner`. The operations must outlive the registry's use of them (the
 /// tools hold shared pointers).
 void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include <crank/plugin.h>
 
@@ -15,6 +17,9 @@ struct PreparedRequest {
     std::string cursor;
     std::int64_t timeout_ms = 0;
     std::int64_t max_item_bytes = 0;
+    /// Called (on the plugin's thread) with every cursor the plugin sets during a unary call;
+    /// async jobs persist it so that the call can be followed again after a restart.
+    std::function<void(std::string_view)> on_cursor;
 
     /// The C view handed to the adapter; valid while this object and `op` live unchanged.
     crank_request view(const Operation& op) const;

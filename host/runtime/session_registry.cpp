@@ -12,6 +12,7 @@
 #include "plugins/adapter_handle.h"
 #include "runtime/live_session.h"
 #include "runtime/safety_stage.h"
+#include "util/clock.h"
 #include "util/json_string.h"
 #include "util/random.h"
 
@@ -22,18 +23,11 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 std::int64_t wallMs() {
-    return std::chrono::duration_cast<milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
+    return nowUnixMs();
 }
 
-/// RFC 3339 in UTC with milliseconds, e.g. 2026-11-30T06:20:00.123Z.
 std::string rfc3339(std::int64_t ms) {
-    const std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-    std::tm tm{};
-    gmtime_r(&seconds, &tm);
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900,
-                       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
+    return formatRfc3339(ms);
 }
 
 OverflowPolicy overflowOf(const config::ExecutionConfig& e) {
@@ -141,8 +135,45 @@ struct SessionRegistry::Entry {
     }
 };
 
-SessionRegistry::SessionRegistry(Options options)
-    : options_(std::move(options)), thread_([this] { run(); }) {}
+SessionRegistry::SessionRegistry(Options options) : options_(std::move(options)) {
+    closeOrphans();
+    thread_ = std::thread([this] { run(); });
+}
+
+void SessionRegistry::closeOrphans() {
+    // Live rows of this node are sessions of its previous incarnation: their upstream streams
+    // died with it and cannot be taken back (the plugin's stream is in memory only).
+    if (!options_.store) {
+        return;
+    }
+    const std::int64_t now = wallMs();
+    for (int page = 0; page < 1'000; ++page) {
+        store::SessionFilter f;
+        f.owner_node = options_.node_id;
+        f.statuses = {store::SessionStatus::active, store::SessionStatus::paused};
+        f.limit = store::kMaxListLimit;
+        auto rows = options_.store->listSessions(f);
+        if (!rows || rows->empty()) {
+            return;
+        }
+        std::size_t changed = 0;
+        for (const store::SessionRecord& row : *rows) {
+            store::SessionTransition t;
+            t.to = store::SessionStatus::failed;
+            t.closed_at = now;
+            t.expires_at = now + options_.retention_ms;
+            t.state_json = R"({"reason":"crankd restarted; the upstream stream was lost"})";
+            if (auto r = options_.store->transitionSession(row.id, row.status, t);
+                r && r->applied()) {
+                ++changed;
+            }
+        }
+        log::info("sessions: {} session(s) of this node's previous run closed as failed", changed);
+        if (changed == 0) {
+            return;
+        }
+    }
+}
 
 SessionRegistry::~SessionRegistry() {
     shutdown(milliseconds(options_.cancel_grace_ms));
@@ -280,6 +311,7 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
         row.operation_id = op->config.name;
         row.protocol = op->config.protocol;
         row.mode = "session";
+        row.owner_node = options_.node_id;
         row.expires_at = std::min(wallMs() + e.idle_timeout_ms, entry->lifetime_end_ms);
         if (auto created = options_.store->createSession(std::move(row)); !created) {
             entry->call->cancel();

@@ -10,7 +10,8 @@
 // Live upstream streams are held by the node that opened them; each session also has its row in
 // the store (stream_sessions: status, cursor, last poll, expiry), written best-effort as it
 // changes, so that operators and other nodes see it; terminal rows are deleted once past their
-// retention. Restart recovery (rows of a node that died) needs an owner-node column: not yet.
+// retention. Rows name their owner node; at start-up a node closes (as failed) the live rows of
+// its previous run, whose streams died with it.
 
 #include <chrono>
 #include <condition_variable>
@@ -45,6 +46,9 @@ public:
         std::int64_t tick_ms = 100;  ///< how often expiry and completion are checked
         /// Where the session rows go; nullptr: none (tests of the runtime alone).
         std::shared_ptr<store::Store> store;
+        /// This node's id: its live rows name it; at start-up its previous incarnation's live
+        /// rows are closed as failed (their streams are gone).
+        std::string node_id = "local";
         /// How long a terminal row stays in the store before the cleaner deletes it.
         std::int64_t retention_ms = 3'600'000;
         /// Live sessions (not stopped or expired) allowed per agent and per workspace
@@ -113,6 +117,7 @@ private:
                const Result<std::string>& outcome, const AuditFacts& facts) const;
     /// The refusal when `caller`'s agent or workspace is at its session limit.
     std::optional<Error> checkLimits(const mcp::Caller& caller) const;
+    void closeOrphans();
     void tick();
     void run();
     void cleanStore();

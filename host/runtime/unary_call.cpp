@@ -79,8 +79,13 @@ bool UnaryCall::isCancelled() const noexcept {
 
 void UnaryCall::setCursor(std::string_view cursor) noexcept {
     try {
-        std::lock_guard lock(mutex_);
-        cursor_ = std::string(cursor);
+        {
+            std::lock_guard lock(mutex_);
+            cursor_ = std::string(cursor);
+        }
+        if (cursor_sink_) {
+            cursor_sink_(cursor);
+        }
     } catch (...) {
         // A lost cursor only means the next call starts from the beginning.
     }

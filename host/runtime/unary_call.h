@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ public:
 
     /// Called once the adapter's unary_call returned: no more progress goes to the client.
     void close();
+    /// `sink` receives every cursor the plugin sets, as it sets it (outside the call's lock).
+    void setCursorSink(std::function<void(std::string_view)> sink) {
+        cursor_sink_ = std::move(sink);
+    }
 
     std::vector<std::string> takeItems();
     std::optional<UpstreamError> error() const;
@@ -60,6 +65,7 @@ private:
     std::size_t max_items_;
     std::size_t max_bytes_;
     std::chrono::steady_clock::time_point deadline_;
+    std::function<void(std::string_view)> cursor_sink_;
 
     mutable std::mutex mutex_;
     std::vector<std::string> items_;

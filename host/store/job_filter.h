@@ -25,6 +25,12 @@ struct JobFilter {
     SortOrder order = SortOrder::newest_first;
     /// At most this many rows, clamped to kMaxListLimit; < 1 is invalid. Ignored by count.
     int limit = kDefaultListLimit;
+    /// Rows owned by this node (exact match; rows without an owner never match).
+    std::optional<std::string> owner_node;
+    /// Rows whose heartbeat_at < this (Unix ms) or that never had a heartbeat: with statuses =
+    /// {queued, running}, the jobs whose owner has not been heard of for a lease and that another
+    /// node may claim (Store::claimJob()).
+    std::optional<std::int64_t> heartbeat_before;
 };
 
 }  // namespace crank::store

@@ -28,6 +28,20 @@ struct JobRecord {
     std::int64_t created_at = 0;  ///< 0 on create means "now"
     std::int64_t updated_at = 0;  ///< set by the store on every change
     std::optional<std::int64_t> finished_at;
+    /// Id of the crankd node whose worker runs or holds the job (short text, not empty when set).
+    /// Empty (NULL) only for rows written before nodes had ids (schema version 1); such rows are
+    /// treated as belonging to every node (see Store::markRunningJobsInterrupted()). Changed by
+    /// Store::claimJob() or a JobTransition.
+    std::optional<std::string> owner_node;
+    /// The plugin's resume position: opaque text (may be JSON), empty until the worker sets it
+    /// with Store::setJobCursor(). Lets a new worker resume instead of starting over.
+    std::optional<std::string> cursor;
+    /// The tool input the job was started with (JSON text), so that it can be re-run or resumed
+    /// after a restart. Rows written before schema version 2 have "{}".
+    std::string input_json = "{}";
+    /// Last time the owner node said it still holds the job (Store::heartbeatJobs(),
+    /// Store::claimJob()); empty until the first heartbeat.
+    std::optional<std::int64_t> heartbeat_at;
 };
 
 }  // namespace crank::store

@@ -12,8 +12,9 @@ namespace crank::store {
 ///   queued  -> running | cancelled | failed
 ///   running -> succeeded | failed | cancelled | interrupted
 ///   succeeded, failed, cancelled, interrupted are terminal.
-/// running -> interrupted is done by Store::markRunningJobsInterrupted() at start-up: a job that
-/// was running when the process died has no worker any more and its outcome is unknown.
+/// running -> interrupted is done by Store::markRunningJobsInterrupted() when a node starts: a job
+/// of that node that was running when its process died has no worker any more and its outcome is
+/// unknown.
 enum class JobStatus {
     queued,       ///< accepted, waiting for a worker
     running,      ///< a worker is executing it; progress_json may change

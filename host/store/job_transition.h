@@ -19,6 +19,11 @@ struct JobTransition {
     std::optional<std::int64_t> finished_at;
     /// New expiry; for a terminal status this is the retention deadline of the row.
     std::optional<std::int64_t> expires_at;
+    /// New owner node (not empty). To take over a job from another node, use Store::claimJob().
+    std::optional<std::string> owner_node;
+    /// New resume position (see JobRecord::cursor).
+    std::optional<std::string> cursor;
+    std::optional<std::int64_t> heartbeat_at;
 };
 
 }  // namespace crank::store

@@ -25,6 +25,8 @@ struct SessionFilter {
     SortOrder order = SortOrder::newest_first;
     /// At most this many rows, clamped to kMaxListLimit; < 1 is invalid. Ignored by count.
     int limit = kDefaultListLimit;
+    /// Sessions owned by this node (exact match; rows without an owner never match).
+    std::optional<std::string> owner_node;
 };
 
 }  // namespace crank::store

@@ -29,6 +29,9 @@ struct SessionRecord {
     std::optional<std::int64_t> last_poll_at;
     std::int64_t created_at = 0;  ///< 0 on create means "now"
     std::optional<std::int64_t> closed_at;
+    /// Id of the crankd node that holds the session's upstream stream (short text, not empty
+    /// when set). Empty (NULL) for rows written before schema version 2.
+    std::optional<std::string> owner_node;
 };
 
 }  // namespace crank::store

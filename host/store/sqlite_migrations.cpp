@@ -92,6 +92,24 @@ const std::vector<SqliteMigration>& sqliteMigrations() {
              R"sql(CREATE TRIGGER audit_events_append_only BEFORE UPDATE ON audit_events
                  BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END)sql",
          }},
+        // Several crankd nodes on one database: every live job and session names the node that
+        // holds it; jobs keep their input and a resume cursor, and a heartbeat that tells other
+        // nodes whether the owner is still alive. Existing rows get NULL owner (single-node Crank).
+        {2,
+         "owner_node, cursor, input_json and heartbeat_at for jobs; owner_node for sessions",
+         {
+             R"sql(ALTER TABLE async_jobs ADD COLUMN owner_node TEXT)sql",
+             R"sql(ALTER TABLE async_jobs ADD COLUMN cursor TEXT)sql",
+             R"sql(ALTER TABLE async_jobs ADD COLUMN input_json TEXT NOT NULL DEFAULT '{}')sql",
+             R"sql(ALTER TABLE async_jobs ADD COLUMN heartbeat_at INTEGER)sql",
+             // heartbeatJobs, markRunningJobsInterrupted and listing one node's jobs.
+             R"sql(CREATE INDEX async_jobs_owner ON async_jobs (owner_node, status))sql",
+             // Finding live jobs whose owner stopped heartbeating (claim candidates).
+             R"sql(CREATE INDEX async_jobs_status_heartbeat
+                 ON async_jobs (status, heartbeat_at))sql",
+             R"sql(ALTER TABLE stream_sessions ADD COLUMN owner_node TEXT)sql",
+             R"sql(CREATE INDEX stream_sessions_owner ON stream_sessions (owner_node, status))sql",
+         }},
     };
     return migrations;
 }

@@ -58,8 +58,18 @@ public:
         }
         return shortText(field, value);
     }
+    Checks& required(std::string_view field, std::string_view value) {
+        return required(field, std::string(value));
+    }
+    /// Unset is fine; set, it must be a non-empty short text.
+    Checks& required(std::string_view field, const std::optional<std::string>& value) {
+        return value ? required(field, *value) : *this;
+    }
     Checks& shortText(std::string_view field, const std::string& value) {
         return size(field, value.size(), kMaxShortTextBytes);
+    }
+    Checks& shortText(std::string_view field, std::optional<std::string_view> value) {
+        return value ? size(field, value->size(), kMaxShortTextBytes) : *this;
     }
     Checks& longText(std::string_view field, std::string_view value) {
         return size(field, value.size(), kMaxLongTextBytes);
@@ -234,7 +244,7 @@ Error unknownValue(std::string_view table, std::string_view column, std::string_
 
 constexpr std::string_view kSessionColumns =
     "id, workspace_id, agent_id, operation_id, protocol, mode, status, cursor, state_json, "
-    "expires_at, last_poll_at, created_at, closed_at";
+    "expires_at, last_poll_at, created_at, closed_at, owner_node";
 
 struct SessionRows {
     std::vector<std::string> id, workspace_id, agent_id, operation_id, protocol, mode, status;
@@ -244,6 +254,7 @@ struct SessionRows {
     std::vector<Poco::Nullable<std::int64_t>> last_poll_at;
     std::vector<std::int64_t> created_at;
     std::vector<Poco::Nullable<std::int64_t>> closed_at;
+    std::vector<Poco::Nullable<std::string>> owner_node;
 
     void attach(Poco::Data::Statement& statement) {
         statement.addExtract(into(id));
@@ -259,6 +270,7 @@ struct SessionRows {
         statement.addExtract(into(last_poll_at));
         statement.addExtract(into(created_at));
         statement.addExtract(into(closed_at));
+        statement.addExtract(into(owner_node));
     }
 
     Result<std::vector<SessionRecord>> records() const {
@@ -269,10 +281,10 @@ struct SessionRows {
             if (!parsed) {
                 return unknownValue("stream_sessions", "status", id[i], status[i]);
             }
-            out.push_back(SessionRecord{id[i], workspace_id[i], agent_id[i], operation_id[i],
-                                        protocol[i], mode[i], *parsed, optionalOf(cursor[i]),
-                                        state_json[i], expires_at[i], optionalOf(last_poll_at[i]),
-                                        created_at[i], optionalOf(closed_at[i])});
+            out.push_back(SessionRecord{
+                id[i], workspace_id[i], agent_id[i], operation_id[i], protocol[i], mode[i], *parsed,
+                optionalOf(cursor[i]), state_json[i], expires_at[i], optionalOf(last_poll_at[i]),
+                created_at[i], optionalOf(closed_at[i]), optionalOf(owner_node[i])});
         }
         return out;
     }
@@ -280,13 +292,17 @@ struct SessionRows {
 
 constexpr std::string_view kJobColumns =
     "id, workspace_id, agent_id, operation_id, status, progress_json, result_json, error_json, "
-    "expires_at, created_at, updated_at, finished_at";
+    "expires_at, created_at, updated_at, finished_at, owner_node, cursor, input_json, "
+    "heartbeat_at";
 
 struct JobRows {
     std::vector<std::string> id, workspace_id, agent_id, operation_id, status;
     std::vector<Poco::Nullable<std::string>> progress_json, result_json, error_json;
     std::vector<std::int64_t> expires_at, created_at, updated_at;
     std::vector<Poco::Nullable<std::int64_t>> finished_at;
+    std::vector<Poco::Nullable<std::string>> owner_node, cursor;
+    std::vector<std::string> input_json;
+    std::vector<Poco::Nullable<std::int64_t>> heartbeat_at;
 
     void attach(Poco::Data::Statement& statement) {
         statement.addExtract(into(id));
@@ -301,6 +317,10 @@ struct JobRows {
         statement.addExtract(into(created_at));
         statement.addExtract(into(updated_at));
         statement.addExtract(into(finished_at));
+        statement.addExtract(into(owner_node));
+        statement.addExtract(into(cursor));
+        statement.addExtract(into(input_json));
+        statement.addExtract(into(heartbeat_at));
     }
 
     Result<std::vector<JobRecord>> records() const {
@@ -314,7 +334,9 @@ struct JobRows {
             out.push_back(JobRecord{id[i], workspace_id[i], agent_id[i], operation_id[i], *parsed,
                                     optionalOf(progress_json[i]), optionalOf(result_json[i]),
                                     optionalOf(error_json[i]), expires_at[i], created_at[i],
-                                    updated_at[i], optionalOf(finished_at[i])});
+                                    updated_at[i], optionalOf(finished_at[i]),
+                                    optionalOf(owner_node[i]), optionalOf(cursor[i]), input_json[i],
+                                    optionalOf(heartbeat_at[i])});
         }
         return out;
     }
@@ -681,6 +703,7 @@ Where sessionWhere(const SessionFilter& filter) {
     if (filter.expires_before) {
         where.add("expires_at < ?", *filter.expires_before);
     }
+    where.addIfSet("owner_node = ?", filter.owner_node);
     return where;
 }
 
@@ -689,6 +712,17 @@ std::vector<std::string> terminalSessionStatuses() {
     for (SessionStatus status : kSessionStatuses) {
         if (isTerminal(status)) {
             names.emplace_back(sessionStatusName(status));
+        }
+    }
+    return names;
+}
+
+/// queued and running: the jobs that have (or wait for) a worker.
+std::vector<std::string> liveJobStatuses() {
+    std::vector<std::string> names;
+    for (JobStatus status : kJobStatuses) {
+        if (!isTerminal(status)) {
+            names.emplace_back(jobStatusName(status));
         }
     }
     return names;
@@ -727,6 +761,7 @@ Result<SessionRecord> SqliteStore::createSession(SessionRecord session) {
                        .longText("cursor", session.cursor)
                        .longText("state_json", session.state_json)
                        .positive("expires_at", session.expires_at)
+                       .required("owner_node", session.owner_node)
                        .result();
     if (!checked) {
         return checked.error();
@@ -734,11 +769,12 @@ Result<SessionRecord> SqliteStore::createSession(SessionRecord session) {
     return impl_->write("store: cannot create session", [&](Session& s) -> Result<SessionRecord> {
         execute(s,
                 "INSERT INTO stream_sessions (" + std::string(kSessionColumns) +
-                    ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 {session.id, session.workspace_id, session.agent_id, session.operation_id,
                  session.protocol, session.mode, std::string(sessionStatusName(session.status)),
                  sqlValue(session.cursor), session.state_json, session.expires_at,
-                 sqlValue(session.last_poll_at), session.created_at, sqlValue(session.closed_at)});
+                 sqlValue(session.last_poll_at), session.created_at, sqlValue(session.closed_at),
+                 sqlValue(session.owner_node)});
         return session;
     });
 }
@@ -854,6 +890,10 @@ Where jobWhere(const JobFilter& filter) {
     if (filter.expires_before) {
         where.add("expires_at < ?", *filter.expires_before);
     }
+    where.addIfSet("owner_node = ?", filter.owner_node);
+    if (filter.heartbeat_before) {
+        where.add("(heartbeat_at < ? OR heartbeat_at IS NULL)", *filter.heartbeat_before);
+    }
     return where;
 }
 
@@ -880,18 +920,23 @@ Result<JobRecord> SqliteStore::createJob(JobRecord job) {
                        .longText("result_json", job.result_json)
                        .longText("error_json", job.error_json)
                        .positive("expires_at", job.expires_at)
+                       .required("owner_node", job.owner_node)
+                       .longText("cursor", job.cursor)
+                       .longText("input_json", job.input_json)
                        .result();
     if (!checked) {
         return checked.error();
     }
     return impl_->write("store: cannot create job", [&](Session& s) -> Result<JobRecord> {
-        execute(s,
-                "INSERT INTO async_jobs (" + std::string(kJobColumns) +
-                    ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                {job.id, job.workspace_id, job.agent_id, job.operation_id,
-                 std::string(jobStatusName(job.status)), sqlValue(job.progress_json),
-                 sqlValue(job.result_json), sqlValue(job.error_json), job.expires_at,
-                 job.created_at, job.updated_at, sqlValue(job.finished_at)});
+        execute(
+            s,
+            "INSERT INTO async_jobs (" + std::string(kJobColumns) +
+                ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            {job.id, job.workspace_id, job.agent_id, job.operation_id,
+             std::string(jobStatusName(job.status)), sqlValue(job.progress_json),
+             sqlValue(job.result_json), sqlValue(job.error_json), job.expires_at, job.created_at,
+             job.updated_at, sqlValue(job.finished_at), sqlValue(job.owner_node),
+             sqlValue(job.cursor), job.input_json, sqlValue(job.heartbeat_at)});
         return job;
     });
 }
@@ -933,6 +978,8 @@ Result<JobTransitionResult> SqliteStore::transitionJob(std::string_view id, JobS
                        .longText("progress_json", transition.progress_json)
                        .longText("result_json", transition.result_json)
                        .longText("error_json", transition.error_json)
+                       .required("owner_node", transition.owner_node)
+                       .longText("cursor", transition.cursor)
                        .result();
     if (!checked) {
         return checked.error();
@@ -945,6 +992,9 @@ Result<JobTransitionResult> SqliteStore::transitionJob(std::string_view id, JobS
     set.setIfSet("error_json", transition.error_json);
     set.setIfSet("finished_at", transition.finished_at);
     set.setIfSet("expires_at", transition.expires_at);
+    set.setIfSet("owner_node", transition.owner_node);
+    set.setIfSet("cursor", transition.cursor);
+    set.setIfSet("heartbeat_at", transition.heartbeat_at);
     return impl_->write("store: cannot change job status", [&](Session& s) {
         const std::size_t changed =
             execute(s, "UPDATE async_jobs SET " + set.sql() + " WHERE id = ? AND status = ?",
@@ -969,17 +1019,81 @@ Result<JobTransitionResult> SqliteStore::updateJobProgress(std::string_view id,
     });
 }
 
-Result<std::int64_t> SqliteStore::markRunningJobsInterrupted(std::int64_t now_ms) {
+Result<JobTransitionResult> SqliteStore::setJobCursor(std::string_view id,
+                                                      std::string_view cursor) {
+    auto checked = Checks("job").longText("cursor", cursor).result();
+    if (!checked) {
+        return checked.error();
+    }
+    return impl_->write("store: cannot set job cursor", [&](Session& s) {
+        const std::size_t changed = execute(
+            s, "UPDATE async_jobs SET cursor = ?, updated_at = ? WHERE id = ? AND status = ?",
+            {std::string(cursor), nowUnixMs(), std::string(id),
+             std::string(jobStatusName(JobStatus::running))});
+        return casOutcome(s, "async_jobs", id, changed, JobStatus::running, parseJobStatus);
+    });
+}
+
+Result<std::int64_t> SqliteStore::heartbeatJobs(std::string_view owner_node, std::int64_t now_ms) {
+    auto checked = Checks("job").required("owner_node", owner_node).result();
+    if (!checked) {
+        return checked.error();
+    }
+    Where where;
+    where.add("owner_node = ?", std::string(owner_node));
+    where.addIn("status", liveJobStatuses());
+    return impl_->write("store: cannot record job heartbeat",
+                        [&](Session& s) -> Result<std::int64_t> {
+                            return static_cast<std::int64_t>(
+                                execute(s, "UPDATE async_jobs SET heartbeat_at = ?" + where.sql(),
+                                        concat({now_ms}, where.params())));
+                        });
+}
+
+Result<bool> SqliteStore::claimJob(std::string_view id,
+                                   std::optional<std::string_view> expected_owner,
+                                   std::string_view new_owner, std::int64_t now_ms) {
+    auto checked = Checks("job claim")
+                       .required("new_owner", new_owner)
+                       .shortText("expected_owner", expected_owner)
+                       .result();
+    if (!checked) {
+        return checked.error();
+    }
+    Where where;
+    where.add("id = ?", std::string(id));
+    where.addIn("status", liveJobStatuses());
+    // `IS` also matches NULL = NULL (PostgreSQL spells it IS NOT DISTINCT FROM).
+    where.add("owner_node IS ?",
+              expected_owner ? SqlValue(std::string(*expected_owner)) : SqlValue(nullptr));
+    return impl_->write("store: cannot claim job", [&](Session& s) -> Result<bool> {
+        const std::size_t changed = execute(
+            s,
+            "UPDATE async_jobs SET owner_node = ?, heartbeat_at = ?, updated_at = ?" + where.sql(),
+            concat({std::string(new_owner), now_ms, now_ms}, where.params()));
+        return changed > 0;
+    });
+}
+
+Result<std::int64_t> SqliteStore::markRunningJobsInterrupted(std::int64_t now_ms,
+                                                             std::string_view owner_node) {
+    auto checked = Checks("job").required("owner_node", owner_node).result();
+    if (!checked) {
+        return checked.error();
+    }
     return impl_->write(
         "store: cannot mark running jobs as interrupted", [&](Session& s) -> Result<std::int64_t> {
+            // Rows without an owner predate owner ids (single-node Crank): every node may
+            // recover them.
             return static_cast<std::int64_t>(execute(
                 s,
                 "UPDATE async_jobs SET status = ?, updated_at = ?, finished_at = ?,"
-                " error_json = COALESCE(error_json, ?) WHERE status = ?",
+                " error_json = COALESCE(error_json, ?) WHERE status = ?"
+                " AND (owner_node = ? OR owner_node IS NULL)",
                 {std::string(jobStatusName(JobStatus::interrupted)), now_ms, now_ms,
                  std::string(R"({"code":"interrupted","message":"Crank stopped while the job )"
                              R"(was running; its outcome is unknown"})"),
-                 std::string(jobStatusName(JobStatus::running))}));
+                 std::string(jobStatusName(JobStatus::running)), std::string(owner_node)}));
         });
 }
 

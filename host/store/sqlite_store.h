@@ -56,7 +56,12 @@ public:
                                               const JobTransition& transition) override;
     Result<JobTransitionResult> updateJobProgress(std::string_view id,
                                                   std::string_view progress_json) override;
-    Result<std::int64_t> markRunningJobsInterrupted(std::int64_t now_ms) override;
+    Result<JobTransitionResult> setJobCursor(std::string_view id, std::string_view cursor) override;
+    Result<std::int64_t> heartbeatJobs(std::string_view owner_node, std::int64_t now_ms) override;
+    Result<bool> claimJob(std::string_view id, std::optional<std::string_view> expected_owner,
+                          std::string_view new_owner, std::int64_t now_ms) override;
+    Result<std::int64_t> markRunningJobsInterrupted(std::int64_t now_ms,
+                                                    std::string_view owner_node) override;
     Result<std::int64_t> deleteExpiredJobs(std::int64_t now_ms, int limit) override;
 
     Result<OperationRecord> createOperation(OperationRecord operation) override;

@@ -105,10 +105,32 @@ public:
     /// status gives status_mismatch.
     virtual Result<JobTransitionResult> updateJobProgress(std::string_view id,
                                                           std::string_view progress_json) = 0;
-    /// Start-up recovery: every job still running (its worker died with the previous process)
-    /// becomes interrupted, with updated_at = finished_at = now_ms and, when it had none, an
-    /// error_json saying so. Queued jobs are left alone. Returns how many jobs changed.
-    virtual Result<std::int64_t> markRunningJobsInterrupted(std::int64_t now_ms) = 0;
+    /// Replaces cursor (and updated_at) only while the job is running; a job in any other status
+    /// gives status_mismatch. invalid_argument when the cursor is over kMaxLongTextBytes.
+    virtual Result<JobTransitionResult> setJobCursor(std::string_view id,
+                                                     std::string_view cursor) = 0;
+    /// Lease renewal: sets heartbeat_at = now_ms on every queued or running job whose owner_node
+    /// is `owner_node` (updated_at is not changed). Returns how many jobs it touched.
+    /// invalid_argument when owner_node is empty.
+    virtual Result<std::int64_t> heartbeatJobs(std::string_view owner_node,
+                                               std::int64_t now_ms) = 0;
+    /// Compare-and-set of ownership: `UPDATE ... SET owner_node = new_owner, heartbeat_at = now,
+    /// updated_at = now WHERE id = ? AND status IN (queued, running) AND owner_node IS expected`
+    /// (an empty `expected_owner` matches a job without owner). True when this call took the job;
+    /// false when the job does not exist, is terminal or has another owner (e.g. another node
+    /// claimed it first). Of several callers with the same expected owner, exactly one wins.
+    /// invalid_argument when new_owner is empty.
+    virtual Result<bool> claimJob(std::string_view id,
+                                  std::optional<std::string_view> expected_owner,
+                                  std::string_view new_owner, std::int64_t now_ms) = 0;
+    /// Start-up recovery of one node: every job still running whose owner_node is `owner_node`
+    /// (its worker died with that node's previous process) becomes interrupted, with updated_at =
+    /// finished_at = now_ms and, when it had none, an error_json saying so. Running jobs without
+    /// an owner are included too: they predate owner ids (schema version 1) and were written by a
+    /// single-node Crank. Jobs of other nodes and queued jobs are left alone. Returns how many
+    /// jobs changed. invalid_argument when owner_node is empty.
+    virtual Result<std::int64_t> markRunningJobsInterrupted(std::int64_t now_ms,
+                                                            std::string_view owner_node) = 0;
     /// Same rule as deleteExpiredSessions(), for jobs in a terminal status.
     virtual Result<std::int64_t> deleteExpiredJobs(std::int64_t now_ms, int limit) = 0;
 

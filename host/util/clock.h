@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 namespace crank {
 
@@ -12,5 +13,8 @@ inline std::int64_t nowUnixMs() {
                std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
+
+/// RFC 3339 in UTC with milliseconds, e.g. "2026-11-30T06:20:00.123Z" (the form MCP uses).
+std::string formatRfc3339(std::int64_t unix_ms);
 
 }  // namespace crank

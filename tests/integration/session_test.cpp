@@ -18,6 +18,7 @@
 #include <rapidjson/writer.h>
 
 #include "child_process.h"
+#include "crankd_suite.h"
 #include "mcp_http_client.h"
 #include "store/open_store.h"
 #include "temp_dir.h"
@@ -25,6 +26,7 @@
 namespace {
 
 using crank::testing::ChildProcess;
+using crank::testing::CrankdSuite;
 using crank::testing::McpClient;
 using crank::testing::TempDir;
 using namespace std::chrono_literals;
@@ -35,53 +37,15 @@ constexpr const char* kInputSchema = R"({"type": "object", "additionalProperties
     "properties": {"items": {"type": "integer", "minimum": -1}, "rate": {"type": "integer"},
                    "fail_after": {"type": "integer"}}})";
 
-std::string sessionOperation(const std::string& name, const std::string& execution) {
-    return R"({"name": ")" + name + R"(", "description": "a synthetic session",
+std::string sessionOperation(const std::string& name, const std::string& execution,
+                             const std::string& workspace = "default") {
+    return R"({"name": ")" + name + R"(", "workspace": ")" + workspace +
+           R"(", "description": "a synthetic session",
         "protocol": "synthetic", "input_schema": )" +
            std::string(kInputSchema) + R"(, "config": )" + kSyntheticConfig +
            R"(, "execution": {"mode": "session", "transport_behavior": "server_stream", )" +
            execution + "}}";
 }
-
-/// One crankd per test suite: the config (a JSON object's members after the store and plugin
-/// directories) written to a temporary directory, started on a free loopback port, stopped with
-/// SIGTERM at the end, when it must exit with status 0 even with sessions still open.
-template <typename Suite>
-class CrankdSuite : public ::testing::Test {
-protected:
-    static void startCrankd(const std::string& members,
-                            const std::map<std::string, std::string>& env = {}) {
-        dir_ = new TempDir();
-        const std::string config =
-            dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
-                                          R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
-                                          R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, )" +
-                                          members + "}");
-        process_ = new ChildProcess(
-            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
-            env);
-        const auto port = process_->waitForListeningPort(20s);
-        ASSERT_TRUE(port) << process_->stderrText();
-        port_ = *port;
-    }
-
-    static void TearDownTestSuite() {
-        if (process_ != nullptr) {
-            process_->signal(SIGTERM);
-            EXPECT_EQ(process_->waitForExit(20s), 0) << process_->stderrText();
-            delete process_;
-            process_ = nullptr;
-        }
-        delete dir_;
-        dir_ = nullptr;
-    }
-
-    static std::string storePath() { return dir_->file("crank.db"); }
-
-    static inline TempDir* dir_ = nullptr;
-    static inline ChildProcess* process_ = nullptr;
-    static inline std::uint16_t port_ = 0;
-};
 
 class SessionTest : public CrankdSuite<SessionTest> {
 protected:
@@ -453,7 +417,9 @@ protected:
                      "limits": {"max_sessions": 2}},
                     {"id": "carol", "workspace": "w2", "api_key": {"env": "CRANK_TEST_CAROL_KEY"}}]},
                 "operations": [)" +
-                sessionOperation("feed", R"("max_items": 10)") + "]",
+                sessionOperation("feed", R"("max_items": 10)") + "," +
+                // The same operation in w2: a workspace publishes only its own operations.
+                sessionOperation("feed", R"("max_items": 10)", "w2") + "]",
             {{"CRANK_TEST_ALICE_KEY", "alice-key-0123456789"},
              {"CRANK_TEST_BOB_KEY", "bob-key-0123456789"},
              {"CRANK_TEST_CAROL_KEY", "carol-key-0123456789"}});

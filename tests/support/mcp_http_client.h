@@ -178,8 +178,9 @@ private:
 class McpClient {
 public:
     /// `bearer`: an agent's API key, sent as `Authorization: Bearer KEY` (empty: none).
-    explicit McpClient(std::uint16_t port, std::string bearer = {})
-        : port_(port), bearer_(std::move(bearer)) {}
+    /// `path`: the endpoint (a workspace's is `/w/{workspace}/mcp`).
+    explicit McpClient(std::uint16_t port, std::string bearer = {}, std::string path = "/mcp")
+        : port_(port), bearer_(std::move(bearer)), path_(std::move(path)) {}
 
     /// initialize + notifications/initialized. False (after ADD_FAILURE) when either fails.
     bool open() {
@@ -199,7 +200,7 @@ public:
         return true;
     }
 
-    /// A POST to /mcp with the session's headers.
+    /// A POST to the endpoint with the session's headers.
     Reply post(const std::string& body) const {
         std::vector<std::pair<std::string, std::string>> headers{
             {"Content-Type", "application/json"}, {"Accept", kAccept}};
@@ -210,7 +211,7 @@ public:
         if (!bearer_.empty()) {
             headers.emplace_back("Authorization", "Bearer " + bearer_);
         }
-        return exchange(port_, "POST", "/mcp", headers, body);
+        return exchange(port_, "POST", path_, headers, body);
     }
 
     /// tools/call's `result` object (a copy in its own document; ADD_FAILURE and {} when the
@@ -241,6 +242,7 @@ public:
 private:
     std::uint16_t port_;
     std::string bearer_;
+    std::string path_;
     std::string session_;
 };
 

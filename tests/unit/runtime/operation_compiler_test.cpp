@@ -12,6 +12,7 @@
 namespace crank::runtime {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -96,13 +97,19 @@ TEST(OperationCompiler, TheProtocolConfigIsCheckedAgainstTheAdaptersSchemaAndVal
 TEST(OperationCompiler, AggregationIsForWindowsOnly) {
     EXPECT_THAT(errorsOf(op("a", "synthetic", R"("execution": {"aggregation_mode": "stats"})")),
                 ElementsAre("operations[0].execution.aggregation_mode: aggregation applies to "
-                            "windows only; a unary call returns its response"));
+                            "windows (and streaming async jobs) only; a request/response call "
+                            "returns its response"));
 }
 
-TEST(OperationCompiler, JobModeAndPolledSessionsAreRefusedForNow) {
-    const auto job = errorsOf(op("a", "synthetic", R"("execution": {"mode": "async_job"})"));
-    ASSERT_FALSE(job.empty());
-    EXPECT_THAT(job[0], HasSubstr(R"("async_job" is not available in this version)"));
+TEST(OperationCompiler, JobsCompileInBothTransportsAndPolledSessionsAreRefusedForNow) {
+    EXPECT_TRUE(errorsOf(op("a", "synthetic", R"("execution": {"mode": "async_job"})")).empty());
+    // A streaming job aggregates like a window: its aggregator is checked.
+    EXPECT_THAT(errorsOf(op("a", "synthetic",
+                            R"("execution": {"mode": "async_job",
+                                             "transport_behavior": "server_stream",
+                                             "aggregation_mode": "no_such_aggregator"})")),
+                Contains(HasSubstr("operations[0].execution.aggregation_mode: no loaded plugin "
+                                   "provides the aggregator \"no_such_aggregator\"")));
     const auto polled = errorsOf(op("a", "synthetic", R"("execution": {"mode": "session"})"));
     ASSERT_FALSE(polled.empty());
     EXPECT_THAT(polled[0], HasSubstr("operations[0].execution.transport_behavior"));

@@ -1,3 +1,4 @@
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,51 @@ TEST_P(SessionStoreTest, CreateAssignsRandomIdAndCreationTimeAndGetReturnsEveryF
     EXPECT_EQ(loaded->last_poll_at, std::optional<std::int64_t>(1700000000123));
     EXPECT_EQ(loaded->created_at, first->created_at);
     EXPECT_FALSE(loaded->closed_at.has_value());
+}
+
+TEST_P(SessionStoreTest, OwnerNodeRoundTripsAndFilters) {
+    SessionRecord on_a = sampleSession();
+    on_a.owner_node = "node-a";
+    auto a1 = store_->createSession(on_a);
+    ASSERT_TRUE(a1.ok()) << a1.error().message;
+    EXPECT_EQ(a1->owner_node, std::optional<std::string>("node-a"));
+    on_a.status = SessionStatus::closed;
+    auto a2 = store_->createSession(on_a);
+    ASSERT_TRUE(a2.ok());
+    SessionRecord on_b = sampleSession();
+    on_b.owner_node = "node-b";
+    auto b1 = store_->createSession(on_b);
+    ASSERT_TRUE(b1.ok());
+    auto legacy = store_->createSession(sampleSession());
+    ASSERT_TRUE(legacy.ok());
+
+    auto loaded = store_->getSession(a1->id);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    EXPECT_EQ(loaded->owner_node, std::optional<std::string>("node-a"));
+    EXPECT_FALSE(store_->getSession(legacy->id)->owner_node.has_value());
+
+    SessionFilter node_a;
+    node_a.owner_node = "node-a";
+    EXPECT_EQ(*store_->countSessions(node_a), 2);
+    node_a.statuses = {SessionStatus::active, SessionStatus::paused};
+    auto listed = store_->listSessions(node_a);
+    ASSERT_TRUE(listed.ok()) << listed.error().message;
+    ASSERT_EQ(listed->size(), 1U);
+    EXPECT_EQ(listed->front().id, a1->id);
+    EXPECT_EQ(listed->front().owner_node, std::optional<std::string>("node-a"));
+
+    SessionFilter node_b;
+    node_b.owner_node = "node-b";
+    EXPECT_EQ(*store_->countSessions(node_b), 1);
+    EXPECT_EQ(*store_->countSessions({}), 4);
+
+    SessionRecord empty_owner = sampleSession();
+    empty_owner.owner_node = "";
+    auto rejected = store_->createSession(empty_owner);
+    ASSERT_FALSE(rejected.ok());
+    EXPECT_EQ(rejected.error().code, ErrorCode::invalid_argument);
+    EXPECT_NE(rejected.error().message.find("session.owner_node"), std::string::npos)
+        << rejected.error().message;
 }
 
 TEST_P(SessionStoreTest, CallerChosenIdIsKeptAndDuplicateIsConflict) {

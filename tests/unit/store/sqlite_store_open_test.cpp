@@ -1,5 +1,6 @@
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,66 @@ TEST(SqliteStoreOpenTest, ReopeningDoesNotReapplyMigrationsAndKeepsData) {
     ASSERT_TRUE(version.ok());
     EXPECT_EQ(version->config_json, R"({"url":"http://127.0.0.1"})");
     EXPECT_EQ(store->queryAudit({})->size(), 1U);
+}
+
+TEST(SqliteStoreOpenTest, MigrationFromVersionOneKeepsRowsAndAddsOwnership) {
+    TempDir dir;
+    const StoreOptions options = fileOptions(dir);
+    {
+        // A database as a version-1 Crank left it.
+        const std::vector<SqliteMigration> v1 = {sqliteMigrations().front()};
+        auto old = SqliteStore::open(options, v1);
+        ASSERT_TRUE(old.ok()) << old.error().message;
+        EXPECT_EQ(*old.value()->schemaVersion(), 1);
+    }
+    rawExec(options.path,
+            "INSERT INTO async_jobs (id, workspace_id, agent_id, operation_id, status,"
+            " progress_json, result_json, error_json, expires_at, created_at, updated_at,"
+            " finished_at) VALUES ('job_old', 'ws1', 'agent1', 'op_export', 'running',"
+            " '{\"done\":5}', NULL, NULL, 4102444800000, 1000, 1001, NULL)");
+    rawExec(options.path,
+            "INSERT INTO stream_sessions (id, workspace_id, agent_id, operation_id, protocol,"
+            " mode, status, cursor, state_json, expires_at, last_poll_at, created_at, closed_at)"
+            " VALUES ('ses_old', 'ws1', 'agent1', 'op_tail', 'http_sse', 'session', 'active',"
+            " 'c-1', '{}', 4102444800000, NULL, 1000, NULL)");
+
+    auto store = openOrFail(options);
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(*store->schemaVersion(), latestVersion());
+    EXPECT_GE(latestVersion(), 2);
+    EXPECT_EQ(rawInt(options.path, "SELECT count(*) FROM schema_migrations"),
+              static_cast<std::int64_t>(sqliteMigrations().size()));
+    EXPECT_TRUE(store->integrityCheck().ok());
+    for (const char* index :
+         {"async_jobs_owner", "async_jobs_status_heartbeat", "stream_sessions_owner"}) {
+        EXPECT_EQ(rawInt(options.path, std::string("SELECT count(*) FROM sqlite_master WHERE "
+                                                   "type = 'index' AND name = '") +
+                                           index + "'"),
+                  1)
+            << index;
+    }
+
+    auto job = store->getJob("job_old");
+    ASSERT_TRUE(job.ok()) << job.error().message;
+    EXPECT_EQ(job->status, JobStatus::running);
+    EXPECT_EQ(job->progress_json, std::optional<std::string>(R"({"done":5})"));
+    EXPECT_EQ(job->created_at, 1000);
+    EXPECT_EQ(job->updated_at, 1001);
+    EXPECT_FALSE(job->owner_node.has_value());
+    EXPECT_FALSE(job->cursor.has_value());
+    EXPECT_EQ(job->input_json, "{}");
+    EXPECT_FALSE(job->heartbeat_at.has_value());
+
+    auto session = store->getSession("ses_old");
+    ASSERT_TRUE(session.ok()) << session.error().message;
+    EXPECT_EQ(session->cursor, std::optional<std::string>("c-1"));
+    EXPECT_FALSE(session->owner_node.has_value());
+
+    // The old row is usable with the new calls: a node takes it over.
+    auto claimed = store->claimJob("job_old", std::nullopt, "node-a", 2000);
+    ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+    EXPECT_TRUE(*claimed);
+    EXPECT_EQ(store->getJob("job_old")->owner_node, std::optional<std::string>("node-a"));
 }
 
 TEST(SqliteStoreOpenTest, OnlyPendingMigrationsAreApplied) {

@@ -1,0 +1,75 @@
+#pragma once
+
+// MCP Tasks (2025-11-25, experimental): a tools/call with `params.task` becomes a task that the
+// client follows with tasks/get, tasks/result, tasks/list and tasks/cancel. The endpoint speaks
+// the protocol; a TaskBackend (the async_job runtime) runs and persists the tasks.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcp/tool_registry.h"
+#include "util/error.h"
+
+namespace crank::mcp {
+
+enum class TaskStatus { working, input_required, completed, failed, cancelled };
+
+/// "working", "input_required", "completed", "failed", "cancelled".
+std::string_view toString(TaskStatus status);
+bool isTerminal(TaskStatus status);
+
+/// The protocol's Task object.
+struct TaskInfo {
+    std::string task_id;
+    TaskStatus status = TaskStatus::working;
+    std::string status_message;  ///< empty: none
+    std::int64_t created_at_ms = 0;
+    std::int64_t last_updated_at_ms = 0;
+    std::optional<std::int64_t> ttl_ms;  ///< how long the task is kept from its creation
+    std::int64_t poll_interval_ms = 1'000;
+    /// Who owns it (tasks are bound to the caller that created them).
+    Caller owner;
+
+    /// The Task as JSON text (timestamps in RFC 3339).
+    std::string toJson() const;
+};
+
+/// A page of tasks/list.
+struct TaskPage {
+    std::vector<TaskInfo> tasks;
+    std::string next_cursor;  ///< empty: the last page
+};
+
+/// Runs tools as tasks. Every method is thread-safe. A task of another caller is not_found, as
+/// if it did not exist.
+class TaskBackend {
+public:
+    virtual ~TaskBackend() = default;
+
+    /// Starts `tool` (whose ToolDefinition::task_support is set) with `arguments_json` as a task
+    /// of `caller`. `ttl_ms`: what the client asked for (the backend may change it).
+    /// invalid_argument for input the tool refuses (the message says why), unavailable
+    /// past a limit, not_found for a tool that cannot run as a task.
+    virtual Result<TaskInfo> create(std::string_view tool, std::string_view arguments_json,
+                                    const Caller& caller, std::optional<std::int64_t> ttl_ms) = 0;
+    virtual Result<TaskInfo> get(std::string_view task_id, const Caller& caller) = 0;
+    /// `cursor`: empty for the first page, else a next_cursor given before (invalid_argument
+    /// when it is not one).
+    virtual Result<TaskPage> list(const Caller& caller, std::string_view cursor) = 0;
+    /// Moves a live task to cancelled before answering; invalid_argument for a terminal one.
+    virtual Result<TaskInfo> cancel(std::string_view task_id, const Caller& caller) = 0;
+    /// The CallToolResult of a terminal task; nullopt while it is not terminal yet.
+    virtual Result<std::optional<ToolResult>> result(std::string_view task_id,
+                                                     const Caller& caller) = 0;
+
+    /// `listener` runs (on the backend's thread, after the store has the change) whenever a task
+    /// changes status or reports progress. It must not block.
+    using Listener = std::function<void(const TaskInfo&)>;
+    virtual void subscribe(Listener listener) = 0;
+};
+
+}  // namespace crank::mcp

@@ -1,0 +1,62 @@
+#pragma once
+
+// One crankd per test suite (tests/integration): its config written to a temporary directory with
+// a store file and the plugin directories, started on a free loopback port, stopped with SIGTERM
+// at the end (it must exit with status 0).
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "child_process.h"
+#include "temp_dir.h"
+
+namespace crank::testing {
+
+/// One crankd per test suite: the config (a JSON object's members after the store and plugin
+/// directories) written to a temporary directory, started on a free loopback port, stopped with
+/// SIGTERM at the end, when it must exit with status 0 even with sessions still open.
+template <typename Suite>
+class CrankdSuite : public ::testing::Test {
+protected:
+    static void startCrankd(const std::string& members,
+                            const std::map<std::string, std::string>& env = {}) {
+        dir_ = new TempDir();
+        const std::string config =
+            dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
+                                          R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+                                          R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, )" +
+                                          members + "}");
+        process_ = new ChildProcess(
+            std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
+            env);
+        const auto port = process_->waitForListeningPort(std::chrono::seconds(20));
+        ASSERT_TRUE(port) << process_->stderrText();
+        port_ = *port;
+    }
+
+    static void TearDownTestSuite() {
+        if (process_ != nullptr) {
+            process_->signal(SIGTERM);
+            EXPECT_EQ(process_->waitForExit(std::chrono::seconds(20)), 0) << process_->stderrText();
+            delete process_;
+            process_ = nullptr;
+        }
+        delete dir_;
+        dir_ = nullptr;
+    }
+
+    static std::string storePath() { return dir_->file("crank.db"); }
+
+    static inline TempDir* dir_ = nullptr;
+    static inline ChildProcess* process_ = nullptr;
+    static inline std::uint16_t port_ = 0;
+};
+
+}  // namespace crank::testing
