@@ -13,6 +13,13 @@
 //   GET  /metrics/stream?count=N&rate=R   SSE: `event: metrics` samples
 //   GET  /events/poll?cursor=C&wait_ms=W  long-poll over a feed that grows by 5 events a second:
 //                                         the events after C, waiting up to W ms (max 30000)
+//   POST /reports {"rows": N}             starts a sales report over N rows (1..100000, default
+//                                         1000): 202 {"report_id","status_url"}. It takes
+//                                         2 s + N/5 ms, at most 10 s
+//   GET  /reports/ID                      {"report_id","status":"running"|"done"|"cancelled",
+//                                         "rows_done","rows","message"}
+//   GET  /reports/ID/download             the finished report (409 while it runs)
+//   DELETE /reports/ID                    cancels a running report
 //
 // SIGTERM or SIGINT stops it; it prints "listening on http://HOST:PORT" on stderr when ready.
 
@@ -23,8 +30,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <iostream>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -39,6 +49,7 @@
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/StreamCopier.h>
 #include <Poco/URI.h>
+#include <rapidjson/document.h>
 
 namespace {
 
@@ -52,6 +63,10 @@ constexpr std::int64_t kMaxPage = 100;
 constexpr std::int64_t kMaxStreamCount = 100'000;
 constexpr std::int64_t kMaxWaitMs = 30'000;
 constexpr std::size_t kMaxBody = std::size_t{1024} * 1024;
+constexpr std::int64_t kMaxReportRows = 100'000;
+constexpr std::int64_t kReportBaseMs = 2'000;  // a report takes this plus rows / 5 ms
+constexpr std::int64_t kReportMaxMs = 10'000;
+constexpr std::size_t kMaxReports = 1'000;  // the oldest goes first
 
 std::atomic<bool> stopping{false};
 const Clock::time_point started = Clock::now();
@@ -75,8 +90,8 @@ std::string itemJson(std::int64_t id) {
     static const char* const kNames[] = {"bolt", "nut", "gear", "spring", "valve", "pump"};
     std::ostringstream out;
     out << R"({"id":)" << id << R"(,"name":")" << kNames[id % 6] << "-" << id << R"(","price":)"
-        << (id * 37 % 1000) / 10.0 << R"(,"in_stock":)" << ((id % 3 != 0) ? "true" : "false")
-        << "}";
+        << static_cast<double>(id * 37 % 1000) / 10.0 << R"(,"in_stock":)"
+        << ((id % 3 != 0) ? "true" : "false") << "}";
     return out.str();
 }
 
@@ -95,11 +110,71 @@ std::int64_t feedLength() {
     return ms / 200;
 }
 
+/// One report job: it runs from `started` for `duration` unless cancelled.
+struct Report {
+    std::int64_t rows = 0;
+    Clock::time_point started;
+    std::chrono::milliseconds duration{0};
+    std::optional<Clock::time_point> cancelled;
+
+    const char* state(Clock::time_point now) const {
+        if (cancelled) {
+            return "cancelled";
+        }
+        return now >= started + duration ? "done" : "running";
+    }
+    std::int64_t rowsDone(Clock::time_point now) const {
+        const Clock::time_point at = std::min(now, cancelled.value_or(now));
+        if (at >= started + duration) {
+            return rows;
+        }
+        const auto elapsed =
+            std::chrono::duration_cast<std::chrono::milliseconds>(at - started).count();
+        return elapsed * rows / duration.count();
+    }
+};
+
+/// The reports by id, their ids oldest first, and the next id (under `mutex`).
+struct Reports {
+    std::mutex mutex;
+    std::map<std::string, Report> byId;
+    std::deque<std::string> order;
+    std::int64_t next = 1;
+};
+
+Reports& reports() {
+    static Reports all;
+    return all;
+}
+
+/// The finished report: deterministic figures over `rows` sales rows.
+std::string reportJson(const std::string& id, const Report& report) {
+    static const char* const kRegions[] = {"north", "south", "east", "west"};
+    std::int64_t orders[4] = {0, 0, 0, 0};
+    std::int64_t cents[4] = {0, 0, 0, 0};
+    for (std::int64_t row = 1; row <= report.rows; ++row) {
+        orders[row % 4] += 1;
+        cents[row % 4] += 500 + row * 7919 % 20'000;
+    }
+    std::ostringstream out;
+    std::int64_t totalCents = 0;
+    out << R"({"report_id":")" << id << R"(","rows":)" << report.rows << R"(,"by_region":[)";
+    for (int r = 0; r < 4; ++r) {
+        totalCents += cents[r];
+        out << (r == 0 ? "" : ",") << R"({"region":")" << kRegions[r] << R"(","orders":)"
+            << orders[r] << R"(,"revenue":)" << cents[r] / 100 << "." << (cents[r] % 100) / 10
+            << (cents[r] % 10) << "}";
+    }
+    out << R"(],"total_revenue":)" << totalCents / 100 << "." << (totalCents % 100) / 10
+        << (totalCents % 10) << R"(,"took_ms":)" << report.duration.count() << "}";
+    return out.str();
+}
+
 class DemoHandler final : public Poco::Net::HTTPRequestHandler {
 public:
     void handleRequest(HTTPServerRequest& request, HTTPServerResponse& response) override {
         const Poco::URI uri(request.getURI());
-        const std::string path = uri.getPath();
+        const std::string& path = uri.getPath();
         const bool get = request.getMethod() == "GET";
         if (get && path == "/health") {
             sendJson(response, HTTPResponse::HTTP_OK, R"({"status":"ok"})");
@@ -115,6 +190,10 @@ public:
             stream(uri, response, "metrics");
         } else if (get && path == "/events/poll") {
             poll(uri, response);
+        } else if (request.getMethod() == "POST" && path == "/reports") {
+            startReport(request, response);
+        } else if (path.rfind("/reports/", 0) == 0) {
+            report(request.getMethod(), path.substr(9), response);
         } else {
             sendJson(response, HTTPResponse::HTTP_NOT_FOUND,
                      R"({"error":"no such endpoint; see GET /health, /items, /logs/stream"})");
@@ -194,6 +273,96 @@ private:
             if (!out.good()) {
                 return;  // the client left
             }
+        }
+    }
+
+    static void startReport(HTTPServerRequest& request, HTTPServerResponse& response) {
+        std::string body;
+        body.resize(kMaxBody + 1);
+        request.stream().read(body.data(), static_cast<std::streamsize>(body.size()));
+        body.resize(static_cast<std::size_t>(request.stream().gcount()));
+        rapidjson::Document doc;
+        doc.Parse<rapidjson::kParseIterativeFlag>(body.empty() ? "{}" : body.c_str());
+        if (body.size() > kMaxBody || doc.HasParseError() || !doc.IsObject()) {
+            sendJson(response, HTTPResponse::HTTP_BAD_REQUEST,
+                     R"({"error":"send a JSON object such as {\"rows\": 1000}"})");
+            return;
+        }
+        Report report;
+        report.rows = 1000;
+        const rapidjson::Value& root = doc;  // const lookups (C++20 iterator comparisons)
+        if (const auto rows = root.FindMember("rows"); rows != root.MemberEnd()) {
+            if (!rows->value.IsInt64() || rows->value.GetInt64() < 1 ||
+                rows->value.GetInt64() > kMaxReportRows) {
+                sendJson(response, HTTPResponse::HTTP_BAD_REQUEST,
+                         R"({"error":"rows must be a whole number from 1 to 100000"})");
+                return;
+            }
+            report.rows = rows->value.GetInt64();
+        }
+        report.started = Clock::now();
+        report.duration =
+            std::chrono::milliseconds(std::min(kReportBaseMs + report.rows / 5, kReportMaxMs));
+        std::string id;
+        {
+            Reports& all = reports();
+            const std::lock_guard<std::mutex> lock(all.mutex);
+            id = "r-" + std::to_string(all.next++);
+            while (all.order.size() >= kMaxReports) {
+                all.byId.erase(all.order.front());
+                all.order.pop_front();
+            }
+            all.order.push_back(id);
+            all.byId.emplace(id, report);
+        }
+        response.set("Location", "/reports/" + id);
+        sendJson(response, HTTPResponse::HTTP_ACCEPTED,
+                 R"({"report_id":")" + id + R"(","status_url":"/reports/)" + id + R"("})");
+    }
+
+    static void report(const std::string& method, std::string rest, HTTPServerResponse& response) {
+        std::string action;
+        if (const std::size_t slash = rest.find('/'); slash != std::string::npos) {
+            action = rest.substr(slash + 1);
+            rest.resize(slash);
+        }
+        const auto now = Clock::now();
+        Report report;
+        {
+            Reports& all = reports();
+            const std::lock_guard<std::mutex> lock(all.mutex);
+            const auto it = all.byId.find(rest);
+            if (it == all.byId.end()) {
+                sendJson(response, HTTPResponse::HTTP_NOT_FOUND,
+                         R"({"error":"no report with that id; reports are kept in memory"})");
+                return;
+            }
+            if (method == "DELETE" && action.empty() && !it->second.cancelled &&
+                now < it->second.started + it->second.duration) {
+                it->second.cancelled = now;
+            }
+            report = it->second;
+        }
+        const std::string state = report.state(now);
+        if ((method == "GET" || method == "DELETE") && action.empty()) {
+            const std::int64_t done = report.rowsDone(now);
+            sendJson(response, HTTPResponse::HTTP_OK,
+                     R"({"report_id":")" + rest + R"(","status":")" + state + R"(","rows_done":)" +
+                         std::to_string(done) + R"(,"rows":)" + std::to_string(report.rows) +
+                         R"(,"message":")" + std::to_string(done) + " of " +
+                         std::to_string(report.rows) + R"( rows"})");
+        } else if (method == "GET" && action == "download") {
+            if (state != "done") {
+                sendJson(
+                    response, HTTPResponse::HTTP_CONFLICT,
+                    R"({"error":"the report is )" + state + R"(","status":")" + state + R"("})");
+                return;
+            }
+            sendJson(response, HTTPResponse::HTTP_OK, reportJson(rest, report));
+        } else {
+            sendJson(
+                response, HTTPResponse::HTTP_METHOD_NOT_ALLOWED,
+                R"({"error":"GET /reports/ID, GET /reports/ID/download, DELETE /reports/ID"})");
         }
     }
 

@@ -11,7 +11,9 @@
 #include <Poco/Net/SSLManager.h>
 #include <rapidjson/document.h>
 
+#include "fetched_response.h"
 #include "rest_config.h"
+#include "rest_job.h"
 #include "sse_parser.h"
 #include "text_util.h"
 #include "url.h"
@@ -24,6 +26,7 @@ constexpr std::size_t kErrorExcerpt = 512;    // bytes of it shown
 constexpr std::size_t kRedirectDrain = std::size_t{64} * 1024;
 constexpr std::int64_t kFallbackTotalMs = 30'000;  // when neither the host nor the config bounds it
 constexpr std::size_t kStreamChunk = std::size_t{16} * 1024;
+constexpr std::int64_t kMaxCancelMs = 5'000;  // a job's cancel request, best effort
 
 /// The resolved auth profile (auth_json), ready to apply.
 struct Auth {
@@ -122,7 +125,8 @@ bool isRedirect(int status) {
 struct Plan {
     RestConfig config;
     Auth auth;
-    Url first;  // the URL of the first request, query included
+    Url first;                      // the URL of the first request, query included
+    std::string credential_origin;  // the configured URL's origin: only it gets credentials
     std::string method;
     std::optional<std::string> body;
     ExchangeOptions options;
@@ -137,6 +141,7 @@ Plan makePlan(const sdk::Request& request, bool stream) {
     plan.auth = parseAuth(request.auth_json);
     const RestConfig& c = plan.config;
     plan.first = *c.url;
+    plan.credential_origin = plan.first.origin();
     for (const auto& [name, value] : c.query) {
         appendQueryParameter(plan.first.query, name, value);
     }
@@ -179,7 +184,7 @@ HttpRequest buildRequest(const Plan& plan, const Url& url, const std::string& me
     r.method = method;
     r.url = url;
     r.body = body;
-    const bool sameOrigin = url.origin() == plan.first.origin();
+    const bool sameOrigin = url.origin() == plan.credential_origin;
     bool accept = false;
     for (const auto& h : plan.auth.static_headers) {
         r.headers.push_back(h);
@@ -427,6 +432,107 @@ std::unique_ptr<HttpExchange> send(ConnectionPool& pool, const Plan& plan, bool 
                      "{\"http_status\":" + std::to_string(head.status) + "}");
 }
 
+/// Sends the plan's request and reads its 2xx response whole, bounded by max_response_bytes.
+FetchedResponse fetch(ConnectionPool& pool, const Plan& plan, const CancelCheck& cancel) {
+    FetchedResponse out;
+    std::unique_ptr<HttpExchange> exchange =
+        send(pool, plan, false, {}, cancel, nullptr, out.prefix);
+    const ResponseHead& head = exchange->head();
+    if (head.status < 200 || head.status > 299) {
+        failStatus(*exchange, head, out.prefix, plan.total_deadline, cancel);
+    }
+    out.type = mediaType(head.header("content-type"));
+    char buffer[kStreamChunk];
+    try {
+        for (;;) {
+            const std::size_t n =
+                exchange->readBody(buffer, sizeof buffer, plan.total_deadline, cancel);
+            if (n == 0) {
+                break;
+            }
+            if (out.body.size() + n > plan.config.max_response_bytes) {
+                throw sdk::Error(sdk::ErrorCode::resource_exhausted,
+                                 out.prefix +
+                                     "the response body is larger than max_response_bytes (" +
+                                     std::to_string(plan.config.max_response_bytes) + ")");
+            }
+            out.body.append(buffer, n);
+        }
+    } catch (const ExchangeFailure& f) {
+        throw describeFailure(f, out.prefix, plan, plan.first, plan.total_deadline,
+                              plan.total_deadline);
+    }
+    exchange->finish();
+    return out;
+}
+
+/// A job's exchanges: the call's plan aimed at each URL in turn. Every exchange is bounded by
+/// timeouts.total_ms (or the plugin's default) and by the job's own bound, whichever comes first.
+class PlanTransport final : public JobTransport {
+public:
+    PlanTransport(ConnectionPool& pool, const Plan& plan, const sdk::Call& call)
+        : pool_(pool),
+          plan_(plan),
+          start_(plan.first),
+          start_method_(plan.method),
+          start_body_(plan.body),
+          cancel_([call] { return call.isCancelled(); }) {}
+
+    FetchedResponse start(const JobBound& bound) override {
+        aim(start_, start_method_, start_body_, bound);
+        return fetch(pool_, plan_, cancel_);
+    }
+
+    FetchedResponse get(const Url& url, const JobBound& bound) override {
+        aim(url, "GET", std::nullopt, bound);
+        return fetch(pool_, plan_, cancel_);
+    }
+
+    std::string cancel(const std::string& method, const Url& url) override {
+        const std::int64_t ms =
+            std::min(plan_.config.connect_ms + plan_.config.headers_ms, kMaxCancelMs);
+        JobBound bound;
+        bound.ms = ms;
+        bound.name = "the cancel request's bound";
+        bound.deadline = Clock::now() + std::chrono::milliseconds(ms);
+        aim(url, method, std::nullopt, bound);
+        try {
+            fetch(pool_, plan_, [] { return false; });
+            return {};
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+    }
+
+private:
+    void aim(const Url& url, const std::string& method, const std::optional<std::string>& body,
+             const JobBound& bound) {
+        plan_.first = url;
+        plan_.method = method;
+        plan_.body = body;
+        const RestConfig& c = plan_.config;
+        const std::int64_t own = c.total_ms.value_or(kFallbackTotalMs);
+        const auto now = Clock::now();
+        if (now + std::chrono::milliseconds(own) < bound.deadline) {
+            plan_.total_ms = own;
+            plan_.total_name =
+                c.total_ms ? "timeouts.total_ms" : "the plugin's default total timeout";
+            plan_.total_deadline = now + std::chrono::milliseconds(own);
+        } else {
+            plan_.total_ms = bound.ms;
+            plan_.total_name = bound.name;
+            plan_.total_deadline = bound.deadline;
+        }
+    }
+
+    ConnectionPool& pool_;
+    Plan plan_;
+    Url start_;
+    std::string start_method_;
+    std::optional<std::string> start_body_;
+    CancelCheck cancel_;
+};
+
 /// An SSE stream: one GET (or the configured method) read event by event on its own thread.
 class SseStream : public sdk::ThreadedStream {
 public:
@@ -577,60 +683,24 @@ void RestAdapter::validate(std::string_view config_json, sdk::Diagnostics& diagn
 
 void RestAdapter::unaryCall(sdk::Call& call, const sdk::Request& request) {
     const Plan plan = makePlan(request, false);
-    const CancelCheck cancel = [&call] { return call.isCancelled(); };
-    std::string prefix;
-    std::unique_ptr<HttpExchange> exchange = send(pool_, plan, false, {}, cancel, nullptr, prefix);
-    const ResponseHead& head = exchange->head();
-    if (head.status < 200 || head.status > 299) {
-        failStatus(*exchange, head, prefix, plan.total_deadline, cancel);
-    }
-    const std::string type = mediaType(head.header("content-type"));
-    std::string body;
-    char buffer[kStreamChunk];
-    try {
-        for (;;) {
-            const std::size_t n =
-                exchange->readBody(buffer, sizeof buffer, plan.total_deadline, cancel);
-            if (n == 0) {
-                break;
-            }
-            if (body.size() + n > plan.config.max_response_bytes) {
-                throw sdk::Error(sdk::ErrorCode::resource_exhausted,
-                                 prefix + "the response body is larger than max_response_bytes (" +
-                                     std::to_string(plan.config.max_response_bytes) + ")");
-            }
-            body.append(buffer, n);
-        }
-    } catch (const ExchangeFailure& f) {
-        throw describeFailure(f, prefix, plan, plan.first, plan.total_deadline,
-                              plan.total_deadline);
-    }
-    exchange->finish();
-    if (body.empty()) {
-        call.emit("null");
+    if (plan.config.job) {
+        PlanTransport transport(pool_, plan, call);
+        runJob(call, plan.config, plan.first, request.cursor, request.timeout_ms, transport);
         return;
     }
-    // No Content-Type: taken as JSON when JSON is accepted.
-    const std::string effective = type.empty() ? "application/json" : type;
-    if (!mediaTypeAccepted(effective, plan.config.accept)) {
-        throw sdk::Error(
-            sdk::ErrorCode::protocol,
-            prefix + "the response type \"" + excerpt(effective, 128) + "\" is not in accept");
-    }
-    if (isJsonMediaType(effective)) {
-        if (const std::string why = jsonError(body); !why.empty()) {
-            throw sdk::Error(sdk::ErrorCode::protocol,
-                             prefix + "the response is not valid JSON: " + why);
-        }
-        call.emit(body);
-    } else {
-        call.emit(sdk::jsonQuote(validUtf8(body)));
-    }
+    const CancelCheck cancel = [&call] { return call.isCancelled(); };
+    call.emit(responseItem(fetch(pool_, plan, cancel), plan.config.accept));
 }
 
 std::unique_ptr<sdk::Stream> RestAdapter::openStream(sdk::Call& /*call*/,
                                                      const sdk::Request& request) {
     Plan plan = makePlan(request, true);
+    if (plan.config.job) {
+        throw sdk::Error(sdk::ErrorCode::invalid_argument,
+                         "config.job: a job runs over a request_response transport (mode "
+                         "\"async_job\"); this operation opens a server_stream",
+                         "{\"path\":\"job\"}");
+    }
     return std::make_unique<SseStream>(pool_, std::move(plan), std::string(request.cursor),
                                        request.max_item_bytes);
 }
@@ -639,9 +709,10 @@ sdk::AdapterInfo restAdapterInfo() {
     sdk::AdapterInfo info;
     info.name = "rest";
     info.version = "1.0.0";
-    info.description = "HTTP/1.1 upstreams: JSON calls, long-poll, server-sent event streams";
+    info.description =
+        "HTTP/1.1 upstreams: JSON calls, long-poll, server-sent event streams, long jobs";
     info.capabilities = CRANK_CAP_UNARY | CRANK_CAP_SERVER_STREAM;
-    info.modes = CRANK_MODE_UNARY | CRANK_MODE_WINDOW | CRANK_MODE_SESSION;
+    info.modes = CRANK_MODE_UNARY | CRANK_MODE_WINDOW | CRANK_MODE_SESSION | CRANK_MODE_ASYNC_JOB;
     info.config_schema_json = std::string(restConfigSchema());
     return info;
 }

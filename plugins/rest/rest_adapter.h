@@ -1,6 +1,7 @@
 #pragma once
 
-// The "rest" adapter: unary HTTP calls (also the host's long-poll windows) and SSE streams.
+// The "rest" adapter: unary HTTP calls (also the host's long-poll windows), long jobs (`job`,
+// rest_job.h) and SSE streams.
 
 #include <memory>
 #include <string_view>

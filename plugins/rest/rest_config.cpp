@@ -8,6 +8,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "text_util.h"
+
 namespace crank::rest {
 namespace {
 
@@ -17,9 +19,13 @@ constexpr std::int64_t kMaxMs = 24LL * 3'600'000;
 constexpr std::size_t kMaxDepth = 256;
 constexpr std::size_t kMaxResponseCeiling = std::size_t{1} << 30U;  // 1 GiB
 constexpr std::size_t kMaxEventCeiling = std::size_t{256} * 1024 * 1024;
+constexpr std::size_t kMaxJobUrl = 8192;
+constexpr std::uint64_t kMaxPolls = 1'000'000'000;
 
 constexpr std::array<std::string_view, 7> kMethods = {"GET",   "HEAD",   "POST",   "PUT",
                                                       "PATCH", "DELETE", "OPTIONS"};
+constexpr std::array<std::string_view, 5> kCancelMethods = {"DELETE", "POST", "PUT", "PATCH",
+                                                            "GET"};
 // Headers the plugin writes itself (framing and connection management).
 constexpr std::array<std::string_view, 5> kOwnHeaders = {"host", "content-length",
                                                          "transfer-encoding", "connection", "te"};
@@ -133,10 +139,10 @@ public:
     }
 
     void parse(const Json& root, RestConfig& c) {
-        unknownMembers(
-            root, "",
-            {"url", "method", "query", "headers", "body", "timeouts", "tls", "max_response_bytes",
-             "accept", "follow_redirects", "compression", "cursor_param", "keep_alive", "sse"});
+        unknownMembers(root, "",
+                       {"url", "method", "query", "headers", "body", "timeouts", "tls",
+                        "max_response_bytes", "accept", "follow_redirects", "compression",
+                        "cursor_param", "keep_alive", "sse", "job"});
         // url
         const auto url = root.FindMember("url");
         if (url == root.MemberEnd()) {
@@ -370,43 +376,190 @@ public:
             c.sse.max_line_bytes =
                 bytes(*s, "max_line_bytes", "sse.max_line_bytes", kMaxEventCeiling);
         }
+        if (const Json* j = object(root, "job", "job")) {
+            if (!c.cursor_param.empty()) {
+                problem("job",
+                        "cannot be combined with cursor_param: cursor_param is for long-poll "
+                        "windows, a job keeps its own cursor");
+            }
+            c.job.emplace();
+            parseJob(*j, c);
+        }
     }
 
 private:
+    /// A path member of `job`: parsed, no wildcard.
+    void jobPath(const Json& job, const char* key, JobPath& out) {
+        const auto it = job.FindMember(key);
+        if (it == job.MemberEnd()) {
+            return;
+        }
+        const std::string path = std::string("job.") + key;
+        if (!it->value.IsString()) {
+            problem(path, "expected a path string such as \"$.status\"");
+            return;
+        }
+        const std::string text = str(it->value);
+        sdk::PathError error;
+        std::optional<sdk::Path> parsed = sdk::parsePath(text, &error);
+        if (!parsed) {
+            problem(path, "not a valid path: " + error.message + " at byte " +
+                              std::to_string(error.offset));
+            return;
+        }
+        if (parsed->hasWildcard()) {
+            problem(path, "must name one value: \"*\" is not allowed here");
+            return;
+        }
+        out.text = text.empty() ? "$" : text;
+        out.path = std::move(*parsed);
+    }
+
+    /// A URL template member of `job` ("{id}" for the job id): checked against the request URL
+    /// when neither holds an input template any more.
+    void jobUrl(const Json& job, const char* key, const RestConfig& c, std::string& out) {
+        const auto it = job.FindMember(key);
+        if (it == job.MemberEnd()) {
+            return;
+        }
+        const std::string path = std::string("job.") + key;
+        if (!it->value.IsString() || it->value.GetStringLength() == 0) {
+            problem(path, "expected an absolute or relative URL (\"{id}\" for the job id)");
+            return;
+        }
+        out = str(it->value);
+        if (out.size() > kMaxJobUrl) {
+            problem(path, "longer than " + std::to_string(kMaxJobUrl) + " bytes");
+            return;
+        }
+        if (out.find("{{") != std::string::npos || !c.url) {
+            return;  // input templates still in it: checked per call
+        }
+        std::string error;
+        std::optional<Url> resolved = resolveUrl(*c.url, expandJobTemplate(out, "id"), error);
+        if (!resolved) {
+            problem(path, "not a usable URL: " + error);
+        } else if (c.url->tls() && !resolved->tls()) {
+            problem(path, "an https:// request cannot follow its job over http://");
+        }
+    }
+
+    void stateValues(const Json& job, const char* key, std::vector<std::string>& out) {
+        const auto it = job.FindMember(key);
+        if (it == job.MemberEnd()) {
+            return;
+        }
+        const std::string path = std::string("job.") + key;
+        if (!it->value.IsArray() || it->value.Empty()) {
+            problem(path, "expected a non-empty array of state values (strings)");
+            return;
+        }
+        out.clear();
+        for (const auto& e : it->value.GetArray()) {
+            if (!e.IsString() || e.GetStringLength() == 0) {
+                problem(path, "expected a non-empty array of state values (strings)");
+                return;
+            }
+            out.push_back(str(e));
+        }
+    }
+
+    void parseJob(const Json& j, RestConfig& c) {
+        JobOptions& job = *c.job;
+        unknownMembers(j, "job.",
+                       {"status_url_path", "status_url", "id_path", "poll_interval_ms",
+                        "state_path", "done_values", "failed_values", "progress_path", "total_path",
+                        "message_path", "error_path", "result_url_path", "result_url",
+                        "result_path", "cancel_method", "cancel_url", "max_polls"});
+        jobPath(j, "status_url_path", job.status_url_path);
+        jobUrl(j, "status_url", c, job.status_url);
+        const bool hasStatusPath = j.HasMember("status_url_path");
+        const bool hasStatusUrl = j.HasMember("status_url");
+        if (hasStatusPath && hasStatusUrl) {
+            problem("job.status_url", "give job.status_url_path or job.status_url, not both");
+        } else if (!hasStatusPath && !hasStatusUrl) {
+            problem("job",
+                    "needs job.status_url_path (where the start response gives the status URL) "
+                    "or job.status_url (a URL template with {id})");
+        }
+        job.id_path = JobPath{"$.id", *sdk::parsePath("$.id")};
+        jobPath(j, "id_path", job.id_path);
+        const auto interval = j.FindMember("poll_interval_ms");
+        if (interval != j.MemberEnd()) {
+            if (!interval->value.IsInt64() ||
+                interval->value.GetInt64() < RestDefaults::job_min_poll_interval_ms ||
+                interval->value.GetInt64() > RestDefaults::job_max_poll_interval_ms) {
+                problem("job.poll_interval_ms",
+                        "expected a whole number of milliseconds from " +
+                            std::to_string(RestDefaults::job_min_poll_interval_ms) + " to " +
+                            std::to_string(RestDefaults::job_max_poll_interval_ms));
+            } else {
+                job.poll_interval_ms = interval->value.GetInt64();
+            }
+        }
+        job.state_path = JobPath{"$.status", *sdk::parsePath("$.status")};
+        jobPath(j, "state_path", job.state_path);
+        stateValues(j, "done_values", job.done_values);
+        stateValues(j, "failed_values", job.failed_values);
+        for (const std::string& v : job.done_values) {
+            if (std::find(job.failed_values.begin(), job.failed_values.end(), v) !=
+                job.failed_values.end()) {
+                problem("job.failed_values", "\"" + v + "\" is also in job.done_values");
+                break;
+            }
+        }
+        jobPath(j, "progress_path", job.progress_path);
+        jobPath(j, "total_path", job.total_path);
+        jobPath(j, "message_path", job.message_path);
+        jobPath(j, "error_path", job.error_path);
+        jobPath(j, "result_url_path", job.result_url_path);
+        jobUrl(j, "result_url", c, job.result_url);
+        jobPath(j, "result_path", job.result_path);
+        if (j.HasMember("result_url_path") && j.HasMember("result_url")) {
+            problem("job.result_url", "give job.result_url_path or job.result_url, not both");
+        }
+        if (j.HasMember("result_path") &&
+            (j.HasMember("result_url_path") || j.HasMember("result_url"))) {
+            problem("job.result_path",
+                    "the result is read from the status response only when no result URL "
+                    "(job.result_url_path, job.result_url) is given");
+        }
+        const auto cancelMethod = j.FindMember("cancel_method");
+        if (cancelMethod != j.MemberEnd()) {
+            const std::string m =
+                cancelMethod->value.IsString() ? str(cancelMethod->value) : std::string();
+            if (std::find(kCancelMethods.begin(), kCancelMethods.end(), m) ==
+                kCancelMethods.end()) {
+                problem("job.cancel_method",
+                        "expected one of DELETE, POST, PUT, PATCH, GET (upper case)");
+            } else {
+                job.cancel_method = m;
+            }
+        }
+        jobUrl(j, "cancel_url", c, job.cancel_url);
+        if (j.HasMember("cancel_url") && !j.HasMember("cancel_method")) {
+            problem("job.cancel_url", "needs job.cancel_method (the method of the cancel request)");
+        }
+        const auto maxPolls = j.FindMember("max_polls");
+        if (maxPolls != j.MemberEnd()) {
+            if (!maxPolls->value.IsUint64() || maxPolls->value.GetUint64() > kMaxPolls) {
+                problem("job.max_polls", "expected a whole number from 0 (no bound) to " +
+                                             std::to_string(kMaxPolls));
+            } else {
+                job.max_polls = maxPolls->value.GetUint64();
+            }
+        }
+    }
+
     bool rendered_;
     std::vector<ConfigProblem>& problems_;
 };
-
-/// The deepest nesting of arrays and objects in `json` (strings skipped); the writer that makes
-/// the body compact recurses, so depth is bounded before anything else.
-std::size_t nestingDepth(std::string_view json) {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < json.size(); ++i) {
-        const char c = json[i];
-        if (inString) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                inString = false;
-            }
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
-}
 
 }  // namespace
 
 std::optional<RestConfig> parseRestConfig(std::string_view json, bool rendered,
                                           std::vector<ConfigProblem>& problems) {
-    if (nestingDepth(json) > kMaxDepth) {
+    if (jsonNestingDepth(json) > kMaxDepth) {
         problems.push_back(
             {"", "the REST config is nested deeper than " + std::to_string(kMaxDepth) + " levels"});
         return std::nullopt;
@@ -430,6 +583,29 @@ std::optional<RestConfig> parseRestConfig(std::string_view json, bool rendered,
         return std::nullopt;
     }
     return config;
+}
+
+bool JobOptions::needsId() const {
+    for (const std::string* t : {&status_url, &result_url, &cancel_url}) {
+        if (t->find("{id}") != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string expandJobTemplate(std::string_view url_template, std::string_view id) {
+    std::string out;
+    for (std::size_t i = 0; i < url_template.size();) {
+        if (url_template.compare(i, 4, "{id}") == 0) {
+            appendQueryComponent(out, id);
+            i += 4;
+        } else {
+            out.push_back(url_template[i]);
+            ++i;
+        }
+    }
+    return out;
 }
 
 bool isJsonMediaType(std::string_view type) {
@@ -495,7 +671,25 @@ std::string_view restConfigSchema() {
       "data": {"enum": ["json", "text"]},
       "envelope": {"type": "boolean"},
       "max_event_bytes": {"type": "integer", "minimum": 1, "maximum": 268435456},
-      "max_line_bytes": {"type": "integer", "minimum": 1, "maximum": 268435456}}}
+      "max_line_bytes": {"type": "integer", "minimum": 1, "maximum": 268435456}}},
+    "job": {"type": "object", "additionalProperties": false, "properties": {
+      "status_url_path": {"type": "string"},
+      "status_url": {"type": "string", "minLength": 1},
+      "id_path": {"type": "string"},
+      "poll_interval_ms": {"type": "integer", "minimum": 10, "maximum": 3600000},
+      "state_path": {"type": "string"},
+      "done_values": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+      "failed_values": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+      "progress_path": {"type": "string"},
+      "total_path": {"type": "string"},
+      "message_path": {"type": "string"},
+      "error_path": {"type": "string"},
+      "result_url_path": {"type": "string"},
+      "result_url": {"type": "string", "minLength": 1},
+      "result_path": {"type": "string"},
+      "cancel_method": {"enum": ["DELETE", "POST", "PUT", "PATCH", "GET"]},
+      "cancel_url": {"type": "string", "minLength": 1},
+      "max_polls": {"type": "integer", "minimum": 0, "maximum": 1000000000}}}
   },
   "additionalProperties": false
 })";

@@ -13,6 +13,7 @@
 
 #include "http_client.h"
 #include "url.h"
+#include <crank/sdk/path.hpp>
 
 namespace crank::rest {
 
@@ -24,6 +25,39 @@ struct SseOptions {
     std::optional<std::size_t> max_line_bytes;
 };
 
+/// A path into a JSON response (crank/sdk/path.hpp syntax, no wildcard) with its text as written,
+/// which names it in messages.
+struct JobPath {
+    std::string text;
+    sdk::Path path;
+    bool set() const { return !text.empty(); }
+};
+
+/// The `job` member: the unary call runs a long REST job (README.md, "Async jobs"): the configured
+/// request starts it, status GETs follow it, the result is fetched or read from the last status.
+struct JobOptions {
+    JobPath status_url_path;  ///< the status URL in the start response
+    std::string status_url;   ///< or a URL template with "{id}"
+    JobPath id_path;          ///< the job id in the start response (default $.id)
+    std::int64_t poll_interval_ms = 1'000;
+    JobPath state_path;  ///< the state in a status response (default $.status)
+    std::vector<std::string> done_values{"done", "succeeded", "completed"};
+    std::vector<std::string> failed_values{"failed", "error", "cancelled"};
+    JobPath progress_path;        ///< a number in a status response
+    JobPath total_path;           ///< a number in a status response
+    JobPath message_path;         ///< a string in a status response
+    JobPath error_path;           ///< why a failed job failed, in the final status response
+    JobPath result_url_path;      ///< the result URL in the final status response
+    std::string result_url;       ///< or a URL template with "{id}"
+    JobPath result_path;          ///< without a result URL: the result in the final status response
+    std::string cancel_method;    ///< "": no cancel request
+    std::string cancel_url;       ///< a URL template with "{id}"; "": the status URL
+    std::uint64_t max_polls = 0;  ///< 0: bounded by the call's timeout only
+
+    /// True when a template needs the job id.
+    bool needsId() const;
+};
+
 /// Documented defaults (README.md).
 struct RestDefaults {
     static constexpr std::int64_t connect_ms = 5'000;
@@ -33,6 +67,9 @@ struct RestDefaults {
     static constexpr std::size_t max_idle = 16;
     static constexpr std::int64_t idle_timeout_ms = 30'000;
     static constexpr std::size_t max_event_bytes = std::size_t{1024} * 1024;
+    static constexpr std::int64_t job_poll_interval_ms = 1'000;
+    static constexpr std::int64_t job_min_poll_interval_ms = 10;
+    static constexpr std::int64_t job_max_poll_interval_ms = 3'600'000;
 };
 
 struct RestConfig {
@@ -55,6 +92,7 @@ struct RestConfig {
     std::size_t max_idle = RestDefaults::max_idle;
     std::int64_t idle_timeout_ms = RestDefaults::idle_timeout_ms;
     SseOptions sse;
+    std::optional<JobOptions> job;
 };
 
 struct ConfigProblem {
@@ -67,6 +105,9 @@ struct ConfigProblem {
 /// All problems are appended to `problems`; nullopt when there is any.
 std::optional<RestConfig> parseRestConfig(std::string_view json, bool rendered,
                                           std::vector<ConfigProblem>& problems);
+
+/// `url_template` with every "{id}" replaced by `id` (percent-encoded as a URL component).
+std::string expandJobTemplate(std::string_view url_template, std::string_view id);
 
 /// The JSON Schema of the config that the plugin declares to the host.
 std::string_view restConfigSchema();

@@ -22,6 +22,10 @@ bool isValidJson(std::string_view text);
 /// byte 7"), or "" when it is one.
 std::string jsonError(std::string_view text);
 
+/// The deepest nesting of arrays and objects in `json` (strings skipped), without parsing it:
+/// RapidJSON's writer recurses, so depth is bounded before a value is written back.
+std::size_t jsonNestingDepth(std::string_view json);
+
 /// Standard base64 with padding.
 std::string base64(std::string_view bytes);
 

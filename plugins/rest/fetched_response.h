@@ -1,0 +1,21 @@
+#pragma once
+
+// A 2xx response read whole (bounded by max_response_bytes) and how it becomes the call's item.
+
+#include <string>
+#include <vector>
+
+namespace crank::rest {
+
+struct FetchedResponse {
+    std::string prefix;  ///< "METHOD scheme://host:port/path: " of the request that answered
+    std::string type;    ///< the media type, lowercase, without parameters; "" when none was sent
+    std::string body;
+};
+
+/// The item a response becomes: an empty body is null; a JSON type (or none) is checked and
+/// passed as is; any other type in `accept` becomes a JSON string. Throws sdk::Error (protocol)
+/// for a type not in `accept` and for malformed JSON.
+std::string responseItem(const FetchedResponse& response, const std::vector<std::string>& accept);
+
+}  // namespace crank::rest
