@@ -688,5 +688,43 @@ TEST(ConfigErrorsTest, EveryErrorOfTheFileIsReportedAtOnce) {
             R"(auth.mode: "none" is only allowed while server.listen is a loopback address (it is 0.0.0.0:80); set auth.mode to "api_key" and define agents)"));
 }
 
+TEST(ConfigErrorsTest, OperationNamesAreUniquePerWorkspaceAndTheWorkspaceMustExist) {
+    const std::string ok = R"({"auth": {"workspaces": [{"id": "team"}]}, "operations": [)" +
+                           operation("a") + "," + operation("a", "{}", R"(, "workspace": "team")") +
+                           "]}";
+    EXPECT_TRUE(errorsOf(ok).empty());
+    EXPECT_THAT(errorsOf(withOperations({operation("a", "{}", R"(, "workspace": "nope")")})),
+                ElementsAre(R"(operations[0].workspace: no workspace "nope" is defined in )"
+                            R"(auth.workspaces)"));
+    const std::string twice = R"({"auth": {"workspaces": [{"id": "team"}]}, "operations": [)" +
+                              operation("a", "{}", R"(, "workspace": "team")") + "," +
+                              operation("a", "{}", R"(, "workspace": "team")") + "]}";
+    EXPECT_THAT(errorsOf(twice),
+                ElementsAre(R"(operations[1].name: operation "a" is already defined at )"
+                            R"(operations[0])"));
+}
+
+TEST(ConfigErrorsTest, JobsSectionAndNodeIdAreChecked) {
+    EXPECT_THAT(
+        errorsOf(R"({"server": {"node_id": "a b"},
+                     "jobs": {"workers": 0, "heartbeat_interval_ms": 5000, "lease_ms": 6000,
+                              "max_queued": -1, "poll_intervall_ms": 1}})"),
+        ElementsAre(
+            R"(server.node_id: a node id has 1 to 64 letters, digits, '_', '-' or '.', got "a b")",
+            R"(jobs.workers: expected an integer from 1 to 1024, got 0)",
+            R"(jobs.max_queued: expected an integer from 0 to 1000000, got -1)",
+            R"(jobs.lease_ms: must be at least twice heartbeat_interval_ms (5000), got 6000)",
+            R"(jobs.poll_intervall_ms: unknown key (did you mean "poll_interval_ms"?))"));
+}
+
+TEST(ConfigErrorsTest, ResultTtlIsForJobsOnly) {
+    EXPECT_THAT(errorsOf(withOperations({operation("a", R"({"result_ttl_ms": 1000})")})),
+                ElementsAre(R"(operations[0].execution.result_ttl_ms: is only used with mode )"
+                            R"("async_job", not "unary")"));
+    EXPECT_TRUE(errorsOf(withOperations(
+                             {operation("a", R"({"mode": "async_job", "result_ttl_ms": 1000})")}))
+                    .empty());
+}
+
 }  // namespace
 }  // namespace crank::config::test
