@@ -189,6 +189,22 @@ TEST_F(DemoUpstreamTest, TheDemoConfigPublishesEveryModeThroughTheRestPlugin) {
     const auto stopped = call("follow_logs_stop", R"({"session_id": ")" + id + "\"}");
     EXPECT_STREQ(stopped["status"].GetString(), "stopped");
 
+    // The report job: started at once, followed by status with growing progress, then the
+    // downloaded report as its result.
+    const auto job = call("report_start", R"({"rows": 200})");
+    ASSERT_TRUE(job.HasMember("job_id"));
+    const std::string jobId = job["job_id"].GetString();
+    std::string status;
+    for (int i = 0; i < 300 && status != "succeeded" && status != "failed"; ++i) {
+        const auto s = call("report_status", R"({"job_id": ")" + jobId + "\"}");
+        status = s["status"].GetString();
+        std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_EQ(status, "succeeded");
+    const auto report = call("report_result", R"({"job_id": ")" + jobId + "\"}");
+    ASSERT_TRUE(report["ready"].GetBool());
+    EXPECT_TRUE(report["result"].IsObject());
+
     crankd.signal(SIGTERM);
     EXPECT_EQ(crankd.waitForExit(20s), 0) << crankd.stderrText();
 }
