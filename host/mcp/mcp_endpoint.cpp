@@ -950,6 +950,10 @@ std::string McpEndpoint::Impl::createTask(const JsonRpcMessage& message,
 std::string McpEndpoint::Impl::tasksMethod(const JsonRpcMessage& message, const Who& who) {
     const RequestId& id = *message.id;
     if (message.method == "tasks/list") {
+        if (!authRequired) {
+            // Not offered without an auth context (see initialize).
+            return makeError(id, kMethodNotFound, "method not found: tasks/list");
+        }
         rapidjson::Document params;
         if (!parseObject(message.params_json, params)) {
             return makeError(id, kInvalidParams, "tasks/list: params must be an object");

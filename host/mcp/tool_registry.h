@@ -49,6 +49,9 @@ public:
     virtual void log(LogLevel level, std::string_view logger, std::string_view data_json) = 0;
     /// Who is calling (sessions and jobs belong to their agent).
     virtual Caller caller() const { return {}; }
+    /// True when cancelled() is only because crankd is stopping and means to follow the work
+    /// again after its restart (an async job with a cursor): the upstream work is not undone.
+    virtual bool stoppingForRestart() const { return false; }
 };
 
 /// A tool's answer: the MCP CallToolResult parts, as JSON text.

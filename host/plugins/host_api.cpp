@@ -116,6 +116,13 @@ int apiIsCancelled(const crank_call* call) noexcept {
     return PluginCall::fromHandle(call)->isCancelled() ? 1 : 0;
 }
 
+crank_cancel_reason apiCancelReason(const crank_call* call) noexcept {
+    if (call == nullptr) {
+        return CRANK_CANCEL_REQUESTED;
+    }
+    return PluginCall::fromHandle(call)->cancelReason();
+}
+
 void apiComplete(crank_call* call, crank_status status) noexcept {
     if (call != nullptr) {
         PluginCall::fromHandle(call)->complete(status);
@@ -156,6 +163,7 @@ constexpr crank_host_api kHostApi = {
     .complete = apiComplete,
     .set_cursor = apiSetCursor,
     .writer_append = apiWriterAppend,
+    .cancel_reason = apiCancelReason,
 };
 
 }  // namespace

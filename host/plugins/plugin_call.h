@@ -30,6 +30,11 @@ public:
                           std::string_view details_json) noexcept = 0;
     virtual void progress(double progress, double total, std::string_view message) noexcept;
     virtual bool isCancelled() const noexcept = 0;
+    /// Why isCancelled() is true (CRANK_CANCEL_NONE while it is false). The default says
+    /// "requested" for any cancel.
+    virtual crank_cancel_reason cancelReason() const noexcept {
+        return isCancelled() ? CRANK_CANCEL_REQUESTED : CRANK_CANCEL_NONE;
+    }
     virtual void complete(crank_status status) noexcept;
     virtual void setCursor(std::string_view cursor) noexcept;
     /// Names the call in log lines written through the host (the operation's name), or empty.

@@ -209,6 +209,10 @@ public:
 
     mcp::Caller caller() const override { return live_->caller; }
 
+    bool stoppingForRestart() const override {
+        return registry_.stop_flag_.load() && !live_->cancelled.load() && live_->cursor_set.load();
+    }
+
 private:
     JobRegistry& registry_;
     std::shared_ptr<Live> live_;
@@ -385,8 +389,7 @@ Result<JobRecord> JobRegistry::findJob(std::string_view id, const Operation* op,
 }
 
 std::string JobRegistry::statusJson(const JobRecord& job) const {
-    const bool ready = job.result_json.has_value() &&
-                       (job.status == JobStatus::succeeded || job.status == JobStatus::failed);
+    const bool ready = job.result_json.has_value() && job.status == JobStatus::succeeded;
     std::string out = R"({"job_id":)" + jsonString(job.id) + R"(,"status":)" +
                       jsonString(store::jobStatusName(job.status));
     out += R"(,"progress":)" + job.progress_json.value_or("null");
@@ -1055,12 +1058,19 @@ std::string JobRegistry::jobIdInputSchema() {
            R"("required":["job_id"],"additionalProperties":false})";
 }
 
-std::string JobRegistry::startOutputSchema() {
-    return R"({"type":"object","properties":{"job_id":{"type":"string"},)"
-           R"("status":{"type":"string"},"created_at":{"type":"string"},)"
-           R"("expires_at":{"type":"string"},"poll_interval_ms":{"type":"integer"},)"
-           R"("status_tool":{"type":"string"},"result_tool":{"type":"string"},)"
-           R"("cancel_tool":{"type":"string"}},"required":["job_id","status"]})";
+std::string JobRegistry::startOutputSchema(std::string_view operation_output_schema) {
+    // Called plainly, _start answers the job handle; called as an MCP task, the task's result is
+    // the operation's own output (tasks/result returns what the request would have returned).
+    const std::string handle =
+        R"({"type":"object","properties":{"job_id":{"type":"string"},)"
+        R"("status":{"type":"string"},"created_at":{"type":"string"},)"
+        R"("expires_at":{"type":"string"},"poll_interval_ms":{"type":"integer"},)"
+        R"("status_tool":{"type":"string"},"result_tool":{"type":"string"},)"
+        R"("cancel_tool":{"type":"string"}},"required":["job_id","status"]})";
+    return R"({"type":"object","anyOf":[)" + handle + "," +
+           (operation_output_schema.empty() ? std::string(R"({"type":"object"})")
+                                            : std::string(operation_output_schema)) +
+           "]}";
 }
 
 std::string JobRegistry::statusOutputSchema() {

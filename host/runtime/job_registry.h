@@ -110,7 +110,9 @@ public:
     /// Jobs queued or running on this node.
     std::size_t liveCount() const;
 
-    static std::string startOutputSchema();
+    /// `{name}_start`'s: the job handle, or (a task's result) the operation's own output
+    /// (`operation_output_schema`, empty: any object).
+    static std::string startOutputSchema(std::string_view operation_output_schema);
     static std::string jobIdInputSchema();
     static std::string statusOutputSchema();
     static std::string resultOutputSchema();

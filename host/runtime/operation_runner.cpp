@@ -623,7 +623,7 @@ void publishJob(const OperationPtr& op, OperationRunner& runner, mcp::FunctionTo
         "Called as an MCP task, the task's result is the job's result.",
         op->config.description, names[1], names[2], names[3]);
     start.input_schema_json = op->config.input_schema_json;
-    start.output_schema_json = JobRegistry::startOutputSchema();
+    start.output_schema_json = JobRegistry::startOutputSchema(op->output_schema_json);
     start.task_support = runner.tasks() != nullptr ? "optional" : "";
     tools.add(std::move(start),
               [op, &runner](std::string_view arguments_json,

@@ -77,6 +77,20 @@ bool UnaryCall::isCancelled() const noexcept {
     return closed_ || (tool_call_ != nullptr && tool_call_->cancelled());
 }
 
+crank_cancel_reason UnaryCall::cancelReason() const noexcept {
+    if (!isCancelled()) {
+        return CRANK_CANCEL_NONE;
+    }
+    if (std::chrono::steady_clock::now() >= deadline_) {
+        return CRANK_CANCEL_DEADLINE;
+    }
+    std::lock_guard lock(mutex_);
+    if (!closed_ && tool_call_ != nullptr && tool_call_->stoppingForRestart()) {
+        return CRANK_CANCEL_SHUTDOWN;
+    }
+    return CRANK_CANCEL_REQUESTED;
+}
+
 void UnaryCall::setCursor(std::string_view cursor) noexcept {
     try {
         {

@@ -36,6 +36,7 @@ public:
                   std::string_view details_json) noexcept override;
     void progress(double progress, double total, std::string_view message) noexcept override;
     bool isCancelled() const noexcept override;
+    crank_cancel_reason cancelReason() const noexcept override;
     void setCursor(std::string_view cursor) noexcept override;
     std::string_view logContext() const noexcept override { return operation_name_; }
     void scrubLogLine(std::string& line) const override { scrubber_.scrubInPlace(line); }

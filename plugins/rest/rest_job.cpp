@@ -318,9 +318,16 @@ private:
                                  cancelNote());
         }
         if (call_.isCancelled()) {
-            abandon();
+            // crankd stopping to resume the job later from the cursor: the upstream job goes on.
+            const bool restart = call_.cancelReason() == CRANK_CANCEL_SHUTDOWN;
+            if (!restart) {
+                abandon();
+            }
             throw sdk::Error(sdk::ErrorCode::timeout,
-                             prefix_ + "the call was cancelled while the job ran; " +
+                             prefix_ +
+                                 (restart ? "crankd is stopping; the job goes on upstream and is "
+                                            "followed again from its cursor; "
+                                          : "the call was cancelled while the job ran; ") +
                                  std::to_string(polls_) + " status polls made" + cancelNote());
         }
     }

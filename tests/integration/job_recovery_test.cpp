@@ -61,6 +61,16 @@ protected:
                                       "progress_path": "$.progress", "total_path": "$.total",
                                       "result_url_path": "$.result_url"}},
                    "execution": {"mode": "async_job", "upstream_timeout_ms": 120000}},
+                  {"name": "cjob", "description": "a REST job cancelled upstream on cancel",
+                   "protocol": "rest",
+                   "config": {"method": "POST",
+                              "url": "http://127.0.0.1:)" +
+                                 std::to_string(fixturePort_) + R"(/jobs",
+                              "body": {"duration_ms": 4000, "steps": 4, "result": {"n": 1}},
+                              "job": {"status_url_path": "$.status_url", "poll_interval_ms": 100,
+                                      "result_url_path": "$.result_url",
+                                      "cancel_method": "DELETE"}},
+                   "execution": {"mode": "async_job", "upstream_timeout_ms": 120000}},
                   {"name": "sjob", "description": "a synthetic job", "protocol": "synthetic",
                    "config": {"items": 1, "delay_ms": 600000},
                    "execution": {"mode": "async_job", "upstream_timeout_ms": 900000}}]})");
@@ -200,6 +210,69 @@ TEST_F(JobRecoveryTest, EveryJobIsAccountedForAfterAKillAndARestart) {
         EXPECT_STREQ(r["structuredContent"]["status"].GetString(),
                      job.operation_id == "rjob" ? "succeeded" : "interrupted");
     }
+}
+
+TEST_F(JobRecoveryTest, AGracefulRestartLeavesTheUpstreamJobRunningAndResumesIt) {
+    const std::uint16_t port = startCrankd();
+    ASSERT_NE(port, 0);
+    std::string kept;
+    std::string cancelled;
+    {
+        McpClient client(port);
+        ASSERT_TRUE(client.open());
+        const auto a = client.callTool("cjob_start", "{}");
+        const auto b = client.callTool("cjob_start", "{}");
+        ASSERT_TRUE(a.HasMember("structuredContent") && b.HasMember("structuredContent"));
+        kept = a["structuredContent"]["job_id"].GetString();
+        cancelled = b["structuredContent"]["job_id"].GetString();
+        // Both started upstream (their cursors are stored).
+        for (int i = 0; i < 100; ++i) {
+            int withCursor = 0;
+            for (const JobRecord& job : jobs()) {
+                withCursor += job.cursor ? 1 : 0;
+            }
+            if (withCursor == 2) {
+                break;
+            }
+            std::this_thread::sleep_for(50ms);
+        }
+        // An explicit cancel undoes the upstream job: its cancel request goes out.
+        const auto r = client.callTool("cjob_cancel", R"({"job_id": ")" + cancelled + "\"}");
+        ASSERT_TRUE(r.HasMember("structuredContent"));
+        EXPECT_TRUE(r["structuredContent"]["cancelled"].GetBool());
+    }
+    for (int i = 0; i < 100 && fixtureStat("cancelled") < 1; ++i) {
+        std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_EQ(fixtureStat("cancelled"), 1);
+
+    // SIGTERM: crankd stops, but the other job goes on upstream (no second cancel request) and
+    // stays running in the store with its cursor.
+    crankd_->signal(SIGTERM);
+    ASSERT_EQ(crankd_->waitForExit(20s), 0) << crankd_->stderrText();
+    crankd_.reset();
+    EXPECT_EQ(fixtureStat("cancelled"), 1);
+    for (const JobRecord& job : jobs()) {
+        if (job.id == kept) {
+            EXPECT_EQ(job.status, JobStatus::running);
+            EXPECT_TRUE(job.cursor.has_value());
+        }
+    }
+
+    const std::uint16_t again = startCrankd();
+    ASSERT_NE(again, 0);
+    McpClient client(again);
+    ASSERT_TRUE(client.open());
+    std::string status;
+    for (int i = 0; i < 300 && status != "succeeded" && status != "failed"; ++i) {
+        const auto r = client.callTool("cjob_status", R"({"job_id": ")" + kept + "\"}");
+        ASSERT_TRUE(r.HasMember("structuredContent"));
+        status = r["structuredContent"]["status"].GetString();
+        std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_EQ(status, "succeeded");
+    EXPECT_EQ(fixtureStat("started"), 2);
+    EXPECT_EQ(fixtureStat("cancelled"), 1);
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ extern "C" {
 /* NOLINTBEGIN(readability-identifier-naming,modernize-use-using,cppcoreguidelines-macro-usage) */
 
 #define CRANK_ABI_MAJOR 1
-#define CRANK_ABI_MINOR 0
+#define CRANK_ABI_MINOR 1
 
 /* The one symbol every plugin exports (see crank_plugin_entry_fn). */
 #define CRANK_PLUGIN_ENTRY_SYMBOL "crank_plugin_entry"
@@ -86,6 +86,16 @@ typedef enum crank_log_level {
     CRANK_LOG_WARN = 3,
     CRANK_LOG_ERROR = 4,
 } crank_log_level;
+
+/* Why the host wants a call to stop (cancel_reason(), ABI 1.1). */
+typedef enum crank_cancel_reason {
+    CRANK_CANCEL_NONE = 0,      /* not cancelled */
+    CRANK_CANCEL_REQUESTED = 1, /* the client or an operator cancelled it, or a limit ended it */
+    CRANK_CANCEL_DEADLINE = 2,  /* its time bound passed */
+    /* The host is stopping and means to follow the work again later from the call's cursor:
+     * do not undo upstream work (no unsubscribe, no job cancel request). */
+    CRANK_CANCEL_SHUTDOWN = 3,
+} crank_cancel_reason;
 
 /* The host's answer to emit() and emit_batch(). */
 typedef enum crank_emit_result {
@@ -182,6 +192,11 @@ typedef struct crank_host_api {
     /* Appends UTF-8 text to a host-owned writer. Returns CRANK_ERROR when the writer's bound is
      * reached; the writer then refuses everything after. */
     crank_status (*writer_append)(crank_writer* writer, crank_str text);
+
+    /* ABI 1.1. Why is_cancelled() is non-zero (CRANK_CANCEL_NONE while it is zero). A plugin
+     * undoes upstream work (an unsubscribe, a job's cancel request) only for
+     * CRANK_CANCEL_REQUESTED and CRANK_CANCEL_DEADLINE. */
+    crank_cancel_reason (*cancel_reason)(const crank_call* call);
 } crank_host_api;
 
 /* ---------------------------------------------------------------------------------------------

@@ -56,8 +56,8 @@ TEST(PluginLoader, NewerMinorIsRejected) {
     EXPECT_EQ(info.status, PluginStatus::rejected);
     EXPECT_EQ(info.name, "newer_minor");
     EXPECT_EQ(info.reason,
-              "built for ABI 1.1, newer than this crankd's 1.0: upgrade crankd or rebuild the "
-              "plugin against ABI 1.0");
+              "built for ABI 1.2, newer than this crankd's 1.1: upgrade crankd or rebuild the "
+              "plugin against ABI 1.1");
     EXPECT_FALSE(registry.allLoaded());
 }
 
@@ -210,7 +210,7 @@ TEST(PluginLoader, GoodPluginLoads) {
     EXPECT_EQ(info.version, "1.2.0");
     EXPECT_EQ(info.description, "a well-behaved fixture plugin");
     EXPECT_EQ(info.abi_major, 1U);
-    EXPECT_EQ(info.abi_minor, 0U);
+    EXPECT_EQ(info.abi_minor, static_cast<std::uint32_t>(CRANK_ABI_MINOR));
     EXPECT_EQ(info.path, CRANK_GOOD_PLUGIN_PATH);
     EXPECT_TRUE(info.reason.empty());
     EXPECT_EQ(info.adapters, std::vector<std::string>{"echo"});

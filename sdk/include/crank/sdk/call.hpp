@@ -68,6 +68,11 @@ public:
     /// True once the host wants the call to stop. Check it between steps of long work.
     bool isCancelled() const noexcept { return api_->is_cancelled(call_) != 0; }
 
+    /// Why the host wants the call to stop (CRANK_CANCEL_NONE while it does not). Undo upstream
+    /// work (an unsubscribe, a job's cancel request) only when this is not
+    /// CRANK_CANCEL_SHUTDOWN: then the host means to follow the work again from the cursor.
+    crank_cancel_reason cancelReason() const noexcept { return api_->cancel_reason(call_); }
+
     /// Ends a stream: exactly once per stream, never for a unary call. ThreadedStream does it
     /// for you.
     void complete(Status status) noexcept { api_->complete(call_, toC(status)); }

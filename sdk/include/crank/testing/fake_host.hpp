@@ -98,6 +98,8 @@ struct UnaryOptions {
     std::chrono::milliseconds timeout{10000};
     /// Flags the call cancelled after this long (to test is_cancelled handling).
     std::optional<std::chrono::milliseconds> cancel_after;
+    /// What cancel_reason() says after cancel_after.
+    crank_cancel_reason cancel_reason = CRANK_CANCEL_REQUESTED;
     std::chrono::milliseconds grace{2000};
 };
 
@@ -181,6 +183,7 @@ struct CallState {
     CallResult result;
     std::vector<Diagnostic> diagnostics;
     std::atomic<bool> cancelled{false};
+    std::atomic<int> cancel_reason{CRANK_CANCEL_NONE};
     std::atomic<int> emitting{0};
     // stream flow control
     std::size_t capacity = 0;
@@ -498,6 +501,16 @@ inline int isCancelled(const crank_call* call) {
     return CallState::from(call)->cancelled.load() ? 1 : 0;
 }
 
+inline crank_cancel_reason cancelReason(const crank_call* call) {
+    const CallState* s = CallState::from(call);
+    if (!s->cancelled.load()) {
+        return CRANK_CANCEL_NONE;
+    }
+    const int reason = s->cancel_reason.load();
+    return reason == CRANK_CANCEL_NONE ? CRANK_CANCEL_REQUESTED
+                                       : static_cast<crank_cancel_reason>(reason);
+}
+
 inline void complete(crank_call* call, crank_status status) {
     CallState* s = CallState::from(call);
     std::lock_guard<std::mutex> lock(s->mutex);
@@ -709,6 +722,7 @@ public:
         api.complete = &detail::complete;
         api.set_cursor = &detail::setCursor;
         api.writer_append = &detail::writerAppend;
+        api.cancel_reason = &detail::cancelReason;
         load(entry);
     }
 
@@ -862,12 +876,14 @@ public:
         if (options.cancel_after && *options.cancel_after < options.timeout) {
             if (!call->cv.wait_until(lock, start + *options.cancel_after,
                                      [&] { return call->returned; })) {
+                call->cancel_reason = options.cancel_reason;
                 call->cancelled = true;
             }
         }
         bool returned =
             call->cv.wait_until(lock, start + options.timeout, [&] { return call->returned; });
         if (!returned) {
+            call->cancel_reason = CRANK_CANCEL_DEADLINE;
             call->cancelled = true;
             returned = call->cv.wait_for(lock, options.grace, [&] { return call->returned; });
         }
