@@ -43,7 +43,7 @@ OperationPtr jobOperation(std::int64_t result_ttl_ms = 3'600'000) {
 /// Input `{"sleep_ms": N, "cursor": "c"}`: sets the cursor at once, then waits N ms (or until
 /// cancelled) and answers `{"cursor_given": request.cursor}`. A resumed run (given a cursor)
 /// follows a job that has been running all along: it answers at once.
-JobRegistry::RunFunction runFunction(std::shared_ptr<Runs> runs) {
+JobRegistry::RunFunction runFunction(const std::shared_ptr<Runs>& runs) {
     return [runs](const Operation&, PreparedRequest& request, mcp::ToolCall& call) {
         rapidjson::Document input;
         input.Parse(request.input_json.c_str());
