@@ -222,6 +222,34 @@ describe('job tools through the TypeScript SDK client', { timeout: 120_000 }, ()
         assertItems(result.result, 4);
     });
 
+    it('a REST job against the REST fixture: progress grows, the result is fetched', async () => {
+        const started = await call(client, 'r_job_start', { duration_ms: 800, tag: 'e2e' });
+        const seen = [];
+        let status;
+        const deadline = Date.now() + 20_000;
+        while (Date.now() < deadline) {
+            status = await call(client, 'r_job_status', { job_id: started.job_id });
+            if (status.progress) seen.push(status.progress.progress);
+            if (TERMINAL_JOB.has(status.status)) break;
+            await sleep(50);
+        }
+        assert.equal(status.status, 'succeeded', JSON.stringify(status));
+        for (let i = 1; i < seen.length; i++) assert.ok(seen[i] >= seen[i - 1], `progress ${seen}`);
+        const result = await call(client, 'r_job_result', { job_id: started.job_id });
+        assert.equal(result.ready, true);
+        assert.deepEqual(result.result.result, { tag: 'e2e' }, JSON.stringify(result));
+    });
+
+    it('a REST job as an MCP task: tasks/result is the fetched result', async () => {
+        const created = await client.request(
+            { method: 'tools/call', params: { name: 'r_job_start', arguments: { duration_ms: 400, tag: 't' }, task: {} } },
+            CreateTaskResultSchema, { timeout: REQUEST_TIMEOUT });
+        const result = await client.experimental.tasks.getTaskResult(
+            created.task.taskId, CallToolResultSchema, { timeout: REQUEST_TIMEOUT });
+        assert.equal(result.isError ?? false, false, JSON.stringify(result));
+        assert.deepEqual(result.structuredContent.result, { tag: 't' });
+    });
+
     it('bad input and unknown jobs are tool errors that say so', async () => {
         assert.match(await failure(client, `${OP}_start`, { items: 'many' }), /input\.items/);
         for (const suffix of ['status', 'result', 'cancel']) {

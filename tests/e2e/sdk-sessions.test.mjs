@@ -95,6 +95,23 @@ describe('session tools through the TypeScript SDK client', { timeout: 90_000 },
         assert.equal(gone.status, 'expired');
     });
 
+    it('a REST session reads the REST fixture\'s SSE stream in the background, in order', async () => {
+        const started = await call(client, 'r_sse_start', { count: 30, rate: 200 });
+        assert.equal(started.status, 'active');
+        const seen = [];
+        let cursor = '0';
+        let status = 'active';
+        for (let i = 0; i < 300 && (seen.length < 30 || status === 'active'); i++) {
+            const page = await call(client, 'r_sse_poll', { session_id: started.session_id, cursor, max_items: 8 });
+            seen.push(...page.items.map((item) => item.seq));
+            cursor = page.cursor;
+            status = page.status;
+            if (page.items.length === 0) await sleep(20);
+        }
+        assert.deepEqual(seen, Array.from({ length: 30 }, (_, i) => i + 1));
+        assert.equal(status, 'completed', 'the upstream ended its stream');
+    });
+
     it('an unknown session is a tool error that says so', async () => {
         const result = await client.callTool(
             { name: 's_pause_poll', arguments: { session_id: 'ses_nope' } }, undefined, { timeout: REQUEST_TIMEOUT });

@@ -4,7 +4,10 @@
 # directory, exports CRANK_MCP_URL=http://127.0.0.1:PORT/mcp and CRANKD_PID, runs COMMAND, then
 # stops crankd by pid (SIGTERM, then SIGKILL) and exits with COMMAND's status. crankd's log is
 # printed when COMMAND fails. CRANK_EXTRA_CONFIG, when set, is added to the config's top-level
-# object (e.g. '"server": {"threads": 64}').
+# object (e.g. '"server": {"threads": 64}'). With CRANK_REST_FIXTURE set to the crank-rest-fixture
+# binary, that upstream is started first on a free loopback port (and stopped by pid at the end);
+# every @REST_FIXTURE@ in CRANK_EXTRA_CONFIG becomes its 127.0.0.1:PORT, also exported as
+# CRANK_REST_FIXTURE_ADDRESS.
 set -euo pipefail
 
 crankd=$1
@@ -13,7 +16,12 @@ shift
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/crank-e2e.XXXXXX")"
 pid=""
+fixture_pid=""
 cleanup() {
+    if [[ -n "$fixture_pid" ]] && kill -0 "$fixture_pid" 2>/dev/null; then
+        kill -TERM "$fixture_pid" 2>/dev/null || true
+        wait "$fixture_pid" 2>/dev/null || true
+    fi
     if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
         kill -TERM "$pid" 2>/dev/null || true
         for _ in $(seq 1 100); do
@@ -27,8 +35,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
-printf '{"store": {"path": "%s/crank.db"}%s}\n' "$work" "${CRANK_EXTRA_CONFIG:+, $CRANK_EXTRA_CONFIG}" \
-    > "$work/crank.json"
+extra="${CRANK_EXTRA_CONFIG:-}"
+if [[ -n "${CRANK_REST_FIXTURE:-}" ]]; then
+    "$CRANK_REST_FIXTURE" --listen 127.0.0.1:0 2> "$work/fixture.log" &
+    fixture_pid=$!
+    fixture=""
+    for _ in $(seq 1 200); do
+        fixture="$(sed -n 's|.*listening on http://\(127\.0\.0\.1:[0-9]*\).*|\1|p' "$work/fixture.log")"
+        [[ -n "$fixture" ]] && break
+        kill -0 "$fixture_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z "$fixture" ]]; then
+        echo "with-crankd: $CRANK_REST_FIXTURE did not start listening:" >&2
+        cat "$work/fixture.log" >&2
+        exit 1
+    fi
+    extra="${extra//@REST_FIXTURE@/$fixture}"
+    export CRANK_REST_FIXTURE_ADDRESS="$fixture"
+fi
+printf '{"store": {"path": "%s/crank.db"}%s}\n' "$work" "${extra:+, $extra}" > "$work/crank.json"
 "$crankd" --config "$work/crank.json" --listen 127.0.0.1:0 2> "$work/crankd.log" &
 pid=$!
 
