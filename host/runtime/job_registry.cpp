@@ -404,8 +404,9 @@ std::string JobRegistry::statusJson(const JobRecord& job) const {
     return out;
 }
 
-Result<std::string> JobRegistry::status(const Operation& op, std::string_view arguments_json,
-                                        const mcp::Caller& caller) {
+Result<std::string> JobRegistry::withJob(const Operation& op, std::string_view arguments_json,
+                                         const mcp::Caller& caller, std::string_view verb,
+                                         const JobAction& action) {
     auto id = jobIdOf(arguments_json);
     Result<std::string> out = Error{ErrorCode::internal, ""};
     std::string status;
@@ -414,49 +415,51 @@ Result<std::string> JobRegistry::status(const Operation& op, std::string_view ar
     } else if (auto job = findJob(*id, &op, caller); !job) {
         out = job.error();
     } else {
-        status = store::jobStatusName(job->status);
-        out = statusJson(*job);
+        out = action(*job, status);
     }
-    audit(caller, op.config.name, "status", out, id ? std::string_view(*id) : "", status);
+    audit(caller, op.config.name, verb, out, id ? std::string_view(*id) : "", status);
     return out;
+}
+
+Result<std::string> JobRegistry::status(const Operation& op, std::string_view arguments_json,
+                                        const mcp::Caller& caller) {
+    return withJob(op, arguments_json, caller, "status",
+                   [this](const JobRecord& job, std::string& status) -> Result<std::string> {
+                       status = store::jobStatusName(job.status);
+                       return statusJson(job);
+                   });
 }
 
 Result<std::string> JobRegistry::result(const Operation& op, std::string_view arguments_json,
                                         const mcp::Caller& caller, bool& failed) {
     failed = false;
-    auto id = jobIdOf(arguments_json);
-    Result<std::string> out = Error{ErrorCode::internal, ""};
-    std::string status;
-    if (!id) {
-        out = id.error();
-    } else if (auto job = findJob(*id, &op, caller); !job) {
-        out = job.error();
-    } else {
-        status = store::jobStatusName(job->status);
-        std::string json =
-            R"({"job_id":)" + jsonString(job->id) + R"(,"status":)" + jsonString(status);
-        const std::optional<mcp::ToolResult> stored =
-            job->result_json ? parseCallToolResult(*job->result_json) : std::nullopt;
-        if (!store::isTerminal(job->status)) {
-            json += R"(,"ready":false,"message":"the job has not finished yet; ask again later")";
-            json += R"(,"progress":)" + job->progress_json.value_or("null");
-        } else if (stored && !stored->is_error) {
-            json += R"(,"ready":true,"result":)" +
+    return withJob(
+        op, arguments_json, caller, "result",
+        [&failed](const JobRecord& job, std::string& status) -> Result<std::string> {
+            status = store::jobStatusName(job.status);
+            std::string json =
+                R"({"job_id":)" + jsonString(job.id) + R"(,"status":)" + jsonString(status);
+            const std::optional<mcp::ToolResult> stored =
+                job.result_json ? parseCallToolResult(*job.result_json) : std::nullopt;
+            if (!store::isTerminal(job.status)) {
+                json +=
+                    R"(,"ready":false,"message":"the job has not finished yet; ask again later")";
+                json += R"(,"progress":)" + job.progress_json.value_or("null");
+            } else if (stored && !stored->is_error) {
+                json +=
+                    R"(,"ready":true,"result":)" +
                     (stored->structured_json.empty() ? jsonString(firstText(stored->content_json))
                                                      : stored->structured_json);
-        } else {
-            failed = true;
-            std::string why = errorMessage(job->error_json);
-            if (why.empty() && stored) {
-                why = firstText(stored->content_json);
+            } else {
+                failed = true;
+                std::string why = errorMessage(job.error_json);
+                if (why.empty() && stored) {
+                    why = firstText(stored->content_json);
+                }
+                json += R"(,"ready":false,"error":)" + jsonString(why.empty() ? status : why);
             }
-            json += R"(,"ready":false,"error":)" + jsonString(why.empty() ? status : why);
-        }
-        json += R"(,"finished_at":)" + optionalTime(job->finished_at) + "}";
-        out = std::move(json);
-    }
-    audit(caller, op.config.name, "result", out, id ? std::string_view(*id) : "", status);
-    return out;
+            return json + R"(,"finished_at":)" + optionalTime(job.finished_at) + "}";
+        });
 }
 
 Result<JobRecord> JobRegistry::cancelRecord(const JobRecord& job) {
@@ -500,26 +503,23 @@ Result<JobRecord> JobRegistry::cancelRecord(const JobRecord& job) {
 
 Result<std::string> JobRegistry::cancelJob(const Operation& op, std::string_view arguments_json,
                                            const mcp::Caller& caller) {
-    auto id = jobIdOf(arguments_json);
-    Result<std::string> out = Error{ErrorCode::internal, ""};
-    std::string status;
-    if (!id) {
-        out = id.error();
-    } else if (auto job = findJob(*id, &op, caller); !job) {
-        out = job.error();
-    } else if (auto after = cancelRecord(*job); !after) {
-        out = Error{ErrorCode::unavailable, "cannot cancel the job: " + after.error().message};
-    } else {
-        status = store::jobStatusName(after->status);
-        const bool cancelled = after->status == JobStatus::cancelled;
-        out = R"({"job_id":)" + jsonString(after->id) + R"(,"status":)" + jsonString(status) +
-              std::string(R"(,"cancelled":)") + (cancelled ? "true" : "false") + R"(,"message":)" +
-              jsonString(cancelled ? "the job is cancelled"
-                                   : "the job had already finished; nothing to cancel") +
-              "}";
-    }
-    audit(caller, op.config.name, "cancel", out, id ? std::string_view(*id) : "", status);
-    return out;
+    return withJob(op, arguments_json, caller, "cancel",
+                   [this](const JobRecord& job, std::string& status) -> Result<std::string> {
+                       auto after = cancelRecord(job);
+                       if (!after) {
+                           return Error{ErrorCode::unavailable,
+                                        "cannot cancel the job: " + after.error().message};
+                       }
+                       status = store::jobStatusName(after->status);
+                       const bool cancelled = after->status == JobStatus::cancelled;
+                       return R"({"job_id":)" + jsonString(after->id) + R"(,"status":)" +
+                              jsonString(status) + std::string(R"(,"cancelled":)") +
+                              (cancelled ? "true" : "false") + R"(,"message":)" +
+                              jsonString(cancelled
+                                             ? "the job is cancelled"
+                                             : "the job had already finished; nothing to cancel") +
+                              "}";
+                   });
 }
 
 // ----- Tasks ----------------------------------------------------------------------------------

@@ -126,6 +126,13 @@ private:
     Result<store::JobRecord> submit(const OperationPtr& op, std::string_view arguments_json,
                                     const mcp::Caller& caller, std::int64_t ttl_ms,
                                     std::string& refusal_text);
+    /// Reads `{job_id}`, finds the caller's job of `op`, runs `action` on it (which sets the
+    /// status to audit) and audits `job.<verb>` with the outcome.
+    using JobAction =
+        std::function<Result<std::string>(const store::JobRecord& job, std::string& status)>;
+    Result<std::string> withJob(const Operation& op, std::string_view arguments_json,
+                                const mcp::Caller& caller, std::string_view verb,
+                                const JobAction& action);
     /// The job `id` of `caller` (any of its operations when `op` is null).
     Result<store::JobRecord> findJob(std::string_view id, const Operation* op,
                                      const mcp::Caller& caller) const;

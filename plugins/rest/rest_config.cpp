@@ -8,6 +8,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "json_util.h"
 #include "text_util.h"
 
 namespace crank::rest {
@@ -38,10 +39,6 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-std::string str(const Json& v) {
-    return {v.GetString(), v.GetStringLength()};
-}
-
 bool isToken(std::string_view s) {
     if (s.empty()) {
         return false;
@@ -58,27 +55,6 @@ bool hasControl(std::string_view s) {
         const auto u = static_cast<unsigned char>(c);
         return (u < 0x20 && c != '\t') || u == 0x7f;
     });
-}
-
-std::string compact(const Json& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    v.Accept(writer);
-    return {buffer.GetString(), buffer.GetSize()};
-}
-
-/// A scalar as the text sent in a query or header; nullopt for null.
-std::optional<std::string> scalarText(const Json& v) {
-    if (v.IsString()) {
-        return str(v);
-    }
-    if (v.IsBool()) {
-        return std::string(v.GetBool() ? "true" : "false");
-    }
-    if (v.IsNumber()) {
-        return compact(v);
-    }
-    return std::nullopt;
 }
 
 class Parser {
@@ -150,7 +126,7 @@ public:
         } else if (!url->value.IsString()) {
             problem("url", "expected a string");
         } else {
-            c.url_text = str(url->value);
+            c.url_text = jsonStr(url->value);
             const bool templated = c.url_text.find("{{") != std::string::npos;
             if (rendered_ || !templated) {
                 std::string error;
@@ -169,7 +145,7 @@ public:
         // method
         const auto method = root.FindMember("method");
         if (method != root.MemberEnd()) {
-            const std::string m = method->value.IsString() ? str(method->value) : std::string();
+            const std::string m = method->value.IsString() ? jsonStr(method->value) : std::string();
             if (std::find(kMethods.begin(), kMethods.end(), m) == kMethods.end()) {
                 problem(
                     "method",
@@ -181,7 +157,7 @@ public:
         // query
         if (const Json* q = object(root, "query", "query")) {
             for (const auto& m : q->GetObject()) {
-                const std::string name = str(m.name);
+                const std::string name = jsonStr(m.name);
                 const std::string path = "query." + name;
                 if (name.empty()) {
                     problem(path, "a query parameter needs a name");
@@ -210,7 +186,7 @@ public:
         // headers
         if (const Json* h = object(root, "headers", "headers")) {
             for (const auto& m : h->GetObject()) {
-                const std::string name = str(m.name);
+                const std::string name = jsonStr(m.name);
                 const std::string path = "headers." + name;
                 const std::string lowerName = lower(name);
                 if (!isToken(name)) {
@@ -246,7 +222,7 @@ public:
             if (c.method == "GET" || c.method == "HEAD" || c.method == "OPTIONS") {
                 problem("body", "a " + c.method + " request cannot have a body");
             } else {
-                c.body = compact(body->value);
+                c.body = compactJson(body->value);
             }
         }
         // timeouts
@@ -270,7 +246,7 @@ public:
             const auto ca = t->FindMember("ca_file");
             if (ca != t->MemberEnd()) {
                 if (ca->value.IsString() && ca->value.GetStringLength() > 0) {
-                    c.tls.ca_file = str(ca->value);
+                    c.tls.ca_file = jsonStr(ca->value);
                 } else {
                     problem("tls.ca_file", "expected the path of a PEM file");
                 }
@@ -287,7 +263,7 @@ public:
             } else {
                 c.accept.clear();
                 for (const auto& e : accept->value.GetArray()) {
-                    const std::string range = e.IsString() ? lower(str(e)) : std::string();
+                    const std::string range = e.IsString() ? lower(jsonStr(e)) : std::string();
                     const std::size_t slash = range.find('/');
                     if (slash == std::string::npos || slash == 0 || slash + 1 == range.size()) {
                         problem("accept",
@@ -319,7 +295,7 @@ public:
         const auto cursor = root.FindMember("cursor_param");
         if (cursor != root.MemberEnd()) {
             if (cursor->value.IsString() && cursor->value.GetStringLength() > 0) {
-                c.cursor_param = str(cursor->value);
+                c.cursor_param = jsonStr(cursor->value);
             } else {
                 problem("cursor_param", "expected the name of a query parameter");
             }
@@ -350,13 +326,13 @@ public:
                             problem("sse.events", "expected an array of event types (strings)");
                             break;
                         }
-                        c.sse.events.push_back(str(e));
+                        c.sse.events.push_back(jsonStr(e));
                     }
                 }
             }
             const auto data = s->FindMember("data");
             if (data != s->MemberEnd()) {
-                const std::string d = data->value.IsString() ? str(data->value) : std::string();
+                const std::string d = data->value.IsString() ? jsonStr(data->value) : std::string();
                 if (d != "json" && d != "text") {
                     problem("sse.data", R"(expected "json" or "text")");
                 } else {
@@ -399,7 +375,7 @@ private:
             problem(path, "expected a path string such as \"$.status\"");
             return;
         }
-        const std::string text = str(it->value);
+        const std::string text = jsonStr(it->value);
         sdk::PathError error;
         std::optional<sdk::Path> parsed = sdk::parsePath(text, &error);
         if (!parsed) {
@@ -427,7 +403,7 @@ private:
             problem(path, "expected an absolute or relative URL (\"{id}\" for the job id)");
             return;
         }
-        out = str(it->value);
+        out = jsonStr(it->value);
         if (out.size() > kMaxJobUrl) {
             problem(path, "longer than " + std::to_string(kMaxJobUrl) + " bytes");
             return;
@@ -460,7 +436,7 @@ private:
                 problem(path, "expected a non-empty array of state values (strings)");
                 return;
             }
-            out.push_back(str(e));
+            out.push_back(jsonStr(e));
         }
     }
 
@@ -527,7 +503,7 @@ private:
         const auto cancelMethod = j.FindMember("cancel_method");
         if (cancelMethod != j.MemberEnd()) {
             const std::string m =
-                cancelMethod->value.IsString() ? str(cancelMethod->value) : std::string();
+                cancelMethod->value.IsString() ? jsonStr(cancelMethod->value) : std::string();
             if (std::find(kCancelMethods.begin(), kCancelMethods.end(), m) ==
                 kCancelMethods.end()) {
                 problem("job.cancel_method",

@@ -9,6 +9,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "json_util.h"
 #include "text_util.h"
 #include <crank/sdk.hpp>
 
@@ -19,10 +20,6 @@ using Json = rapidjson::Value;
 
 constexpr std::size_t kValueExcerpt = 512;   // bytes of an upstream value shown in a message
 constexpr std::size_t kMessageBytes = 1024;  // bytes of job.message_path passed as progress
-
-std::string str(const Json& v) {
-    return {v.GetString(), v.GetStringLength()};
-}
 
 /// The value `path` names in `root`, or null.
 const Json* find(const Json& root, const sdk::Path& path) {
@@ -45,28 +42,6 @@ const Json* find(const Json& root, const sdk::Path& path) {
         }
     }
     return v;
-}
-
-/// `v` as compact JSON; the caller has bounded the document's depth.
-std::string compact(const Json& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    v.Accept(writer);
-    return {buffer.GetString(), buffer.GetSize()};
-}
-
-/// A scalar's text (string, number, boolean); nullopt for anything else.
-std::optional<std::string> scalarText(const Json& v) {
-    if (v.IsString()) {
-        return str(v);
-    }
-    if (v.IsBool()) {
-        return std::string(v.GetBool() ? "true" : "false");
-    }
-    if (v.IsNumber()) {
-        return compact(v);
-    }
-    return std::nullopt;
 }
 
 /// "job.state_path $.status: " for messages.
@@ -99,7 +74,7 @@ public:
                      std::size_t max_bytes) const {
         const Json* v = at(path);
         if (v != nullptr && numbers && (v->IsInt64() || v->IsUint64())) {
-            return compact(*v);
+            return compactJson(*v);
         }
         if (v != nullptr && v->IsString() && v->GetStringLength() > 0) {
             if (v->GetStringLength() > max_bytes) {
@@ -107,7 +82,7 @@ public:
                     member, path,
                     "the value there is longer than " + std::to_string(max_bytes) + " bytes");
             }
-            return str(*v);
+            return jsonStr(*v);
         }
         if (v == nullptr && !required) {
             return {};
@@ -122,12 +97,12 @@ public:
     /// A value for a message: strings as they are, other values as bounded JSON.
     std::string shown(const Json& v) const {
         if (v.IsString()) {
-            return excerpt(validUtf8(str(v)), kValueExcerpt);
+            return excerpt(validUtf8(jsonStr(v)), kValueExcerpt);
         }
         if (depth_ > JobLimits::max_write_depth) {
             return "(a value nested too deep to show)";
         }
-        return excerpt(compact(v), kValueExcerpt);
+        return excerpt(compactJson(v), kValueExcerpt);
     }
 
     /// The value at `path` as compact JSON (result_path).
@@ -141,7 +116,7 @@ public:
                              prefix_ + what_ + " is nested deeper than " +
                                  std::to_string(JobLimits::max_write_depth) + " levels");
         }
-        return compact(*v);
+        return compactJson(*v);
     }
 
     sdk::Error fail(const char* member, const JobPath& path, const std::string& why) const {
@@ -391,7 +366,7 @@ private:
         std::string message;
         if (job_.message_path.set()) {
             if (const Json* m = doc.at(job_.message_path); m != nullptr && m->IsString()) {
-                message = excerpt(validUtf8(str(*m)), kMessageBytes);
+                message = excerpt(validUtf8(jsonStr(*m)), kMessageBytes);
             }
         }
         double progress = 0;
@@ -537,7 +512,7 @@ std::optional<JobCursor> parseJobCursor(std::string_view text, std::string& erro
             return std::nullopt;
         }
         std::string why;
-        std::optional<Url> parsed = parseUrl(str(it->value), why);
+        std::optional<Url> parsed = parseUrl(jsonStr(it->value), why);
         if (!parsed) {
             error = std::string("its \"") + key + "\" is not a usable URL: " + why;
         }
@@ -563,7 +538,7 @@ std::optional<JobCursor> parseJobCursor(std::string_view text, std::string& erro
                     std::to_string(JobLimits::max_id_bytes) + " bytes";
             return std::nullopt;
         }
-        cursor.id = str(id->value);
+        cursor.id = jsonStr(id->value);
     }
     return cursor;
 }

@@ -414,6 +414,40 @@ TEST_F(JobTest, TasksCancelMovesALiveTaskToCancelledBeforeAnswering) {
     EXPECT_EQ(refused["error"]["code"].GetInt(), -32601) << text(refused);
 }
 
+TEST_F(JobTest, HostileTaskParamsGetNamedErrors) {
+    const auto rpc = [&](const std::string& method, const std::string& params) {
+        return message(alice_->post(R"({"jsonrpc":"2.0","id":9,"method":")" + method +
+                                    R"(","params":)" + params + "}"));
+    };
+    const auto expectError = [](const rapidjson::Document& doc, int code, const char* needle) {
+        ASSERT_TRUE(doc.HasMember("error")) << text(doc);
+        EXPECT_EQ(doc["error"]["code"].GetInt(), code) << text(doc);
+        EXPECT_NE(std::string(doc["error"]["message"].GetString()).find(needle), std::string::npos)
+            << text(doc);
+    };
+    expectError(rpc("tools/call", R"({"name":"report_start","arguments":{},"task":"now"})"), -32602,
+                "params.task must be an object");
+    expectError(rpc("tools/call", R"({"name":"report_start","arguments":{},"task":{"ttl":-5}})"),
+                -32602, "params.task.ttl");
+    expectError(rpc("tools/call", R"({"name":"report_start","arguments":{"items":"x"},"task":{}})"),
+                -32602, "input.items");
+    expectError(rpc("tools/call", R"({"name":"nope_start","arguments":{},"task":{}})"), -32602,
+                "unknown tool");
+    expectError(rpc("tasks/get", R"({})"), -32602, "params.taskId is required");
+    expectError(rpc("tasks/get", R"({"taskId":42})"), -32602, "params.taskId is required");
+    expectError(rpc("tasks/get", R"({"taskId":")" + std::string(100'000, 'j') + R"("})"), -32602,
+                "Task not found");
+    expectError(rpc("tasks/cancel", R"({"taskId":"job_\u0000"})"), -32602, "Task not found");
+    expectError(rpc("tasks/list", R"({"cursor":"zz"})"), -32602, "invalid cursor");
+    expectError(rpc("tasks/list", R"({"cursor":"offffffffffffffffffffff"})"), -32602,
+                "invalid cursor");
+    // A job id that is not a string is refused by the tool with the reason.
+    EXPECT_NE(failure(*alice_, "report_status", R"({"job_id": 7})").find("job_id is required"),
+              std::string::npos);
+    // crankd is still serving.
+    EXPECT_FALSE(start(*alice_, "report", R"({"items": 1})").empty());
+}
+
 TEST_F(JobTest, EveryCallIsAudited) {
     const std::string id = start(*alice_, "report", R"({"items": 1})");
     waitTerminal(*alice_, "report", id);
