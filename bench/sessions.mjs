@@ -45,7 +45,14 @@ const before = rssKiB();
 const threadsBefore = threads();
 const ids = [];
 const startedAt = performance.now();
+const lastTenthFrom = sessions - Math.floor(sessions / 10);
+let lastTenthAt = startedAt;
+let lastTenthStarts = sessions;
 for (let i = 0; i < sessions; i += concurrency) {
+    if (i <= lastTenthFrom && lastTenthFrom < i + concurrency) {
+        lastTenthAt = performance.now();
+        lastTenthStarts = sessions - i;
+    }
     const batch = [];
     for (let j = i; j < Math.min(sessions, i + concurrency); j++) {
         batch.push(call('feed_start', {}).then((r) => ids.push(r.session_id)));
@@ -53,6 +60,7 @@ for (let i = 0; i < sessions; i += concurrency) {
     await Promise.all(batch);
 }
 const startSeconds = (performance.now() - startedAt) / 1000;
+const lastTenthSeconds = (performance.now() - lastTenthAt) / 1000;
 await new Promise((r) => setTimeout(r, 2000));  // every stream has emitted and settled
 const after = rssKiB();
 
@@ -82,8 +90,8 @@ const poll = await drive((k) => ({
     params: { name: 'feed_poll', arguments: { session_id: ids[k % ids.length] } },
 }));
 
-console.log(`sessions opened:        ${ids.length} in ${startSeconds.toFixed(1)} s (${(ids.length / startSeconds).toFixed(0)} starts/s)`);
-console.log(`crankd threads:         ${threadsBefore} before, ${threads()} after (one reader thread per synthetic stream)`);
+console.log(`sessions opened:        ${ids.length} in ${startSeconds.toFixed(1)} s (${(ids.length / startSeconds).toFixed(0)} starts/s; the last tenth ${(lastTenthStarts / lastTenthSeconds).toFixed(0)} starts/s)`);
+console.log(`crankd threads:         ${threadsBefore} before, ${threads()} after (one thread per session: the synthetic stream's, or crankd's poller)`);
 console.log(`crankd RSS:             ${(before / 1024).toFixed(1)} MiB before, ${(after / 1024).toFixed(1)} MiB with the sessions open`);
 console.log(`memory per open session: ${((after - before) / ids.length).toFixed(1)} KiB (RSS delta / sessions)`);
 console.log(`poll throughput:        ${poll.rate.toFixed(0)} polls/s; ping (same endpoint, same run) ${ping.rate.toFixed(0)}/s; ratio ${(poll.rate / ping.rate).toFixed(2)}  (${concurrency} in flight, ${seconds} s each)`);

@@ -16,24 +16,60 @@ crank_emit_result LiveSession::emit(std::string_view item_json) noexcept {
         return CRANK_EMIT_CANCELLED;
     }
     try {
-        const SafetyDecision d = safety_.process(item_json);
-        if (!d.accepted) {
-            safety_dropped_.fetch_add(1);
-            return CRANK_EMIT_ACCEPTED;
+        std::string text;
+        if (refused_ && refused_->raw == item_json) {
+            // The item the buffer refused, emitted again after stream_resume: it passed the
+            // safety stage already (a second pass would drop it as a duplicate, or sample again).
+            text = std::move(refused_->screened);
+            refused_.reset();
+        } else {
+            refused_.reset();
+            const SafetyDecision d = safety_.process(item_json);
+            if (!d.accepted) {
+                safety_dropped_.fetch_add(1);
+                return CRANK_EMIT_ACCEPTED;
+            }
+            text = std::string(d.text);
         }
-        switch (buffer_.offer(std::string(d.text))) {
+        switch (buffer_.offer(std::move(text))) {
             case SessionBuffer::Offer::accepted:
             case SessionBuffer::Offer::dropped:
                 return CRANK_EMIT_ACCEPTED;
             case SessionBuffer::Offer::accepted_pause:
                 return CRANK_EMIT_ACCEPTED_PAUSE;
             case SessionBuffer::Offer::rejected_full:
+                // offer() leaves a refused item as it was.
+                // NOLINTNEXTLINE(bugprone-use-after-move)
+                refused_ = Refused{std::string(item_json), std::move(text)};
                 return CRANK_EMIT_REJECTED_FULL;
         }
     } catch (...) {  // out of memory: the item is lost, the session goes on
         safety_dropped_.fetch_add(1);
     }
     return CRANK_EMIT_ACCEPTED;
+}
+
+std::optional<std::string> LiveSession::screen(std::string_view item_json) noexcept {
+    try {
+        const SafetyDecision d = safety_.process(item_json);
+        if (d.accepted) {
+            return std::string(d.text);
+        }
+    } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory: the item is lost, counted
+    }
+    safety_dropped_.fetch_add(1);
+    return std::nullopt;
+}
+
+void LiveSession::fail(UpstreamError error) noexcept {
+    try {
+        if (!scrubber_.empty()) {
+            error.message = scrubber_.scrub(error.message);
+        }
+        const std::lock_guard<std::mutex> lock(mutex_);
+        error_ = std::move(error);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory; the failure still completes
+    }
 }
 
 void LiveSession::setError(crank_error_code code, std::string_view message,
@@ -55,6 +91,12 @@ void LiveSession::complete(crank_status status) noexcept {
         completion_ = status;
     }
     completed_.notify_all();
+    if (on_complete_) {
+        try {
+            on_complete_();
+        } catch (...) {  // NOLINT(bugprone-empty-catch): polls and stops still see it
+        }
+    }
 }
 
 void LiveSession::setCursor(std::string_view cursor) noexcept {

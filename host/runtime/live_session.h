@@ -3,6 +3,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -33,6 +34,18 @@ public:
     std::string_view logContext() const noexcept override { return operation_name_; }
     void scrubLogLine(std::string& line) const override { scrubber_.scrubInPlace(line); }
 
+    /// Called once, on the completing thread and outside every lock of this object, right after
+    /// complete() recorded the status. Set it before the stream starts.
+    void onComplete(std::function<void()> callback) { on_complete_ = std::move(callback); }
+
+    /// The safety stage alone, for a host-run producer (PolledStream) that offers items to the
+    /// buffer itself, so that an item it must offer again after a pause is screened only once:
+    /// the item as the stage passed it, or nullopt when the stage dropped it (counted).
+    /// Same threading as emit(): one producer.
+    std::optional<std::string> screen(std::string_view item_json) noexcept;
+    /// Records why the stream failed (a host-run producer; a plugin calls setError).
+    void fail(UpstreamError error) noexcept;
+
     SessionBuffer& buffer() { return buffer_; }
     /// Asks the plugin to stop (is_cancelled, and emit answers cancelled).
     void cancel() { cancelled_.store(true); }
@@ -47,6 +60,13 @@ public:
 private:
     std::string operation_name_;
     SecretScrubber scrubber_;
+    /// The last item the buffer refused (REJECTED_FULL): the plugin emits it again after
+    /// stream_resume, and it must not pass the safety stage twice. Emitting thread only.
+    struct Refused {
+        std::string raw;
+        std::string screened;
+    };
+    std::optional<Refused> refused_;
     SafetyStage safety_;  // used only on the emitting thread (one producer per call)
     SessionBuffer buffer_;
     std::atomic<bool> cancelled_{false};
@@ -56,6 +76,7 @@ private:
     std::optional<crank_status> completion_;
     std::optional<UpstreamError> error_;
     std::string upstream_cursor_;
+    std::function<void()> on_complete_;
 };
 
 }  // namespace crank::runtime

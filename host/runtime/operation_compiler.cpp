@@ -144,13 +144,6 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     const config::ExecutionConfig& e = op.execution;
     const std::string execution = path + ".execution";
 
-    if (e.mode == ExecutionMode::session &&
-        e.transport_behavior != TransportBehavior::server_stream) {
-        errors.add(execution + ".transport_behavior",
-                   "a session needs \"server_stream\" in this version of crankd (sessions that "
-                   "poll a request/response upstream come later)");
-    }
-
     out.adapter = registry.adapter(op.protocol);
     if (out.adapter == nullptr) {
         errors.add(path + ".protocol",

@@ -15,7 +15,7 @@ bool SessionBuffer::fitsLocked(std::size_t bytes) const {
     return entries_.size() < limits_.max_items && bytes_ + bytes <= limits_.max_bytes;
 }
 
-SessionBuffer::Offer SessionBuffer::offer(std::string item) {
+SessionBuffer::Offer SessionBuffer::offer(std::string&& item) {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (item.size() > limits_.max_bytes) {
         ++counters_.dropped;

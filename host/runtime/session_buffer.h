@@ -57,8 +57,10 @@ public:
 
     explicit SessionBuffer(Limits limits);
 
-    /// Takes one item (JSON text that has been through the safety stage).
-    Offer offer(std::string item);
+    /// Takes one item (JSON text that has been through the safety stage). `item` is moved from
+    /// only when it is taken (accepted, accepted_pause); after rejected_full (and dropped) it is
+    /// left as it was, so that the caller can offer it again without a copy.
+    Offer offer(std::string&& item);
 
     /// The items after `cursor` (all buffered ones without a cursor), at most `max_items`, and
     /// acknowledges every item up to the cursor. A cursor is the decimal number of an item; one

@@ -11,6 +11,7 @@
 #include "log/log.h"
 #include "plugins/adapter_handle.h"
 #include "runtime/live_session.h"
+#include "runtime/polled_stream.h"
 #include "runtime/safety_stage.h"
 #include "util/clock.h"
 #include "util/json_string.h"
@@ -45,15 +46,27 @@ struct SessionRegistry::Entry {
     std::int64_t retention_ms = 0;
     mcp::Caller owner;
 
-    std::mutex mutex;  // everything below, and every adapter call on the stream
-    crank_stream* stream = nullptr;
-    std::string status = "active";  // active, completed, failed, stopped, expired
-    bool closed = false;            // stopped or expired: the buffer is gone for the client
+    std::mutex mutex;                      // everything below, and every adapter call on the stream
+    crank_stream* stream = nullptr;        // the plugin's stream (server_stream), or
+    std::unique_ptr<PolledStream> poller;  // the host's, polling a request/response upstream
+    std::string status = "active";         // active, completed, failed, stopped, expired
+    bool closed = false;                   // stopped or expired: the buffer is gone for the client
     Clock::time_point last_poll;
     Clock::time_point lifetime_end;
     Clock::time_point remove_at = Clock::time_point::max();
     std::int64_t lifetime_end_ms = 0;  // wall clock, for expires_at
     Clock::time_point last_store_touch{};
+    /// When the tick looks at this session next (max: not scheduled). Under the REGISTRY's
+    /// mutex, not this one.
+    Clock::time_point scheduled = Clock::time_point::max();
+
+    bool upstreamOpen() const { return stream != nullptr || poller != nullptr; }
+
+    /// When the session expires unless polled meanwhile.
+    Clock::time_point deadline() const {
+        return std::min(last_poll + milliseconds(op->config.execution.idle_timeout_ms),
+                        lifetime_end);
+    }
 
     /// Moves the row out of `active` (best effort: this node's memory is what polls read).
     void recordTerminal(store::SessionStatus to) const {
@@ -96,15 +109,21 @@ struct SessionRegistry::Entry {
     /// The plugin completed: the stream is destroyed (its threads joined); the buffer stays
     /// for the polls to come.
     void destroyIfCompletedLocked() {
-        if (stream == nullptr) {
+        if (!upstreamOpen()) {
             return;
         }
         const std::optional<crank_status> done = call->completion();
         if (!done) {
             return;
         }
-        op->adapter->streamDestroy(stream);
-        stream = nullptr;
+        if (stream != nullptr) {
+            op->adapter->streamDestroy(stream);
+            stream = nullptr;
+        }
+        if (poller) {
+            poller->join();  // it completed the session as its last act: a short wait
+            poller.reset();
+        }
         if (status == "active") {
             status = *done == CRANK_ERROR ? "failed" : "completed";
             if (status == "failed") {
@@ -113,8 +132,31 @@ struct SessionRegistry::Entry {
         }
     }
 
-    void closeLocked(std::string_view final_status, Clock::time_point wait_until,
+    /// Asks the upstream to stop (stream_cancel, or the poller's cancel).
+    void cancelUpstreamLocked() {
+        call->cancel();
+        if (stream != nullptr) {
+            op->adapter->streamCancel(stream);
+        }
+        if (poller) {
+            poller->cancel();
+        }
+    }
+
+    /// After a cancel that `until` did not see completed: the upstream is left running, with
+    /// everything it uses (its plugin must stay loaded).
+    void abandonUpstreamLocked() {
+        if (stream != nullptr) {
+            new std::shared_ptr<LiveSession>(call);  // NOLINT: deliberate leak, the plugin runs
+            stream = nullptr;
+        }
+        poller.reset();  // detaches its thread, which owns what it uses
+    }
+
+    /// True when this call closed it (exactly one call does: its live count is released then).
+    bool closeLocked(std::string_view final_status, Clock::time_point wait_until,
                      std::chrono::milliseconds tombstone) {
+        const bool closing = !closed;
         if (!closed) {
             closed = true;
             const bool wasFailed = status == "failed";
@@ -124,18 +166,31 @@ struct SessionRegistry::Entry {
                                                          : store::SessionStatus::closed);
             }
             remove_at = Clock::now() + tombstone;
-            call->cancel();
-            if (stream != nullptr) {
-                op->adapter->streamCancel(stream);
-            }
+            cancelUpstreamLocked();
         }
-        if (stream != nullptr && call->waitForComplete(wait_until)) {
+        if (upstreamOpen() && call->waitForComplete(wait_until)) {
             destroyIfCompletedLocked();
         }
+        return closing;
     }
 };
 
-SessionRegistry::SessionRegistry(Options options) : options_(std::move(options)) {
+struct SessionRegistry::Completions {
+    std::mutex mutex;
+    std::vector<std::weak_ptr<Entry>> done;
+
+    void push(std::weak_ptr<Entry> entry) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        done.push_back(std::move(entry));
+    }
+    std::vector<std::weak_ptr<Entry>> take() {
+        const std::lock_guard<std::mutex> lock(mutex);
+        return std::exchange(done, {});
+    }
+};
+
+SessionRegistry::SessionRegistry(Options options)
+    : options_(std::move(options)), completions_(std::make_shared<Completions>()) {
     closeOrphans();
     thread_ = std::thread([this] { run(); });
 }
@@ -270,13 +325,18 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
                                      "that are no longer needed",
                                      entries_.size())};
         }
+        if (auto refused = reserveLiveLocked(caller)) {
+            return std::move(*refused);
+        }
     }
-    if (auto refused = checkLimits(caller)) {
-        return std::move(*refused);
-    }
+    // The place reserved above is given back on every way out but success.
+    const auto giveBack = [&](Error error) -> Result<std::string> {
+        releaseLive(caller);
+        return error;
+    };
     auto safety = SafetyStage::create(e, sampling_seed, op->path + ".execution", safety_limits);
     if (!safety) {
-        return safety.error();
+        return giveBack(safety.error());
     }
     auto entry = std::make_shared<Entry>();
     entry->op = op;
@@ -289,19 +349,32 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
         op->config.name, op->scrubber, std::move(*safety),
         SessionBuffer::Limits{static_cast<std::uint64_t>(e.max_items),
                               static_cast<std::uint64_t>(e.max_bytes), overflowOf(e)});
+    entry->call->onComplete([completions = completions_, weak = std::weak_ptr<Entry>(entry)] {
+        completions->push(weak);
+    });
     const auto now = Clock::now();
     entry->last_poll = now;
     entry->lifetime_end = now + milliseconds(e.max_session_lifetime_ms);
     entry->lifetime_end_ms = wallMs() + e.max_session_lifetime_ms;
 
-    const crank_request view = request.view(*op);
-    entry->stream = op->adapter->streamOpen(*entry->call, view);
-    if (entry->stream == nullptr) {
-        const std::optional<UpstreamError> error = entry->call->error();
-        return Error{ErrorCode::unavailable,
-                     error ? fmt::format("the upstream stream could not start: {} ({})",
-                                         error->message, error->code)
-                           : std::string("the upstream stream could not start")};
+    const std::lock_guard<std::mutex> entryLock(entry->mutex);
+    if (e.transport_behavior == config::TransportBehavior::server_stream) {
+        const crank_request view = request.view(*op);
+        entry->stream = op->adapter->streamOpen(*entry->call, view);
+        if (entry->stream == nullptr) {
+            const std::optional<UpstreamError> error = entry->call->error();
+            return giveBack(Error{ErrorCode::unavailable,
+                                  error
+                                      ? fmt::format("the upstream stream could not start: {} ({})",
+                                                    error->message, error->code)
+                                      : std::string("the upstream stream could not start")});
+        }
+    } else {
+        auto poller = PolledStream::start(op, request, entry->call);
+        if (!poller) {
+            return giveBack(poller.error());
+        }
+        entry->poller = std::move(*poller);
     }
     if (options_.store) {
         store::SessionRecord row;
@@ -314,25 +387,24 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
         row.owner_node = options_.node_id;
         row.expires_at = std::min(wallMs() + e.idle_timeout_ms, entry->lifetime_end_ms);
         if (auto created = options_.store->createSession(std::move(row)); !created) {
-            entry->call->cancel();
-            op->adapter->streamCancel(entry->stream);
+            entry->cancelUpstreamLocked();
             if (entry->call->waitForComplete(now + milliseconds(options_.cancel_grace_ms))) {
-                op->adapter->streamDestroy(entry->stream);
+                entry->destroyIfCompletedLocked();
             } else {
-                new std::shared_ptr<LiveSession>(entry->call);  // NOLINT: the plugin still runs
+                entry->abandonUpstreamLocked();
             }
-            return Error{
+            return giveBack(Error{
                 ErrorCode::unavailable,
-                "the session could not be recorded in the store: " + created.error().message};
+                "the session could not be recorded in the store: " + created.error().message});
         }
     }
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         entries_.emplace(entry->id, entry);
+        scheduleLocked(entry, entry->deadline());
     }
     wake_.notify_all();
     facts.status = "active";
-    const std::lock_guard<std::mutex> lock(entry->mutex);
     return fmt::format(
         R"({{"session_id":{},"status":"active","expires_at":{},"limits":{{"max_items":{},)"
         R"("max_bytes":{},"overflow_policy":"{}","idle_timeout_ms":{},)"
@@ -341,22 +413,13 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
         e.max_bytes, toString(overflowOf(e)), e.idle_timeout_ms, e.max_session_lifetime_ms);
 }
 
-std::optional<Error> SessionRegistry::checkLimits(const mcp::Caller& caller) const {
-    std::int64_t agentLive = 0;
-    std::int64_t workspaceLive = 0;
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        for (const auto& [id, entry] : entries_) {
-            const std::lock_guard<std::mutex> entryLock(entry->mutex);
-            if (entry->closed || entry->owner.workspace != caller.workspace) {
-                continue;
-            }
-            ++workspaceLive;
-            if (entry->owner.agent == caller.agent) {
-                ++agentLive;
-            }
-        }
-    }
+std::optional<Error> SessionRegistry::reserveLiveLocked(const mcp::Caller& caller) {
+    const auto agentKey = std::make_pair(caller.workspace, caller.agent);
+    const auto agentIt = agent_live_.find(agentKey);
+    const std::int64_t agentLive = agentIt == agent_live_.end() ? 0 : agentIt->second;
+    const auto workspaceIt = workspace_live_.find(caller.workspace);
+    const std::int64_t workspaceLive =
+        workspaceIt == workspace_live_.end() ? 0 : workspaceIt->second;
     if (!caller.agent.empty()) {
         const auto limit = options_.agent_max_sessions.find(caller.agent);
         if (limit != options_.agent_max_sessions.end() && agentLive >= limit->second) {
@@ -373,7 +436,33 @@ std::optional<Error> SessionRegistry::checkLimits(const mcp::Caller& caller) con
                                  "(auth.workspaces[].limits.max_sessions); stop one first",
                                  caller.workspace, workspaceLive)};
     }
+    ++agent_live_[agentKey];
+    ++workspace_live_[caller.workspace];
     return std::nullopt;
+}
+
+void SessionRegistry::releaseLive(const mcp::Caller& owner) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    releaseLiveLocked(owner);
+}
+
+void SessionRegistry::releaseLiveLocked(const mcp::Caller& owner) {
+    // Entries at zero go, so that the maps hold only agents and workspaces with live sessions.
+    if (const auto it = agent_live_.find(std::make_pair(owner.workspace, owner.agent));
+        it != agent_live_.end() && --it->second <= 0) {
+        agent_live_.erase(it);
+    }
+    if (const auto it = workspace_live_.find(owner.workspace);
+        it != workspace_live_.end() && --it->second <= 0) {
+        workspace_live_.erase(it);
+    }
+}
+
+void SessionRegistry::scheduleLocked(const std::shared_ptr<Entry>& entry, Clock::time_point when) {
+    if (when < entry->scheduled) {
+        entry->scheduled = when;  // an item at a later time, if any, is now stale
+        deadlines_.emplace(when, entry);
+    }
 }
 
 std::shared_ptr<SessionRegistry::Entry> SessionRegistry::find(const Operation& op,
@@ -456,8 +545,12 @@ Result<std::string> SessionRegistry::pollImpl(const Operation& op, const json::V
     if (!page) {
         return page.error();
     }
-    if (entry->call->buffer().takeResume() && entry->stream != nullptr) {
-        entry->op->adapter->streamResume(entry->stream);
+    if (entry->call->buffer().takeResume()) {
+        if (entry->stream != nullptr) {
+            entry->op->adapter->streamResume(entry->stream);
+        } else if (entry->poller) {
+            entry->poller->resume();
+        }
     }
     // The page is cut to max_result_bytes; the cursor then names the last item that fitted.
     const std::size_t budget = static_cast<std::size_t>(e.max_result_bytes) > 512
@@ -505,9 +598,13 @@ Result<std::string> SessionRegistry::stopImpl(const Operation& op, const json::V
     const std::lock_guard<std::mutex> lock(entry->mutex);
     entry->destroyIfCompletedLocked();
     const bool wasClosed = entry->closed;
-    entry->closeLocked(entry->status == "active" ? "stopped" : entry->status,
-                       Clock::now() + milliseconds(options_.cancel_grace_ms),
-                       milliseconds(options_.tombstone_ms));
+    if (entry->closeLocked(entry->status == "active" ? "stopped" : entry->status,
+                           Clock::now() + milliseconds(options_.cancel_grace_ms),
+                           milliseconds(options_.tombstone_ms))) {
+        const std::lock_guard<std::mutex> registryLock(mutex_);
+        releaseLiveLocked(entry->owner);
+        scheduleLocked(entry, entry->remove_at);
+    }
     if (!wasClosed && entry->status != "stopped") {
         // The upstream had ended (completed or failed): stopping only discards the buffer.
         entry->status = "stopped";
@@ -521,31 +618,68 @@ Result<std::string> SessionRegistry::stopImpl(const Operation& op, const json::V
 }
 
 void SessionRegistry::tick() {
-    std::vector<std::shared_ptr<Entry>> all;
-    {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        all.reserve(entries_.size());
-        for (const auto& [id, entry] : entries_) {
-            all.push_back(entry);
+    // Streams that completed: destroyed now (their threads joined), their status settled.
+    for (const std::weak_ptr<Entry>& weak : completions_->take()) {
+        if (const std::shared_ptr<Entry> entry = weak.lock()) {
+            const std::lock_guard<std::mutex> lock(entry->mutex);
+            entry->destroyIfCompletedLocked();
         }
     }
-    std::vector<std::string> gone;
+    // Sessions whose deadline has come (idle, lifetime, end of tombstone), and only those.
     const auto now = Clock::now();
-    for (const std::shared_ptr<Entry>& entry : all) {
+    std::vector<std::shared_ptr<Entry>> due;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+            const auto first = deadlines_.begin();
+            const Clock::time_point when = first->first;
+            std::shared_ptr<Entry> entry = first->second.lock();
+            deadlines_.erase(first);
+            if (entry != nullptr && entry->scheduled == when) {
+                entry->scheduled = Clock::time_point::max();
+                due.push_back(std::move(entry));
+            }
+        }
+    }
+    if (due.empty()) {
+        if (now >= next_clean_) {
+            next_clean_ = now + std::chrono::seconds(30);
+            cleanStore();
+        }
+        return;
+    }
+    std::vector<std::pair<std::shared_ptr<Entry>, Clock::time_point>> again;
+    std::vector<std::shared_ptr<Entry>> expired;
+    std::vector<std::string> gone;
+    for (const std::shared_ptr<Entry>& entry : due) {
         const std::lock_guard<std::mutex> lock(entry->mutex);
         entry->destroyIfCompletedLocked();
-        const milliseconds idle(entry->op->config.execution.idle_timeout_ms);
-        if (!entry->closed && (now >= entry->lifetime_end || now - entry->last_poll >= idle)) {
-            entry->closeLocked("expired", now, milliseconds(options_.tombstone_ms));
-            audit(entry->owner, *entry->op, "expire", Result<std::string>(std::string()),
-                  AuditFacts{entry->id, "expired", std::nullopt, {}});
+        if (!entry->closed && now >= entry->deadline()) {
+            if (entry->closeLocked("expired", now, milliseconds(options_.tombstone_ms))) {
+                expired.push_back(entry);
+                audit(entry->owner, *entry->op, "expire", Result<std::string>(std::string()),
+                      AuditFacts{entry->id, "expired", std::nullopt, {}});
+            }
         }
-        if (entry->closed && entry->stream == nullptr && now >= entry->remove_at) {
+        if (!entry->closed) {
+            again.emplace_back(entry, entry->deadline());  // polled meanwhile: not yet
+        } else if (now < entry->remove_at) {
+            again.emplace_back(entry, entry->remove_at);
+        } else if (entry->upstreamOpen()) {
+            // Its plugin has not completed since the cancel: look again at the next tick.
+            again.emplace_back(entry, now + milliseconds(options_.tick_ms));
+        } else {
             gone.push_back(entry->id);
         }
     }
-    if (!gone.empty()) {
+    {
         const std::lock_guard<std::mutex> lock(mutex_);
+        for (const std::shared_ptr<Entry>& entry : expired) {
+            releaseLiveLocked(entry->owner);
+        }
+        for (const auto& [entry, when] : again) {
+            scheduleLocked(entry, when);
+        }
         for (const std::string& id : gone) {
             entries_.erase(id);
         }
@@ -601,6 +735,9 @@ std::size_t SessionRegistry::shutdown(std::chrono::milliseconds grace) {
     {
         const std::lock_guard<std::mutex> lock(mutex_);
         all.swap(entries_);
+        deadlines_.clear();
+        agent_live_.clear();
+        workspace_live_.clear();
     }
     const auto until = Clock::now() + grace;
     for (auto& [id, entry] : all) {
@@ -610,12 +747,12 @@ std::size_t SessionRegistry::shutdown(std::chrono::milliseconds grace) {
     std::size_t abandoned = 0;
     for (auto& [id, entry] : all) {
         const std::lock_guard<std::mutex> lock(entry->mutex);
-        if (entry->stream != nullptr && entry->call->waitForComplete(until)) {
+        if (entry->upstreamOpen() && entry->call->waitForComplete(until)) {
             entry->destroyIfCompletedLocked();
         }
-        if (entry->stream != nullptr) {
-            ++abandoned;  // the plugin still runs: keep its call alive for ever
-            new std::shared_ptr<LiveSession>(entry->call);  // NOLINT: deliberate leak
+        if (entry->upstreamOpen()) {
+            ++abandoned;  // the plugin still runs: keep what it uses alive for ever
+            entry->abandonUpstreamLocked();
         }
     }
     return abandoned;

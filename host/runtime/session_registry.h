@@ -12,6 +12,14 @@
 // changes, so that operators and other nodes see it; terminal rows are deleted once past their
 // retention. Rows name their owner node; at start-up a node closes (as failed) the live rows of
 // its previous run, whose streams died with it.
+//
+// The stream is the plugin's (transport_behavior server_stream: stream_open), or, for a
+// request/response upstream, one the host runs itself by polling it (PolledStream).
+//
+// Cost at many sessions: a start checks the agent's and workspace's limits against live
+// counters (no scan); the tick touches only the sessions whose deadline (idle, lifetime, end of
+// tombstone) has come, from a deadline-ordered map, and those whose stream has completed (the
+// stream says so through LiveSession::onComplete).
 
 #include <chrono>
 #include <condition_variable>
@@ -23,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "json/json_value.h"
 #include "mcp/tool_registry.h"
@@ -115,8 +124,16 @@ private:
     /// secret: an error message is scrubbed by the operation's scrubber first.
     void audit(const mcp::Caller& caller, const Operation& op, std::string_view verb,
                const Result<std::string>& outcome, const AuditFacts& facts) const;
-    /// The refusal when `caller`'s agent or workspace is at its session limit.
-    std::optional<Error> checkLimits(const mcp::Caller& caller) const;
+    /// The refusal when `caller`'s agent or workspace is at its session limit; else counts one
+    /// more live session for them (released by releaseLive, once per session). Under mutex_.
+    std::optional<Error> reserveLiveLocked(const mcp::Caller& caller);
+    /// A session of `owner` is no longer live (stopped, expired, or it never started).
+    void releaseLive(const mcp::Caller& owner);
+    void releaseLiveLocked(const mcp::Caller& owner);
+    /// Makes the tick look at `entry` at `when` (or earlier, if it is already due earlier).
+    /// Under mutex_.
+    void scheduleLocked(const std::shared_ptr<Entry>& entry,
+                        std::chrono::steady_clock::time_point when);
     void closeOrphans();
     void tick();
     void run();
@@ -126,6 +143,18 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
+    /// When the tick next looks at a session. An item whose time is not its entry's `scheduled`
+    /// is stale (the entry was rescheduled earlier) and is skipped. Deadlines only move later
+    /// (a poll pushes the idle deadline back): the tick recomputes and reschedules, so a poll
+    /// does not touch this map.
+    std::multimap<std::chrono::steady_clock::time_point, std::weak_ptr<Entry>> deadlines_;
+    /// Live (not stopped or expired) sessions per (workspace, agent) and per workspace.
+    std::map<std::pair<std::string, std::string>, std::int64_t> agent_live_;
+    std::map<std::string, std::int64_t, std::less<>> workspace_live_;
+    /// Sessions whose stream completed since the last tick (shared: a LiveSession that outlives
+    /// this registry, its plugin never completing, may still push into it).
+    struct Completions;
+    std::shared_ptr<Completions> completions_;
     bool stopping_ = false;
     std::chrono::steady_clock::time_point next_clean_{};
     std::thread thread_;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,14 +22,12 @@
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
 #include "store/open_store.h"
-#include "temp_dir.h"
 
 namespace {
 
 using crank::testing::ChildProcess;
 using crank::testing::CrankdSuite;
 using crank::testing::McpClient;
-using crank::testing::TempDir;
 using namespace std::chrono_literals;
 
 constexpr const char* kSyntheticConfig = R"({"items": "{{items}}", "rate_per_sec": "{{rate}}",
@@ -47,22 +46,13 @@ std::string sessionOperation(const std::string& name, const std::string& executi
            execution + "}}";
 }
 
-class SessionTest : public CrankdSuite<SessionTest> {
+/// The calls every session suite makes (one crankd per suite).
+template <typename Suite>
+class SessionSuite : public CrankdSuite<Suite> {
 protected:
-    static void SetUpTestSuite() {
-        const std::string operations =
-            sessionOperation("paused", R"("max_items": 10)") + "," +
-            sessionOperation("dropping", R"("max_items": 10, "overflow_policy": "drop_oldest")") +
-            "," +
-            sessionOperation("short_lived",
-                             R"("idle_timeout_ms": 300, "max_session_lifetime_ms": 60000)") +
-            "," + sessionOperation("other", R"("max_items": 10)");
-        startCrankd(R"("operations": [)" + operations + "]");
-    }
-
     void SetUp() override {
-        ASSERT_NE(port_, 0);
-        client_.emplace(port_);
+        ASSERT_NE(CrankdSuite<Suite>::port_, 0);
+        client_.emplace(CrankdSuite<Suite>::port_);
         ASSERT_TRUE(client_->open());
     }
 
@@ -112,10 +102,10 @@ protected:
         return ok(op + "_poll", args + "}");
     }
 
-    static std::vector<int> seqs(const rapidjson::Value& page) {
+    static std::vector<int> seqs(const rapidjson::Value& page, const char* member = "seq") {
         std::vector<int> out;
         for (const auto& item : page["items"].GetArray()) {
-            out.push_back(item["seq"].GetInt());
+            out.push_back(item[member].GetInt());
         }
         return out;
     }
@@ -134,7 +124,43 @@ protected:
         return poll(op, id, "0", 1);
     }
 
+    /// Every item from the start until the session is no longer active, in order (bounded).
+    std::vector<int> drain(const std::string& op, const std::string& id, std::string& status,
+                           const char* member = "seq") {
+        std::vector<int> all;
+        std::string cursor = "0";
+        for (int i = 0; i < 400; ++i) {
+            const auto page = poll(op, id, cursor);
+            for (int s : seqs(page, member)) {
+                all.push_back(s);
+            }
+            cursor = page["cursor"].GetString();
+            status = page["status"].GetString();
+            if (status != "active" && !page["has_more"].GetBool()) {
+                break;
+            }
+            if (page["items"].Empty()) {
+                std::this_thread::sleep_for(20ms);
+            }
+        }
+        return all;
+    }
+
     std::optional<McpClient> client_;
+};
+
+class SessionTest : public SessionSuite<SessionTest> {
+protected:
+    static void SetUpTestSuite() {
+        const std::string operations =
+            sessionOperation("paused", R"("max_items": 10)") + "," +
+            sessionOperation("dropping", R"("max_items": 10, "overflow_policy": "drop_oldest")") +
+            "," +
+            sessionOperation("short_lived",
+                             R"("idle_timeout_ms": 300, "max_session_lifetime_ms": 60000)") +
+            "," + sessionOperation("other", R"("max_items": 10)");
+        startCrankd(R"("operations": [)" + operations + "]");
+    }
 };
 
 TEST_F(SessionTest, ThreeToolsArePublishedPerSessionOperation) {
@@ -491,6 +517,189 @@ TEST_F(SessionIsolationTest, SessionLimitsPerAgentAndPerWorkspaceAreNamed) {
     EXPECT_NE(textOf(second).find(R"(workspace "w2" has 1 open sessions, its limit)"),
               std::string::npos)
         << textOf(second);
+}
+
+// --- sessions over a request/response upstream: the host polls it ------------------------------
+
+constexpr const char* kPolledConfig = R"({"items": "{{items}}", "delay_ms": "{{delay}}",
+    "fail_after_items": "{{fail_after}}", "item_bytes": 40})";
+constexpr const char* kPolledInputSchema = R"({"type": "object", "additionalProperties": false,
+    "properties": {"items": {"type": "integer", "minimum": 0}, "delay": {"type": "integer"},
+                   "fail_after": {"type": "integer"}}})";
+
+/// A session over the synthetic plugin's unary call, whose response is
+/// `{"items": [...], "next_cursor": "c<last>", "done": true, ...}`: all the items after the
+/// request's cursor at once.
+std::string polledOperation(const std::string& name, const std::string& execution) {
+    return R"({"name": ")" + name + R"(", "description": "a polled synthetic session",
+        "protocol": "synthetic", "input_schema": )" +
+           std::string(kPolledInputSchema) + R"(, "config": )" + kPolledConfig +
+           R"(, "execution": {"mode": "session", "transport_behavior": "request_response",
+               "items_path": "items", "cursor_path": "next_cursor", )" +
+           execution + "}}";
+}
+
+class PolledSessionTest : public SessionSuite<PolledSessionTest> {
+protected:
+    static void SetUpTestSuite() {
+        std::string operations =
+            // No done_path: the upstream is polled until the session is stopped or expires.
+            polledOperation("feed", R"("max_items": 10, "poll_interval_ms": 50)") + "," +
+            polledOperation("until_done",
+                            R"("max_items": 10, "poll_interval_ms": 50, "done_path": "done")") +
+            "," + polledOperation("dropping_polled", R"("max_items": 10, "poll_interval_ms": 50,
+                "done_path": "done", "overflow_policy": "drop_oldest")") +
+            "," +
+            polledOperation("slow_feed",
+                            R"("poll_interval_ms": 60000, "upstream_timeout_ms": 30000)") +
+            "," +
+            polledOperation("impatient", R"("poll_interval_ms": 50, "upstream_timeout_ms": 300)");
+        {
+            fixture_ = new ChildProcess(
+                std::vector<std::string>{CRANK_REST_FIXTURE_PATH, "--listen", "127.0.0.1:0"});
+            const auto fixturePort = fixture_->waitForListeningPort(20s);
+            ASSERT_TRUE(fixturePort) << fixture_->stderrText();
+            fixturePort_ = *fixturePort;
+            operations += R"(, {"name": "long_poll", "description": "a long-poll session",
+                "protocol": "rest", "config": {"url": "http://127.0.0.1:)" +
+                          std::to_string(fixturePort_) +
+                          R"(/long-poll", "cursor_param": "cursor"},
+                "execution": {"mode": "session", "transport_behavior": "request_response",
+                    "items_path": "events", "cursor_path": "next_cursor", "done_path": "done",
+                    "poll_interval_ms": 20, "upstream_timeout_ms": 5000, "max_items": 100}})";
+        }
+        startCrankd(R"("operations": [)" + operations + "]");
+    }
+
+    static void TearDownTestSuite() {
+        CrankdSuite<PolledSessionTest>::TearDownTestSuite();
+        delete fixture_;  // stops it
+        fixture_ = nullptr;
+    }
+
+    std::int64_t stopMs(const std::string& op, const std::string& id, std::string& status) {
+        const auto before = std::chrono::steady_clock::now();
+        const auto stopped = ok(op + "_stop", R"({"session_id": ")" + id + "\"}");
+        status = stopped.HasMember("status") ? stopped["status"].GetString() : "";
+        return std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - before)
+            .count();
+    }
+
+    static inline ChildProcess* fixture_ = nullptr;
+    static inline std::uint16_t fixturePort_ = 0;
+};
+
+TEST_F(PolledSessionTest, ItemsArriveOnceThePageCursorGoesIntoTheNextRequest) {
+    const std::string id = start("feed", R"({"items": 5})");
+    pollUntil("feed", id, [](const auto& p) { return p["item_count"].GetInt() == 5; });
+    // Requests go on every 50 ms with cursor c5: without it each would bring items 1..5 again.
+    std::this_thread::sleep_for(400ms);
+    const auto a = poll("feed", id, "2");
+    const auto again = poll("feed", id, "2");  // the answer was lost: ask again
+    EXPECT_EQ(seqs(a), (std::vector<int>{3, 4, 5}));
+    EXPECT_EQ(seqs(again), seqs(a));
+    EXPECT_EQ(a["item_count"].GetInt(), 5);
+    EXPECT_STREQ(a["status"].GetString(), "active");  // no done_path: it keeps polling
+    ok("feed_stop", R"({"session_id": ")" + id + "\"}");
+}
+
+TEST_F(PolledSessionTest, DonePathCompletesTheSession) {
+    const std::string id = start("until_done", R"({"items": 3})");
+    std::string status;
+    EXPECT_EQ(drain("until_done", id, status), (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(status, "completed");
+}
+
+TEST_F(PolledSessionTest, AnUpstreamErrorFailsTheSessionWithItsMessage) {
+    const std::string id = start("feed", R"({"items": 10, "fail_after": 2})");
+    const auto failed = pollUntil(
+        "feed", id, [](const auto& p) { return std::string(p["status"].GetString()) == "failed"; });
+    ASSERT_TRUE(failed.HasMember("error")) << text(failed);
+    EXPECT_STREQ(failed["error"]["code"].GetString(), "upstream");
+    EXPECT_NE(std::string(failed["error"]["message"].GetString())
+                  .find("synthetic upstream failure after 2 items"),
+              std::string::npos)
+        << text(failed);
+    // An upstream that does not answer within upstream_timeout_ms fails it too.
+    const std::string slow = start("impatient", R"({"items": 3, "delay": 5000})");
+    const auto timedOut = pollUntil("impatient", slow, [](const auto& p) {
+        return std::string(p["status"].GetString()) == "failed";
+    });
+    ASSERT_TRUE(timedOut.HasMember("error")) << text(timedOut);
+    EXPECT_STREQ(timedOut["error"]["code"].GetString(), "timeout") << text(timedOut);
+}
+
+TEST_F(PolledSessionTest, StopIsPromptBetweenRequestsAndDuringOne) {
+    // Between requests: the next one is a minute away.
+    const std::string waiting = start("slow_feed", R"({"items": 3})");
+    pollUntil("slow_feed", waiting, [](const auto& p) { return p["item_count"].GetInt() == 3; });
+    std::string status;
+    EXPECT_LT(stopMs("slow_feed", waiting, status), 1000);
+    EXPECT_EQ(status, "stopped");
+    // During one: the upstream takes 20 s to answer.
+    const std::string inFlight = start("slow_feed", R"({"items": 3, "delay": 20000})");
+    std::this_thread::sleep_for(100ms);
+    EXPECT_LT(stopMs("slow_feed", inFlight, status), 1000);
+    EXPECT_EQ(status, "stopped");
+    EXPECT_STREQ(poll("slow_feed", inFlight)["status"].GetString(), "stopped");
+}
+
+TEST_F(PolledSessionTest, PausePolicyKeepsWhatDidNotFitAndLosesNothing) {
+    // One response of 25 items into a 10-item buffer: 10 go in, the other 15 wait for room.
+    const std::string id = start("until_done", R"({"items": 25})");
+    std::this_thread::sleep_for(300ms);
+    const auto held = poll("until_done", id, "0", 1);
+    EXPECT_EQ(held["item_count"].GetInt(), 10);
+    EXPECT_STREQ(held["status"].GetString(), "active");
+    std::string status;
+    const std::vector<int> all = drain("until_done", id, status);
+    ASSERT_EQ(all.size(), 25U);
+    for (int i = 0; i < 25; ++i) {
+        ASSERT_EQ(all[static_cast<std::size_t>(i)], i + 1);
+    }
+    EXPECT_EQ(status, "completed");
+    EXPECT_EQ(poll("until_done", id)["dropped_count"].GetInt(), 0);
+}
+
+TEST_F(PolledSessionTest, DropOldestKeepsTheNewestOfAPage) {
+    const std::string id = start("dropping_polled", R"({"items": 25})");
+    pollUntil("dropping_polled", id,
+              [](const auto& p) { return std::string(p["status"].GetString()) == "completed"; });
+    const auto page = poll("dropping_polled", id);
+    std::vector<int> expected;
+    for (int s = 16; s <= 25; ++s) {
+        expected.push_back(s);
+    }
+    EXPECT_EQ(seqs(page), expected);
+    EXPECT_EQ(page["dropped_count"].GetInt(), 15);
+    EXPECT_EQ(page["item_count"].GetInt(), 25);
+}
+
+TEST_F(PolledSessionTest, ALongPollUpstreamPagesIntoTheSessionUntilDone) {
+    ASSERT_NE(fixture_, nullptr);
+    const std::string id = start("long_poll", "{}");
+    std::string status;
+    // Two events a response, done once the cursor reaches 3: four requests.
+    EXPECT_EQ(drain("long_poll", id, status, "n"), (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
+    EXPECT_EQ(status, "completed");
+    const crank::testing::Reply reply = crank::testing::exchange(fixturePort_, "GET", "/stats", {});
+    rapidjson::Document stats;
+    stats.Parse(reply.body.c_str());
+    ASSERT_TRUE(stats.IsObject() && stats.HasMember("long_poll_cursors")) << reply.body;
+    std::vector<std::string> cursors;
+    for (const auto& c : stats["long_poll_cursors"].GetArray()) {
+        cursors.emplace_back(c.GetString());
+    }
+    // The first request without a cursor, then each response's next_cursor.
+    EXPECT_EQ(cursors, (std::vector<std::string>{"-", "1", "2", "3"}));
+}
+
+TEST_F(PolledSessionTest, ZzOpenPolledSessionsDoNotStopCrankd) {
+    start("slow_feed", R"({"items": 3})");
+    start("slow_feed", R"({"items": 3, "delay": 20000})");
+    start("feed", R"({"items": 25})");
+    // TearDownTestSuite checks that SIGTERM still ends crankd with status 0.
 }
 
 }  // namespace

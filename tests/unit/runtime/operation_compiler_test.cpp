@@ -101,7 +101,7 @@ TEST(OperationCompiler, AggregationIsForWindowsOnly) {
                             "returns its response"));
 }
 
-TEST(OperationCompiler, JobsCompileInBothTransportsAndPolledSessionsAreRefusedForNow) {
+TEST(OperationCompiler, JobsAndSessionsCompileInBothTransports) {
     EXPECT_TRUE(errorsOf(op("a", "synthetic", R"("execution": {"mode": "async_job"})")).empty());
     // A streaming job aggregates like a window: its aggregator is checked.
     EXPECT_THAT(errorsOf(op("a", "synthetic",
@@ -110,10 +110,11 @@ TEST(OperationCompiler, JobsCompileInBothTransportsAndPolledSessionsAreRefusedFo
                                              "aggregation_mode": "no_such_aggregator"})")),
                 Contains(HasSubstr("operations[0].execution.aggregation_mode: no loaded plugin "
                                    "provides the aggregator \"no_such_aggregator\"")));
-    const auto polled = errorsOf(op("a", "synthetic", R"("execution": {"mode": "session"})"));
-    ASSERT_FALSE(polled.empty());
-    EXPECT_THAT(polled[0], HasSubstr("operations[0].execution.transport_behavior"));
-    EXPECT_THAT(polled[0], HasSubstr(R"(a session needs "server_stream")"));
+    // A session over a request/response upstream: the host polls it (PolledStream).
+    EXPECT_TRUE(errorsOf(op("a", "synthetic",
+                            R"("execution": {"mode": "session", "items_path": "items",
+                                             "cursor_path": "next_cursor", "done_path": "done"})"))
+                    .empty());
     EXPECT_TRUE(errorsOf(op("a", "synthetic",
                             R"("execution": {"mode": "session",
                                              "transport_behavior": "server_stream"})"))
