@@ -398,10 +398,26 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
                 "the session could not be recorded in the store: " + created.error().message});
         }
     }
+    bool late = false;
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        entries_.emplace(entry->id, entry);
-        scheduleLocked(entry, entry->deadline());
+        late = stopping_;
+        if (!late) {
+            entries_.emplace(entry->id, entry);
+            scheduleLocked(entry, entry->deadline());
+        }
+    }
+    if (late) {
+        // shutdown() took the sessions while this one opened: close it here, as it would have.
+        entry->closeLocked("stopped", Clock::now(), milliseconds(0));
+        if (entry->upstreamOpen() &&
+            entry->call->waitForComplete(Clock::now() + milliseconds(options_.cancel_grace_ms))) {
+            entry->destroyIfCompletedLocked();
+        }
+        if (entry->upstreamOpen()) {
+            entry->abandonUpstreamLocked();
+        }
+        return Error{ErrorCode::unavailable, "crankd is shutting down"};
     }
     wake_.notify_all();
     facts.status = "active";
