@@ -95,11 +95,12 @@ protected:
     }
 
     std::unique_ptr<JobRegistry> node(const std::string& id, const OperationPtr& op,
-                                      int workers = 4) {
+                                      int workers = 4, std::size_t max_queued = 1'000) {
         JobRegistry::Options o;
         o.store = store_;
         o.node_id = id;
         o.workers = workers;
+        o.max_queued = max_queued;
         o.heartbeat_interval_ms = 100;
         o.lease_ms = 600;
         o.progress_write_ms = 50;
@@ -237,6 +238,21 @@ TEST_F(JobRegistryTest, CancelWinsOverAQueuedJobAndTheRunNeverStarts) {
     std::this_thread::sleep_for(200ms);  // the worker is free: a queued run would start now
     EXPECT_EQ(runsStarted(), 1);
     EXPECT_EQ(store_->getJob(queued)->status, JobStatus::cancelled);
+}
+
+TEST_F(JobRegistryTest, TheQueueIsBoundedAndTheRefusalNamesTheLimit) {
+    const OperationPtr op = jobOperation();
+    auto a = node("node-a", op, 1, 1);
+    const std::string busy = start(*a, op, R"({"sleep_ms": 60000})");
+    waitFor(busy, [](const store::JobRecord& j) { return j.status == JobStatus::running; });
+    start(*a, op, R"({})");  // queued: the queue is full now
+    auto refused = a->startJob(op, R"({})", caller_);
+    ASSERT_FALSE(static_cast<bool>(refused));
+    EXPECT_NE(refused.error().message.find("jobs.max_queued"), std::string::npos)
+        << refused.error().message;
+    // Nothing was recorded for the refused job.
+    store::JobFilter all;
+    EXPECT_EQ(*store_->countJobs(all), 2);
 }
 
 }  // namespace
