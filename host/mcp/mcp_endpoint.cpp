@@ -1035,6 +1035,7 @@ void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,
         const std::lock_guard lock(taskMutex);
         taskWaiters.emplace(taskId, TaskWaiter{session, stream, id, who.caller()});
     }
+    tasks->watch(taskId);  // another node may run it
     // It may have ended between the first look and the registration.
     TaskInfo probe;
     probe.task_id = taskId;

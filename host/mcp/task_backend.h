@@ -66,6 +66,10 @@ public:
     virtual Result<std::optional<ToolResult>> result(std::string_view task_id,
                                                      const Caller& caller) = 0;
 
+    /// Someone waits for `task_id` to end (tasks/result): the backend reports its end to the
+    /// listeners even when another node runs it. Bounded; the watch ends with the task.
+    virtual void watch(std::string_view task_id) = 0;
+
     /// `listener` runs (on the backend's thread, after the store has the change) whenever a task
     /// changes status or reports progress. It must not block.
     using Listener = std::function<void(const TaskInfo&)>;

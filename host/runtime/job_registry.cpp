@@ -665,6 +665,37 @@ Result<std::optional<mcp::ToolResult>> JobRegistry::result(std::string_view task
         fmt::format("the job {}: {}", store::jobStatusName(job->status), why), true));
 }
 
+void JobRegistry::watch(std::string_view task_id) {
+    constexpr std::size_t kMaxWatched = 10'000;
+    const std::lock_guard lock(mutex_);
+    if (watched_.size() < kMaxWatched) {
+        watched_.emplace(task_id);
+    }
+}
+
+void JobRegistry::checkWatched() {
+    std::vector<std::string> ids;
+    {
+        const std::lock_guard lock(mutex_);
+        for (const std::string& id : watched_) {
+            if (live_.count(id) == 0) {  // this node's own jobs notify as they end
+                ids.push_back(id);
+            }
+        }
+    }
+    for (const std::string& id : ids) {
+        auto job = store_->getJob(id);
+        const bool over = !job || store::isTerminal(job->status);
+        if (job && store::isTerminal(job->status)) {
+            notify(*job);
+        }
+        if (over) {
+            const std::lock_guard lock(mutex_);
+            watched_.erase(id);
+        }
+    }
+}
+
 void JobRegistry::subscribe(Listener listener) {
     const std::lock_guard lock(mutex_);
     listeners_.push_back(std::move(listener));
@@ -1003,6 +1034,7 @@ void JobRegistry::tick() {
         lock.unlock();
         try {
             flushProgress();
+            checkWatched();
             const Clock::time_point now = Clock::now();
             if (now >= nextHeartbeat) {
                 nextHeartbeat = now + milliseconds(options_.heartbeat_interval_ms);

@@ -23,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -98,6 +99,7 @@ public:
     Result<std::optional<mcp::ToolResult>> result(std::string_view task_id,
                                                   const mcp::Caller& caller) override;
     void subscribe(Listener listener) override;
+    void watch(std::string_view task_id) override;
 
     /// crankd is about to stop: from now on a run that ends in an error is taken as stopped by
     /// the shutdown (not as a failure of the job). Call before the runtime cancels its calls.
@@ -154,6 +156,8 @@ private:
     void runOne(const std::shared_ptr<Live>& live);
     void tick();
     void flushProgress();
+    /// Reports the end of watched jobs that this node does not run (another node's).
+    void checkWatched();
 
     Options options_;
     PrepareFunction prepare_;
@@ -167,6 +171,7 @@ private:
     std::map<std::string, std::shared_ptr<Live>, std::less<>> live_;  // queued and running
     std::map<std::string, OperationPtr, std::less<>> by_tool_;        // {name}_start -> op
     std::vector<Listener> listeners_;
+    std::set<std::string, std::less<>> watched_;  // tasks/result waiters' tasks (any node's)
     bool stopping_ = false;
     bool started_ = false;
     std::atomic<bool> stop_flag_{false};

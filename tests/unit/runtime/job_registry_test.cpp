@@ -240,6 +240,32 @@ TEST_F(JobRegistryTest, CancelWinsOverAQueuedJobAndTheRunNeverStarts) {
     EXPECT_EQ(store_->getJob(queued)->status, JobStatus::cancelled);
 }
 
+TEST_F(JobRegistryTest, AWatchedJobOfAnotherNodeIsReportedWhenItEnds) {
+    const OperationPtr op = jobOperation();
+    auto a = node("node-a", op);
+    auto b = node("node-b", op);
+    std::mutex mutex;
+    std::vector<mcp::TaskInfo> seen;
+    b->subscribe([&](const mcp::TaskInfo& task) {
+        const std::lock_guard lock(mutex);
+        seen.push_back(task);
+    });
+    const std::string id = start(*a, op, R"({"sleep_ms": 300})");
+    b->watch(id);  // a tasks/result on node-b waits for node-a's job
+    waitFor(id, [](const store::JobRecord& j) { return j.status == JobStatus::succeeded; });
+    bool reported = false;
+    for (int i = 0; i < 100 && !reported; ++i) {
+        {
+            const std::lock_guard lock(mutex);
+            for (const mcp::TaskInfo& t : seen) {
+                reported = reported || (t.task_id == id && t.status == mcp::TaskStatus::completed);
+            }
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_TRUE(reported);
+}
+
 TEST_F(JobRegistryTest, TheQueueIsBoundedAndTheRefusalNamesTheLimit) {
     const OperationPtr op = jobOperation();
     auto a = node("node-a", op, 1, 1);
