@@ -13,8 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 
+import { REQUEST_TIMEOUT, call, callRaw, failure } from './tool-calls.mjs';
 const URL_ENV = process.env.CRANK_MCP_URL;
-const REQUEST_TIMEOUT = 20_000;
 const KEYS = { alice: process.env.KEY_ALICE, bob: process.env.KEY_BOB, carol: process.env.KEY_CAROL };
 
 const clients = [];
@@ -28,22 +28,6 @@ async function connect(agent, path = '/mcp') {
     clients.push(client);
     await client.listTools(undefined, { timeout: REQUEST_TIMEOUT });
     return client;
-}
-
-async function callRaw(client, name, args) {
-    return client.callTool({ name, arguments: args }, undefined, { timeout: REQUEST_TIMEOUT });
-}
-
-async function call(client, name, args) {
-    const result = await callRaw(client, name, args);
-    assert.equal(result.isError ?? false, false, `${name}: ${JSON.stringify(result)}`);
-    return result.structuredContent;
-}
-
-async function failure(client, name, args) {
-    const result = await callRaw(client, name, args);
-    assert.equal(result.isError, true, `${name} must fail: ${JSON.stringify(result)}`);
-    return result.content.map((c) => c.text ?? '').join('\n');
 }
 
 after(async () => {

@@ -19,8 +19,8 @@ import {
     TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
+import { REQUEST_TIMEOUT, call, callRaw, failure } from './tool-calls.mjs';
 const URL_ENV = process.env.CRANK_MCP_URL;
-const REQUEST_TIMEOUT = 20_000;
 const OP = 'j_report';
 const TERMINAL_JOB = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
@@ -34,25 +34,6 @@ async function connect(name, { listTools = true, onTaskStatus } = {}) {
     // listTools caches the tools' outputSchemas (validated by callTool) and which tools take tasks.
     if (listTools) await client.listTools(undefined, { timeout: REQUEST_TIMEOUT });
     return client;
-}
-
-async function callRaw(client, name, args) {
-    return client.callTool({ name, arguments: args }, undefined, { timeout: REQUEST_TIMEOUT });
-}
-
-/** structuredContent of a call that must succeed. */
-async function call(client, name, args) {
-    const result = await callRaw(client, name, args);
-    assert.equal(result.isError ?? false, false, `${name}: ${JSON.stringify(result)}`);
-    assert.equal(typeof result.structuredContent, 'object', `${name}: ${JSON.stringify(result)}`);
-    return result.structuredContent;
-}
-
-/** The text of a call that must be a tool error. */
-async function failure(client, name, args) {
-    const result = await callRaw(client, name, args);
-    assert.equal(result.isError, true, `${name} must fail: ${JSON.stringify(result)}`);
-    return result.content.map((c) => c.text ?? '').join('\n');
 }
 
 async function start(client, args) {

@@ -11,19 +11,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
+import { REQUEST_TIMEOUT, call } from './tool-calls.mjs';
 const URL_ENV = process.env.CRANK_MCP_URL;
-const REQUEST_TIMEOUT = 20_000;
 
 async function connect(name) {
     const client = new Client({ name, version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(URL_ENV)));
     return client;
-}
-
-async function call(client, name, args) {
-    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: REQUEST_TIMEOUT });
-    assert.equal(result.isError ?? false, false, `${name}: ${JSON.stringify(result)}`);
-    return result.structuredContent;
 }
 
 describe('session tools through the TypeScript SDK client', { timeout: 90_000 }, () => {
