@@ -280,32 +280,29 @@ Result<std::string> SessionRegistry::start(const OperationPtr& op, const Prepare
     return r;
 }
 
-Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json,
-                                          const mcp::Caller& caller) {
+Result<std::string> SessionRegistry::onSession(const Operation& op, std::string_view arguments_json,
+                                               const mcp::Caller& caller, std::string_view verb,
+                                               Impl impl) {
     AuditFacts facts;
     json::Document args;
     Result<std::string> r = Error{ErrorCode::internal, ""};
     if (auto parsed = json::parseJson(arguments_json, args, "input"); !parsed) {
         r = Error{ErrorCode::invalid_argument, "invalid input: " + parsed.error().message};
     } else {
-        r = pollImpl(op, args, caller, facts);
+        r = (this->*impl)(op, args, caller, facts);
     }
-    audit(caller, op, "poll", r, facts);
+    audit(caller, op, verb, r, facts);
     return r;
+}
+
+Result<std::string> SessionRegistry::poll(const Operation& op, std::string_view arguments_json,
+                                          const mcp::Caller& caller) {
+    return onSession(op, arguments_json, caller, "poll", &SessionRegistry::pollImpl);
 }
 
 Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view arguments_json,
                                           const mcp::Caller& caller) {
-    AuditFacts facts;
-    json::Document args;
-    Result<std::string> r = Error{ErrorCode::internal, ""};
-    if (auto parsed = json::parseJson(arguments_json, args, "input"); !parsed) {
-        r = Error{ErrorCode::invalid_argument, "invalid input: " + parsed.error().message};
-    } else {
-        r = stopImpl(op, args, caller, facts);
-    }
-    audit(caller, op, "stop", r, facts);
-    return r;
+    return onSession(op, arguments_json, caller, "stop", &SessionRegistry::stopImpl);
 }
 
 Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,

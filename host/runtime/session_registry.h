@@ -116,6 +116,11 @@ private:
     Result<std::string> startImpl(const OperationPtr& op, const PreparedRequest& request,
                                   std::uint64_t sampling_seed, const SafetyLimits& safety_limits,
                                   const mcp::Caller& caller, AuditFacts& facts);
+    /// Parses the arguments of a poll or stop, runs `impl` and audits `session.<verb>`.
+    using Impl = Result<std::string> (SessionRegistry::*)(const Operation&, const json::Value&,
+                                                          const mcp::Caller&, AuditFacts&);
+    Result<std::string> onSession(const Operation& op, std::string_view arguments_json,
+                                  const mcp::Caller& caller, std::string_view verb, Impl impl);
     Result<std::string> pollImpl(const Operation& op, const json::Value& args,
                                  const mcp::Caller& caller, AuditFacts& facts);
     Result<std::string> stopImpl(const Operation& op, const json::Value& args,
