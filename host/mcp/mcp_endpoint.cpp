@@ -124,19 +124,6 @@ std::string relatedTaskMeta(std::string_view task_id) {
     return R"({"io.modelcontextprotocol/related-task":{"taskId":)" + jsonString(task_id) + "}}";
 }
 
-/// A CallToolResult as JSON text, with `meta_json` as its `_meta` when not empty.
-std::string callToolResult(const ToolResult& r, std::string_view meta_json) {
-    std::string out = R"({"content":)" + r.content_json;
-    if (!r.structured_json.empty()) {
-        out += R"(,"structuredContent":)" + r.structured_json;
-    }
-    out += std::string(R"(,"isError":)") + (r.is_error ? "true" : "false");
-    if (!meta_json.empty()) {
-        out += R"(,"_meta":)" + std::string(meta_json);
-    }
-    return out + "}";
-}
-
 }  // namespace
 
 /// The ToolCall given to a tool: cancellation from the session's in-flight table, progress and
@@ -795,12 +782,7 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
                                       : kInternalError;
         return makeError(id, code, "tools/call: " + result.error().message);
     }
-    std::string out = R"({"content":)" + result->content_json;
-    if (!result->structured_json.empty()) {
-        out += R"(,"structuredContent":)" + result->structured_json;
-    }
-    out += std::string(R"(,"isError":)") + (result->is_error ? "true" : "false") + "}";
-    return makeResult(id, out);
+    return makeResult(id, result->toJson());
 }
 
 bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& response,
@@ -999,7 +981,7 @@ std::string McpEndpoint::Impl::taskResultMessage(const RequestId& id, const std:
     if (!*result) {
         return {};
     }
-    return makeResult(id, callToolResult(**result, relatedTaskMeta(task_id)));
+    return makeResult(id, (*result)->toJson(relatedTaskMeta(task_id)));
 }
 
 void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,

@@ -46,6 +46,18 @@ std::vector<ToolDefinition> FunctionToolRegistry::list() const {
     return out;
 }
 
+std::string ToolResult::toJson(std::string_view meta_json) const {
+    std::string out = R"({"content":)" + content_json;
+    if (!structured_json.empty()) {
+        out += R"(,"structuredContent":)" + structured_json;
+    }
+    out += std::string(R"(,"isError":)") + (is_error ? "true" : "false");
+    if (!meta_json.empty()) {
+        out += R"(,"_meta":)" + std::string(meta_json);
+    }
+    return out + "}";
+}
+
 std::optional<ToolDefinition> FunctionToolRegistry::find(std::string_view name) const {
     std::lock_guard lock(mutex_);
     const auto it = std::find_if(tools_.begin(), tools_.end(),

@@ -59,6 +59,10 @@ struct ToolResult {
     std::string content_json = "[]";  ///< the `content` array
     std::string structured_json;      ///< `structuredContent`, empty for none
     bool is_error = false;            ///< `isError`: the tool ran and failed (not a protocol error)
+
+    /// The CallToolResult object as JSON text, with `meta_json` (a JSON object) as its `_meta`
+    /// when not empty.
+    std::string toJson(std::string_view meta_json = {}) const;
 };
 
 /// The tools a server publishes. The runtime fills it from operations; tests fill it directly.

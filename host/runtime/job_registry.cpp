@@ -62,16 +62,6 @@ std::string firstText(std::string_view content_json) {
     return {};
 }
 
-/// A stored CallToolResult: `{"content":[...],"structuredContent":...,"isError":...}`.
-std::string callToolResultJson(const mcp::ToolResult& r) {
-    std::string out = R"({"content":)" + r.content_json;
-    if (!r.structured_json.empty()) {
-        out += R"(,"structuredContent":)" + r.structured_json;
-    }
-    out += std::string(R"(,"isError":)") + (r.is_error ? "true" : "false") + "}";
-    return out;
-}
-
 std::optional<mcp::ToolResult> parseCallToolResult(std::string_view json_text) {
     json::Document doc;
     if (!json::parseJson(json_text, doc, "result") || !doc.IsObject() ||
@@ -841,7 +831,7 @@ void JobRegistry::runOne(const std::shared_ptr<Live>& live) {
     }
     store::JobTransition t;
     t.to = result.is_error ? JobStatus::failed : JobStatus::succeeded;
-    t.result_json = callToolResultJson(result);
+    t.result_json = result.toJson();  // stored as the CallToolResult
     if (result.is_error) {
         t.error_json = R"({"message":)" + jsonString(firstText(result.content_json)) + "}";
     }

@@ -8,9 +8,9 @@
 #include <system_error>
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
+#include "json_text.h"
+#include <crank/sdk/json.hpp>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -24,20 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 /// Longest stderr line passed to the log (the rest of it is cut).
 constexpr std::size_t kMaxLogLine = 4096;
-
-std::string jsonText(const rapidjson::Value& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    v.Accept(writer);
-    return {buffer.GetString(), buffer.GetSize()};
-}
-
-std::string quoted(std::string_view text) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-    return {buffer.GetString(), buffer.GetSize()};
-}
 
 std::string errnoText(int err) {
     return std::generic_category().message(err);  // strerror() is not thread-safe
@@ -225,8 +211,8 @@ std::unique_ptr<StdioConnection> StdioConnection::start(StdioOptions options,
     c->stdout_fd_ = out[0];
     c->stderr_fd_ = err[0];
     if (n == static_cast<ssize_t>(sizeof execErrno)) {
-        error = "cannot run " + quoted(o.command) +
-                (o.cwd.empty() ? std::string() : " in " + quoted(o.cwd)) + ": " +
+        error = "cannot run " + sdk::jsonQuote(o.command) +
+                (o.cwd.empty() ? std::string() : " in " + sdk::jsonQuote(o.cwd)) + ": " +
                 errnoText(execErrno);
         c->waitExit(std::chrono::milliseconds(1'000));
         c->close();
@@ -363,7 +349,7 @@ RpcOutcome StdioConnection::request(std::string_view method, std::string_view pa
         waiting_.emplace(id, std::nullopt);
     }
     std::string message =
-        R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":)" + quoted(method);
+        R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":)" + sdk::jsonQuote(method);
     if (!params_json.empty()) {
         message += R"(,"params":)" + std::string(params_json);
     }
@@ -394,7 +380,7 @@ RpcOutcome StdioConnection::request(std::string_view method, std::string_view pa
 }
 
 bool StdioConnection::notify(std::string_view method, std::string_view params_json) {
-    std::string message = R"({"jsonrpc":"2.0","method":)" + quoted(method);
+    std::string message = R"({"jsonrpc":"2.0","method":)" + sdk::jsonQuote(method);
     if (!params_json.empty()) {
         message += R"(,"params":)" + std::string(params_json);
     }

@@ -3,8 +3,9 @@
 #include <algorithm>
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
+
+#include "json_text.h"
+#include <crank/sdk/json.hpp>
 
 namespace crank::mcpc {
 namespace {
@@ -16,20 +17,6 @@ std::int64_t unixMs() {
     return std::chrono::duration_cast<milliseconds>(
                std::chrono::system_clock::now().time_since_epoch())
         .count();
-}
-
-std::string quoted(std::string_view text) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-    return {buffer.GetString(), buffer.GetSize()};
-}
-
-std::string jsonText(const rapidjson::Value& v) {
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    v.Accept(writer);
-    return {buffer.GetString(), buffer.GetSize()};
 }
 
 std::string member(const rapidjson::Value& object, const char* name) {
@@ -56,7 +43,8 @@ struct Handshake {
 
 /// initialize + notifications/initialized on `c`; the error message when it fails.
 std::string initialize(StdioConnection& c, const UpstreamOptions& o, Handshake& out) {
-    const std::string params = R"({"protocolVersion":)" + quoted(o.protocol_versions.front()) +
+    const std::string params = R"({"protocolVersion":)" +
+                               sdk::jsonQuote(o.protocol_versions.front()) +
                                R"(,"capabilities":{},"clientInfo":{"name":"crank","version":"0"}})";
     const RpcOutcome r = c.request("initialize", params, o.initialize_timeout);
     if (!r.ok) {
@@ -71,7 +59,7 @@ std::string initialize(StdioConnection& c, const UpstreamOptions& o, Handshake& 
         for (const std::string& v : o.protocol_versions) {
             offered += (offered.empty() ? "" : ", ") + v;
         }
-        return "the server answered protocol version " + quoted(out.version.substr(0, 64)) +
+        return "the server answered protocol version " + sdk::jsonQuote(out.version.substr(0, 64)) +
                ", which is not one crank speaks (" + offered + ")";
     }
     if (doc.IsObject() && doc.HasMember("serverInfo")) {
@@ -178,8 +166,8 @@ RpcOutcome UpstreamSession::request(std::string_view method, std::string_view pa
 RpcOutcome UpstreamSession::listTools(std::vector<std::string>& tools, int max_pages) {
     std::string cursor;
     for (int page = 0; page < max_pages; ++page) {
-        RpcOutcome r =
-            request("tools/list", cursor.empty() ? "{}" : R"({"cursor":)" + quoted(cursor) + "}");
+        RpcOutcome r = request(
+            "tools/list", cursor.empty() ? "{}" : R"({"cursor":)" + sdk::jsonQuote(cursor) + "}");
         if (!r.ok) {
             return r;
         }

@@ -35,43 +35,38 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# listening_address NAME LOG PID: the 127.0.0.1:PORT the process PID announced in LOG
+# ("listening on http://..."), waiting up to 20 s; exits with its log when it never does.
+listening_address() {
+    local address=""
+    for _ in $(seq 1 200); do
+        address="$(sed -n 's|.*listening on http://\(127\.0\.0\.1:[0-9]*\).*|\1|p' "$2")"
+        [[ -n "$address" ]] && break
+        kill -0 "$3" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z "$address" ]]; then
+        echo "with-crankd: $1 did not start listening:" >&2
+        cat "$2" >&2
+        exit 1
+    fi
+    echo "$address"
+}
+
 extra="${CRANK_EXTRA_CONFIG:-}"
 if [[ -n "${CRANK_REST_FIXTURE:-}" ]]; then
     "$CRANK_REST_FIXTURE" --listen 127.0.0.1:0 2> "$work/fixture.log" &
     fixture_pid=$!
-    fixture=""
-    for _ in $(seq 1 200); do
-        fixture="$(sed -n 's|.*listening on http://\(127\.0\.0\.1:[0-9]*\).*|\1|p' "$work/fixture.log")"
-        [[ -n "$fixture" ]] && break
-        kill -0 "$fixture_pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [[ -z "$fixture" ]]; then
-        echo "with-crankd: $CRANK_REST_FIXTURE did not start listening:" >&2
-        cat "$work/fixture.log" >&2
-        exit 1
-    fi
+    fixture="$(listening_address "$CRANK_REST_FIXTURE" "$work/fixture.log" "$fixture_pid")"
     extra="${extra//@REST_FIXTURE@/$fixture}"
     export CRANK_REST_FIXTURE_ADDRESS="$fixture"
 fi
 printf '{"store": {"path": "%s/crank.db"}%s}\n' "$work" "${extra:+, $extra}" > "$work/crank.json"
 "$crankd" --config "$work/crank.json" --listen 127.0.0.1:0 2> "$work/crankd.log" &
 pid=$!
+address="$(listening_address "$crankd" "$work/crankd.log" "$pid")"
 
-port=""
-for _ in $(seq 1 200); do
-    port="$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/crankd.log")"
-    [[ -n "$port" ]] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-if [[ -z "$port" ]]; then
-    echo "with-crankd: $crankd did not start listening:" >&2
-    cat "$work/crankd.log" >&2
-    exit 1
-fi
-
-export CRANK_MCP_URL="http://127.0.0.1:$port/mcp"
+export CRANK_MCP_URL="http://$address/mcp"
 export CRANKD_PID="$pid"
 status=0
 "$@" || status=$?
