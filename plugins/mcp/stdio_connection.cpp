@@ -299,6 +299,9 @@ void StdioConnection::dispatch(std::string_view line) {
                 e.IsObject() && e.HasMember("message") && e["message"].IsString()
                     ? std::string(e["message"].GetString(), e["message"].GetStringLength())
                     : std::string("the server answered an error without a message");
+            if (e.IsObject() && e.HasMember("data")) {
+                outcome.error_data_json = jsonText(e["data"]);
+            }
         }
         const std::lock_guard lock(mutex_);
         const auto it = waiting_.find(doc["id"].GetInt64());
@@ -337,16 +340,20 @@ bool StdioConnection::writeLine(std::string_view json) {
 }
 
 RpcOutcome StdioConnection::request(std::string_view method, std::string_view params_json,
-                                    std::chrono::milliseconds timeout) {
+                                    std::chrono::milliseconds timeout, const RequestHooks& hooks) {
     std::int64_t id = 0;
     {
         const std::lock_guard lock(mutex_);
         if (ended_) {
-            return RpcOutcome{
-                {}, false, 0, "the connection to the server is closed: " + end_reason_};
+            RpcOutcome closed;
+            closed.error_message = "the connection to the server is closed: " + end_reason_;
+            return closed;
         }
         id = next_id_++;
         waiting_.emplace(id, std::nullopt);
+    }
+    if (hooks.on_id) {
+        hooks.on_id(id);
     }
     std::string message =
         R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":)" + sdk::jsonQuote(method);
@@ -357,26 +364,59 @@ RpcOutcome StdioConnection::request(std::string_view method, std::string_view pa
     if (!writeLine(message)) {
         const std::lock_guard lock(mutex_);
         waiting_.erase(id);
-        return RpcOutcome{{}, false, 0, "cannot write to the server (it exited?)"};
+        RpcOutcome failed;
+        failed.error_message = "cannot write to the server (it exited?)";
+        return failed;
     }
+    const Clock::time_point deadline = Clock::now() + timeout;
     std::unique_lock lock(mutex_);
-    const bool done = answered_.wait_for(lock, timeout, [&] {
+    const auto ready = [&] {
         const auto it = waiting_.find(id);
         return ended_ || (it != waiting_.end() && it->second.has_value());
-    });
+    };
+    bool done = false;
+    bool cancelled = false;
+    while (!done) {
+        // Without a cancellation hook one wait to the deadline; with one, slices of 50 ms.
+        const Clock::time_point until =
+            hooks.cancelled ? std::min(deadline, Clock::now() + std::chrono::milliseconds(50))
+                            : deadline;
+        done = answered_.wait_until(lock, until, ready);
+        if (done || Clock::now() >= deadline) {
+            break;
+        }
+        lock.unlock();
+        cancelled = hooks.cancelled();
+        lock.lock();
+        if (cancelled) {
+            break;
+        }
+    }
     std::optional<RpcOutcome> outcome = std::move(waiting_[id]);
     waiting_.erase(id);
+    const bool ended = ended_;
+    const std::string reason = end_reason_;
+    lock.unlock();
     if (outcome) {
         return std::move(*outcome);
     }
-    if (!done) {
-        return RpcOutcome{{},
-                          false,
-                          0,
-                          std::string(method) + ": the server did not answer within " +
-                              std::to_string(timeout.count()) + " ms"};
+    RpcOutcome failed;
+    if (cancelled || !done) {
+        if (!ended) {
+            // MCP cancellation: the server should stop; its late answer, if any, is dropped.
+            notify("notifications/cancelled",
+                   R"({"requestId":)" + std::to_string(id) + R"(,"reason":)" +
+                       sdk::jsonQuote(cancelled ? "cancelled by the client" : "timed out") + "}");
+        }
+        failed.cancelled = cancelled;
+        failed.error_message = cancelled
+                                   ? std::string(method) + ": cancelled"
+                                   : std::string(method) + ": the server did not answer within " +
+                                         std::to_string(timeout.count()) + " ms";
+        return failed;
     }
-    return RpcOutcome{{}, false, 0, std::string(method) + ": " + end_reason_};
+    failed.error_message = std::string(method) + ": " + reason;
+    return failed;
 }
 
 bool StdioConnection::notify(std::string_view method, std::string_view params_json) {

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "connection.h"
 #include <sys/types.h>
 
 namespace crank::mcpc {
@@ -39,48 +40,33 @@ struct StdioOptions {
     std::size_t max_message_bytes = std::size_t{16} * 1024 * 1024;
 };
 
-/// An answer to a request: the `result` JSON text, or the server's (or the transport's) error.
-struct RpcOutcome {
-    std::string result_json;  ///< set when ok
-    bool ok = false;
-    std::int64_t error_code = 0;  ///< JSON-RPC code; 0 for a transport failure
-    std::string error_message;
-};
-
-class StdioConnection {
+class StdioConnection final : public Connection {
 public:
-    /// Every message of the server that is not the answer to one of our requests (JSON text).
-    using MessageHandler = std::function<void(std::string_view message_json)>;
-    /// One line of the server's stderr, or a note of the connection's (malformed output...).
-    using LogHandler = std::function<void(std::string_view line)>;
-
     /// Starts the server. The error says why it could not (no such command, fork failed...).
     static std::unique_ptr<StdioConnection> start(StdioOptions options, MessageHandler on_message,
                                                   LogHandler on_log, std::string& error);
-    ~StdioConnection();
+    ~StdioConnection() override;
     StdioConnection(const StdioConnection&) = delete;
     StdioConnection& operator=(const StdioConnection&) = delete;
     StdioConnection(StdioConnection&&) = delete;
     StdioConnection& operator=(StdioConnection&&) = delete;
 
-    /// Sends `{"jsonrpc":"2.0","id":N,"method":..,"params":..}` and waits up to `timeout` for
-    /// the answer. `params_json` is a JSON object's text, or empty for none.
+    using Connection::request;
+    /// The stdio transport ties nothing to a request: RequestHooks::on_related is never called.
     RpcOutcome request(std::string_view method, std::string_view params_json,
-                       std::chrono::milliseconds timeout);
-    /// Sends a notification (no answer). False when the connection is closed.
-    bool notify(std::string_view method, std::string_view params_json);
-    /// Sends any message as it is (an answer to the server's request). False when closed.
-    bool send(std::string_view message_json);
+                       std::chrono::milliseconds timeout, const RequestHooks& hooks) override;
+    bool notify(std::string_view method, std::string_view params_json) override;
+    bool send(std::string_view message_json) override;
 
     /// Shuts the server down in order (stdin, SIGTERM, SIGKILL), reaps it and fails every
     /// request still waiting. Idempotent; the destructor calls it.
-    void close();
+    void close() override;
 
     pid_t pid() const { return pid_; }
     /// False once the server exited or the connection was closed.
-    bool open() const;
-    /// Why the connection ended (empty while it is open).
-    std::string endReason() const;
+    bool open() const override;
+    std::string endReason() const override;
+    std::string transportName() const override { return "stdio"; }
 
 private:
     StdioConnection(StdioOptions options, MessageHandler on_message, LogHandler on_log);

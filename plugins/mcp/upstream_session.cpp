@@ -39,13 +39,16 @@ struct Handshake {
     std::string version;
     std::string server_name;
     std::string server_version;
+    std::string capabilities_json = "{}";
+    std::string instructions;
 };
 
 /// initialize + notifications/initialized on `c`; the error message when it fails.
-std::string initialize(StdioConnection& c, const UpstreamOptions& o, Handshake& out) {
-    const std::string params = R"({"protocolVersion":)" +
-                               sdk::jsonQuote(o.protocol_versions.front()) +
-                               R"(,"capabilities":{},"clientInfo":{"name":"crank","version":"0"}})";
+std::string initialize(Connection& c, const UpstreamOptions& o, Handshake& out) {
+    const std::string params =
+        R"({"protocolVersion":)" + sdk::jsonQuote(o.protocol_versions.front()) +
+        R"(,"capabilities":)" + o.client_capabilities_json + R"(,"clientInfo":{"name":)" +
+        sdk::jsonQuote(o.client_name) + R"(,"version":)" + sdk::jsonQuote(o.client_version) + "}}";
     const RpcOutcome r = c.request("initialize", params, o.initialize_timeout);
     if (!r.ok) {
         return "initialize failed: " + r.error_message;
@@ -66,6 +69,11 @@ std::string initialize(StdioConnection& c, const UpstreamOptions& o, Handshake& 
         out.server_name = member(doc["serverInfo"], "name").substr(0, 256);
         out.server_version = member(doc["serverInfo"], "version").substr(0, 256);
     }
+    if (doc.IsObject() && doc.HasMember("capabilities") && doc["capabilities"].IsObject()) {
+        out.capabilities_json = jsonText(doc["capabilities"]);
+    }
+    out.instructions = member(doc, "instructions");
+    c.setProtocolVersion(out.version);
     if (!c.notify("notifications/initialized", "")) {
         return "the server went away after initialize";
     }
@@ -74,23 +82,39 @@ std::string initialize(StdioConnection& c, const UpstreamOptions& o, Handshake& 
 
 }  // namespace
 
-UpstreamSession::UpstreamSession(UpstreamOptions options,
-                                 StdioConnection::MessageHandler on_message,
-                                 StdioConnection::LogHandler on_log)
+ConnectionFactory stdioTransport(StdioOptions options) {
+    return [options = std::move(options)](Connection::MessageHandler on_message,
+                                          Connection::LogHandler on_log,
+                                          std::string& error) -> std::unique_ptr<Connection> {
+        return StdioConnection::start(options, std::move(on_message), std::move(on_log), error);
+    };
+}
+
+UpstreamSession::UpstreamSession(UpstreamOptions options, Connection::MessageHandler on_message,
+                                 Connection::LogHandler on_log, std::function<void()> on_connected)
     : options_(std::move(options)),
       on_message_(std::move(on_message)),
-      on_log_(std::move(on_log)) {}
+      on_log_(std::move(on_log)),
+      on_connected_(std::move(on_connected)) {}
 
 UpstreamSession::~UpstreamSession() {
     close();
 }
 
 bool UpstreamSession::connect() {
-    const std::lock_guard lock(mutex_);
-    return connectLocked();
+    bool fresh = false;
+    bool ok = false;
+    {
+        const std::lock_guard lock(mutex_);
+        ok = connectLocked(fresh);
+    }
+    if (fresh && on_connected_) {
+        on_connected_();
+    }
+    return ok;
 }
 
-bool UpstreamSession::connectLocked() {
+bool UpstreamSession::connectLocked(bool& fresh) {
     if (connection_ && connection_->open()) {
         return true;
     }
@@ -111,8 +135,12 @@ bool UpstreamSession::connectLocked() {
         return false;
     }
     std::string error;
-    std::shared_ptr<StdioConnection> c(
-        StdioConnection::start(options_.stdio, on_message_, on_log_, error));
+    std::shared_ptr<Connection> c;
+    if (!options_.transport) {
+        error = "no transport is configured";
+    } else {
+        c = options_.transport(on_message_, on_log_, error);
+    }
     Handshake handshake;
     if (c) {
         error = initialize(*c, options_, handshake);
@@ -135,6 +163,10 @@ bool UpstreamSession::connectLocked() {
     status_.protocol_version = handshake.version;
     status_.server_name = handshake.server_name;
     status_.server_version = handshake.server_version;
+    status_.capabilities_json = handshake.capabilities_json;
+    status_.instructions = handshake.instructions;
+    status_.transport = connection_->transportName();
+    fresh = true;
     if (ever_connected_) {
         ++status_.reconnects;
     }
@@ -142,49 +174,98 @@ bool UpstreamSession::connectLocked() {
     return true;
 }
 
-RpcOutcome UpstreamSession::request(std::string_view method, std::string_view params_json) {
-    std::shared_ptr<StdioConnection> c;
+std::shared_ptr<Connection> UpstreamSession::live(std::string& why) {
+    bool fresh = false;
+    std::shared_ptr<Connection> c;
     {
         const std::lock_guard lock(mutex_);
-        if (!connectLocked()) {
-            return failure("the upstream is not connected: " + status_.last_error);
+        if (connectLocked(fresh)) {
+            c = connection_;
+            status_.last_used_ms = unixMs();
+        } else {
+            why = status_.last_error;
         }
-        c = connection_;
-        status_.last_used_ms = unixMs();
     }
-    RpcOutcome r = c->request(method, params_json, options_.request_timeout);
-    if (!r.ok) {
+    if (fresh && on_connected_) {
+        on_connected_();
+    }
+    return c;
+}
+
+RpcOutcome UpstreamSession::request(std::string_view method, std::string_view params_json,
+                                    const RequestHooks& hooks,
+                                    std::optional<std::chrono::milliseconds> timeout) {
+    RpcOutcome r;
+    // At most one more attempt, and only after the server said our session has expired.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        std::string why;
+        std::shared_ptr<Connection> c = live(why);
+        if (!c) {
+            return failure("the upstream is not connected: " + why);
+        }
+        r = c->request(method, params_json, timeout.value_or(options_.request_timeout), hooks);
+        if (r.ok || r.cancelled) {
+            return r;
+        }
         const std::lock_guard lock(mutex_);
         status_.last_error = std::string(method) + ": " + r.error_message;
+        if (r.session_expired && connection_ == c) {
+            // Streamable HTTP 404: the old session is gone; the next attempt initializes anew.
+            c->close();
+            connection_.reset();
+            status_.connected = false;
+            continue;
+        }
         if (!c->open() && connection_ == c) {
             status_.connected = false;
         }
+        return r;
     }
     return r;
 }
 
-RpcOutcome UpstreamSession::listTools(std::vector<std::string>& tools, int max_pages) {
+bool UpstreamSession::notify(std::string_view method, std::string_view params_json) {
+    std::shared_ptr<Connection> c;
+    {
+        const std::lock_guard lock(mutex_);
+        c = connection_;
+    }
+    return c && c->notify(method, params_json);
+}
+
+bool UpstreamSession::send(std::string_view message_json) {
+    std::shared_ptr<Connection> c;
+    {
+        const std::lock_guard lock(mutex_);
+        c = connection_;
+    }
+    return c && c->send(message_json);
+}
+
+RpcOutcome UpstreamSession::listAll(std::string_view method, const char* array_member,
+                                    std::vector<std::string>& items, int max_pages) {
     std::string cursor;
     for (int page = 0; page < max_pages; ++page) {
-        RpcOutcome r = request(
-            "tools/list", cursor.empty() ? "{}" : R"({"cursor":)" + sdk::jsonQuote(cursor) + "}");
+        RpcOutcome r =
+            request(method, cursor.empty() ? "{}" : R"({"cursor":)" + sdk::jsonQuote(cursor) + "}");
         if (!r.ok) {
             return r;
         }
         rapidjson::Document doc;
         doc.Parse(r.result_json.c_str());
-        if (!doc.IsObject() || !doc.HasMember("tools") || !doc["tools"].IsArray()) {
-            return failure("tools/list: the server's answer has no tools array");
+        if (!doc.IsObject() || !doc.HasMember(array_member) || !doc[array_member].IsArray()) {
+            return failure(std::string(method) + ": the server's answer has no " + array_member +
+                           " array");
         }
-        for (const rapidjson::Value& tool : doc["tools"].GetArray()) {
-            tools.push_back(jsonText(tool));
+        for (const rapidjson::Value& item : doc[array_member].GetArray()) {
+            items.push_back(jsonText(item));
         }
         cursor = member(doc, "nextCursor");
         if (cursor.empty()) {
             return r;
         }
     }
-    return failure("tools/list: more than " + std::to_string(max_pages) +
+    return failure(std::string(method) + ": more than " + std::to_string(max_pages) +
                    " pages; the list was cut there");
 }
 
@@ -198,7 +279,7 @@ UpstreamStatus UpstreamSession::status() const {
 }
 
 void UpstreamSession::close() {
-    std::shared_ptr<StdioConnection> c;
+    std::shared_ptr<Connection> c;
     {
         const std::lock_guard lock(mutex_);
         c = std::move(connection_);
@@ -212,9 +293,10 @@ void UpstreamSession::close() {
 
 RpcOutcome UpstreamSession::test(const UpstreamOptions& options) {
     std::string error;
-    auto c = StdioConnection::start(options.stdio, nullptr, nullptr, error);
+    std::unique_ptr<Connection> c =
+        options.transport ? options.transport(nullptr, nullptr, error) : nullptr;
     if (!c) {
-        return failure(error);
+        return failure(error.empty() ? "no transport is configured" : error);
     }
     Handshake handshake;
     error = initialize(*c, options, handshake);

@@ -1,23 +1,34 @@
 #pragma once
 
-// The MCP lifecycle over one upstream connection (issue 7): initialize with version negotiation,
-// notifications/initialized, requests that reconnect (with backoff) when the server has gone,
-// paged tools/list, a one-off connection test (initialize plus ping), and the upstream's status
-// for operators (connected since, last used, last error).
+// The MCP lifecycle over one upstream connection, whatever its transport (issue 7): initialize
+// with version negotiation, notifications/initialized, requests that reconnect (with backoff)
+// when the server has gone, a new session after the server expired ours (Streamable HTTP 404),
+// paged lists, a one-off connection test (initialize plus ping), and the upstream's status for
+// operators (connected since, last used, last error).
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "connection.h"
 #include "stdio_connection.h"
 
 namespace crank::mcpc {
 
+/// Opens a transport's connection (not yet initialized); null after setting `error`.
+using ConnectionFactory = std::function<std::unique_ptr<Connection>(
+    Connection::MessageHandler on_message, Connection::LogHandler on_log, std::string& error)>;
+
+/// The stdio transport: starts `options.command` for every connection.
+ConnectionFactory stdioTransport(StdioOptions options);
+
 struct UpstreamOptions {
-    StdioOptions stdio;
+    ConnectionFactory transport;
     std::chrono::milliseconds request_timeout{30'000};
     std::chrono::milliseconds initialize_timeout{10'000};
     /// After a failed connect the next attempt waits this long, doubling up to the maximum.
@@ -25,6 +36,11 @@ struct UpstreamOptions {
     std::chrono::milliseconds backoff_max{30'000};
     /// The versions offered, newest first: the first is asked for, any of them is accepted.
     std::vector<std::string> protocol_versions{"2025-11-25", "2025-06-18", "2025-03-26"};
+    /// The client capabilities declared in initialize (JSON object text).
+    std::string client_capabilities_json = "{}";
+    /// clientInfo.name and .version.
+    std::string client_name = "crank";
+    std::string client_version = "0";
 };
 
 /// What an operator sees of one upstream.
@@ -36,13 +52,18 @@ struct UpstreamStatus {
     std::string protocol_version;         ///< negotiated
     std::string server_name;
     std::string server_version;
-    std::int64_t reconnects = 0;  ///< connections made after the first
+    std::int64_t reconnects = 0;           ///< connections made after the first
+    std::string transport;                 ///< Connection::transportName() of the last connection
+    std::string capabilities_json = "{}";  ///< the server's capabilities (JSON object text)
+    std::string instructions;              ///< the server's `instructions`, empty for none
 };
 
 class UpstreamSession {
 public:
-    UpstreamSession(UpstreamOptions options, StdioConnection::MessageHandler on_message,
-                    StdioConnection::LogHandler on_log);
+    /// `on_connected` runs after every successful initialize (the first and each reconnect),
+    /// outside the session's lock: the place to fetch lists again.
+    UpstreamSession(UpstreamOptions options, Connection::MessageHandler on_message,
+                    Connection::LogHandler on_log, std::function<void()> on_connected = nullptr);
     ~UpstreamSession();
     UpstreamSession(const UpstreamSession&) = delete;
     UpstreamSession& operator=(const UpstreamSession&) = delete;
@@ -54,11 +75,23 @@ public:
     bool connect();
     /// A request on the live connection, connecting first when needed. A request that fails
     /// because the server went away is not sent again (it may have had effects); the next one
-    /// reconnects.
-    RpcOutcome request(std::string_view method, std::string_view params_json);
-    /// Every tool of the server (tools/list followed through nextCursor, at most `max_pages`),
-    /// as the JSON text of each tool object; the error when a page fails.
-    RpcOutcome listTools(std::vector<std::string>& tools, int max_pages = 100);
+    /// reconnects. One refused with an expired session (nothing was processed) is sent once
+    /// more on a new session. `timeout`: options.request_timeout when not given.
+    RpcOutcome request(std::string_view method, std::string_view params_json,
+                       const RequestHooks& hooks = {},
+                       std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+    /// A notification on the live connection (not connecting for it); false when there is none.
+    bool notify(std::string_view method, std::string_view params_json);
+    /// A message as it is (an answer to the server's request) on the live connection.
+    bool send(std::string_view message_json);
+    /// Every item of a paged list method ("tools/list", "resources/list", ...): the JSON text of
+    /// each element of `array_member`, following nextCursor for at most `max_pages` pages.
+    RpcOutcome listAll(std::string_view method, const char* array_member,
+                       std::vector<std::string>& items, int max_pages = 100);
+    /// listAll("tools/list", "tools", ...).
+    RpcOutcome listTools(std::vector<std::string>& tools, int max_pages = 100) {
+        return listAll("tools/list", "tools", tools, max_pages);
+    }
 
     UpstreamStatus status() const;
     void close();
@@ -68,14 +101,18 @@ public:
     static RpcOutcome test(const UpstreamOptions& options);
 
 private:
-    bool connectLocked();
+    /// Connects unless connected; `fresh` is set when this call made the connection.
+    bool connectLocked(bool& fresh);
+    /// The live connection, connecting first; null (with the reason) when there is none.
+    std::shared_ptr<Connection> live(std::string& why);
 
     UpstreamOptions options_;
-    StdioConnection::MessageHandler on_message_;
-    StdioConnection::LogHandler on_log_;
+    Connection::MessageHandler on_message_;
+    Connection::LogHandler on_log_;
+    std::function<void()> on_connected_;
 
     mutable std::mutex mutex_;
-    std::shared_ptr<StdioConnection> connection_;
+    std::shared_ptr<Connection> connection_;
     UpstreamStatus status_;
     bool ever_connected_ = false;
     std::chrono::milliseconds backoff_{0};

@@ -18,12 +18,18 @@ namespace {
 
 using namespace std::chrono_literals;
 
-UpstreamOptions fixture() {
+StdioOptions fixtureStdio() {
+    StdioOptions o;
+    o.command = CRANK_NODE_PATH;
+    o.args = {CRANK_FIXTURE_SERVER};
+    o.close_wait = 500ms;
+    o.term_wait = 500ms;
+    return o;
+}
+
+UpstreamOptions fixture(StdioOptions stdio = fixtureStdio()) {
     UpstreamOptions o;
-    o.stdio.command = CRANK_NODE_PATH;
-    o.stdio.args = {CRANK_FIXTURE_SERVER};
-    o.stdio.close_wait = 500ms;
-    o.stdio.term_wait = 500ms;
+    o.transport = stdioTransport(std::move(stdio));
     o.request_timeout = 20s;
     o.initialize_timeout = 20s;
     return o;
@@ -50,8 +56,9 @@ TEST(UpstreamSession, ConnectsLazilyAndReportsWhatItNegotiated) {
 TEST(UpstreamSession, TheTestConnectionInitializesPingsAndLeavesNothingRunning) {
     const RpcOutcome ok = UpstreamSession::test(fixture());
     EXPECT_TRUE(ok.ok) << ok.error_message;
-    UpstreamOptions broken = fixture();
-    broken.stdio.command = "/nonexistent/server";
+    StdioOptions missing = fixtureStdio();
+    missing.command = "/nonexistent/server";
+    const UpstreamOptions broken = fixture(missing);
     const RpcOutcome failed = UpstreamSession::test(broken);
     EXPECT_FALSE(failed.ok);
     EXPECT_NE(failed.error_message.find("cannot run"), std::string::npos) << failed.error_message;
@@ -73,8 +80,9 @@ TEST(UpstreamSession, AServerThatDiedIsReconnectedOnTheNextRequest) {
 }
 
 TEST(UpstreamSession, AFailedConnectBacksOffAndSaysWhen) {
-    UpstreamOptions o = fixture();
-    o.stdio.command = "/nonexistent/server";
+    StdioOptions missing = fixtureStdio();
+    missing.command = "/nonexistent/server";
+    UpstreamOptions o = fixture(missing);
     o.backoff_initial = 500ms;
     UpstreamSession s(o, nullptr, nullptr);
     EXPECT_FALSE(s.connect());
