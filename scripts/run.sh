@@ -8,7 +8,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/install-deps.sh"
-"$root/scripts/build.sh" --target crankd crank_aggregators crank_rest crank-demo-upstream
+"$root/scripts/build.sh" --target crankd crank_aggregators crank_rest crank_mcp_plugin crank-demo-upstream
 cd "$root"
 
 upstream_pid=""

@@ -16,6 +16,7 @@
 #include "app/readiness.h"
 #include "app/version.h"
 #include "config/config_loader.h"
+#include "federation/federation.h"
 #include "http/http_server.h"
 #include "http/stream_reactor.h"
 #include "log/log.h"
@@ -206,6 +207,27 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     }
     mcp::FunctionToolRegistry& tools = *workspaceTools.at("default");
     runner.startJobs();
+    // Federated upstreams publish next to the operations (which keep their names).
+    std::map<std::string, mcp::FunctionToolRegistry*> federatedTools;
+    for (auto& [workspace, wsTools] : workspaceTools) {
+        federatedTools[workspace] = wsTools.get();
+    }
+    federation::Federation federation(cfg->upstreams, registry, std::move(federatedTools),
+                                      static_cast<std::size_t>(cfg->mcp.tools_page_size));
+    if (auto started = federation.start(); !started) {
+        log::error("{}", started.error().message);
+        runner.stop();
+        runner.shutdown();
+        return kExitConfig;
+    }
+    if (!cfg->upstreams.empty()) {
+        readiness->add("upstreams", [&federation]() -> Result<void> {
+            if (federation.settled()) {
+                return {};
+            }
+            return Error{ErrorCode::unavailable, "the upstreams' lists are being fetched"};
+        });
+    }
     const auto loaded = std::count_if(
         registry.plugins().begin(), registry.plugins().end(),
         [](const plugins::PluginInfo& p) { return p.status == plugins::PluginStatus::loaded; });
@@ -216,7 +238,8 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         addTools(tools);
     }
     mcp::McpEndpoint endpoint(*cfg, mcp::ServerIdentity{"crank", kVersion},
-                              std::move(endpointTools), sessions, reactor, runner.tasks());
+                              std::move(endpointTools), sessions, reactor, runner.tasks(),
+                              federation.catalogs());
 
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);
@@ -247,6 +270,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     reactor.shutdown(
         std::chrono::milliseconds(std::min<std::int64_t>(cfg->server.shutdown_grace_ms, 1000)));
     sessions.closeAll();
+    federation.stop();
     if (const std::size_t abandoned = runner.shutdown(); abandoned > 0) {
         // Their plugins' threads may still run: unloading the libraries would pull the code
         // from under them. The process is about to exit; the memory goes with it.

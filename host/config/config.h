@@ -116,6 +116,31 @@ struct AuthProfile {
     std::map<std::string, std::string> headers;  ///< extra static headers, not secret
 };
 
+/// One entry of `upstreams`: a server speaking MCP (or made to, by its adapter) whose tools,
+/// resources, resource templates, prompts and completions a workspace republishes.
+struct UpstreamConfig {
+    std::string name;              ///< unique; letters, digits, '_', '-', '.', at most 64
+    std::string protocol = "mcp";  ///< the adapter (CRANK_CAP_FEDERATION) that connects to it
+    std::string workspace = "default";
+    /// How names are published: "prefix" (`{prefix}{separator}{name}`) or "keep" (as the
+    /// upstream names them). Resource URIs are always kept.
+    enum class Naming { prefix, keep };
+    Naming naming = Naming::prefix;
+    std::string prefix;              ///< default: the upstream's name
+    std::string separator = "_";     ///< one of "_", "__", ".", "-" (MCP tool names allow them)
+    std::string config_json = "{}";  ///< the adapter's own config (`config`), validated by it
+    /// Each request to the upstream (tools/call, resources/read, ...) waits at most this long.
+    std::int64_t request_timeout_ms = 300'000;
+    /// A request of the upstream to the client (sampling, elicitation) waits at most this long.
+    std::int64_t client_request_timeout_ms = 300'000;
+    std::int64_t max_list_items = 10'000;  ///< tools (and resources, ...) taken from one list
+
+    /// The published name of the upstream's `name`.
+    std::string publishedName(const std::string& upstream_name) const {
+        return naming == Naming::keep ? upstream_name : prefix + separator + upstream_name;
+    }
+};
+
 /// The whole configuration file, validated.
 struct Config {
     std::string source;  ///< the file it was read from, for messages
@@ -127,6 +152,7 @@ struct Config {
     JobsConfig jobs;
     std::map<std::string, AuthProfile> auth_profiles;
     std::vector<OperationConfig> operations;
+    std::vector<UpstreamConfig> upstreams;
 };
 
 }  // namespace crank::config

@@ -122,6 +122,7 @@ private:
     void readAuth(const Json* v);
     void readAuthProfiles(const Json* v);
     void readOperations(const Json* v);
+    void readUpstreams(const Json* v);
     OperationConfig readOperation(const Json& v, const std::string& path);
     void readExecution(const Json* v, const std::string& path, OperationConfig& op);
     Limits readLimits(const Json* v, const std::string& path, Limits defaults);
@@ -190,6 +191,7 @@ LoadResult Loader::load(std::string_view text) {
     readAuth(root.get("auth"));
     readAuthProfiles(root.get("auth_profiles"));
     readOperations(root.get("operations"));
+    readUpstreams(root.get("upstreams"));
     root.allow({"$schema"});
     root.finish();
     crossCheck();
@@ -845,6 +847,67 @@ void Loader::readOperations(const Json* v) {
     }
 }
 
+void Loader::readUpstreams(const Json* v) {
+    if (v == nullptr) {
+        return;
+    }
+    if (!v->IsArray()) {
+        errors_.add("upstreams", "expected an array of upstreams, got " + describe(*v));
+        return;
+    }
+    using Naming = UpstreamConfig::Naming;
+    static constexpr std::array<std::pair<std::string_view, Naming>, 2> kNamings{
+        {{"prefix", Naming::prefix}, {"keep", Naming::keep}}};
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kSeparators{
+        {{"_", "_"}, {"__", "__"}, {".", "."}, {"-", "-"}}};
+    for (rapidjson::SizeType i = 0; i < v->Size(); ++i) {
+        const std::string path = indexPath("upstreams", i);
+        ObjectReader r(&(*v)[i], path, errors_);
+        if (!r.present()) {
+            continue;
+        }
+        UpstreamConfig u;
+        u.name = r.requiredString("name", 64);
+        if (!u.name.empty() && !isName(u.name)) {
+            errors_.add(r.pathOf("name"),
+                        "an upstream name has 1 to 64 letters, digits, '_', '-' or '.', got " +
+                            describeString(u.name));
+        }
+        if (auto protocol = r.optionalString("protocol", 64)) {
+            if (!isPluginName(*protocol)) {
+                errors_.add(r.pathOf("protocol"),
+                            "an adapter name has 1 to 64 lowercase letters, digits or '_', got " +
+                                describeString(*protocol));
+            } else {
+                u.protocol = *protocol;
+            }
+        }
+        u.workspace = r.optionalString("workspace", 64).value_or("default");
+        u.naming = r.enumeration<Naming>("naming", Naming::prefix, kNamings);
+        u.prefix = r.optionalString("prefix", 64).value_or(u.name);
+        if (!u.prefix.empty() && !isToolName(u.prefix)) {
+            errors_.add(r.pathOf("prefix"), "a prefix has letters, digits, '_', '-' or '.', got " +
+                                                describeString(u.prefix));
+        }
+        u.separator = std::string(r.enumeration<std::string_view>("separator", "_", kSeparators));
+        if (const Json* config = r.get("config")) {
+            if (!config->IsObject()) {
+                errors_.add(r.pathOf("config"),
+                            "expected an object (the adapter's config), got " + describe(*config));
+            } else {
+                u.config_json = detail::toJsonText(*config);
+            }
+        }
+        u.request_timeout_ms =
+            r.integer("request_timeout_ms", u.request_timeout_ms, 100, 86'400'000);
+        u.client_request_timeout_ms =
+            r.integer("client_request_timeout_ms", u.client_request_timeout_ms, 100, 86'400'000);
+        u.max_list_items = r.integer("max_list_items", u.max_list_items, 1, 1'000'000);
+        r.finish();
+        config_.upstreams.push_back(std::move(u));
+    }
+}
+
 void Loader::crossCheck() {
     // Operation and tool names are unique within a workspace: each workspace is its own server.
     std::map<std::pair<std::string, std::string>, std::size_t> names;
@@ -887,6 +950,23 @@ void Loader::crossCheck() {
                                       : "publishes the tool \"" + tool + "\", which " + it->second +
                                             " publishes too");
             }
+        }
+    }
+    std::map<std::string, std::size_t> upstreamNames;
+    for (std::size_t i = 0; i < config_.upstreams.size(); ++i) {
+        const UpstreamConfig& u = config_.upstreams[i];
+        const std::string path = indexPath("upstreams", i);
+        if (workspaces.count(u.workspace) == 0) {
+            errors_.add(path + ".workspace",
+                        "no workspace \"" + u.workspace + "\" is defined in auth.workspaces");
+        }
+        if (u.name.empty()) {
+            continue;
+        }
+        if (auto [it, inserted] = upstreamNames.emplace(u.name, i); !inserted) {
+            errors_.add(path + ".name", fmt::format("upstream \"{}\" is already defined at "
+                                                    "upstreams[{}]",
+                                                    u.name, it->second));
         }
     }
     if (config_.auth.mode == AuthConfig::Mode::none && !config_.server.listen.isLoopback()) {

@@ -13,6 +13,8 @@
 #include <Poco/Net/HTTPServerResponse.h>
 #include <fmt/core.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "http/origin_policy.h"
 #include "http/responses.h"
@@ -21,6 +23,7 @@
 #include "http/stream_reactor.h"
 #include "log/log.h"
 #include "mcp/json_rpc.h"
+#include "mcp/log_level.h"
 #include "mcp/task_backend.h"
 #include "util/json_string.h"
 #include "util/sha256.h"
@@ -143,6 +146,52 @@ public:
 
     bool cancelled() const override { return cancelled_->load(); }
 
+    bool progressRequested() const override { return progressToken_.has_value(); }
+
+    ClientAnswer requestClient(std::string_view method, std::string_view paramsJson,
+                               std::chrono::milliseconds timeout) override {
+        const char* capability = method == "sampling/createMessage" ? "sampling"
+                                 : method == "elicitation/create"   ? "elicitation"
+                                 : method == "roots/list"           ? "roots"
+                                                                    : nullptr;
+        if (capability == nullptr) {
+            return {false, R"({"code":-32601,"message":)" +
+                               jsonString("crank does not forward " +
+                                          std::string(method.substr(0, 100)) + " to clients") +
+                               "}"};
+        }
+        auto declared = extractMember(session_->clientCapabilities(), capability);
+        if (!declared || declared->empty()) {
+            return {false, R"({"code":-32601,"message":)" +
+                               jsonString(std::string("the client did not declare the ") +
+                                          capability + " capability") +
+                               "}"};
+        }
+        if (!stream_) {
+            return {
+                false,
+                R"({"code":-32603,"message":"this call has no stream to the client to ask on"})"};
+        }
+        const std::string id = session_->beginClientRequest();
+        session_->send(*stream_, makeRequest(RequestId(id), method, paramsJson));
+        auto answer = session_->awaitClientAnswer(id, std::chrono::steady_clock::now() + timeout,
+                                                  [this] { return cancelled_->load(); });
+        if (answer) {
+            return {answer->first, std::move(answer->second)};
+        }
+        // No answer: tell the client to stop (MCP cancellation goes both ways).
+        const bool wasCancelled = cancelled_->load();
+        session_->send(*stream_, makeNotification(
+                                     "notifications/cancelled",
+                                     R"({"requestId":)" + RequestId(id).toJson() + R"(,"reason":)" +
+                                         jsonString(wasCancelled ? "the call was cancelled"
+                                                                 : "no answer in time") +
+                                         "}"));
+        return {false, wasCancelled
+                           ? R"({"code":-32800,"message":"the call was cancelled"})"
+                           : R"({"code":-32001,"message":"the client did not answer in time"})"};
+    }
+
     void progress(double progress, std::optional<double> total, std::string_view message) override {
         if (!progressToken_ || !stream_ || !std::isfinite(progress)) {
             return;
@@ -224,6 +273,7 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     SessionManager& sessions;
     http::StreamReactor& reactor;
     TaskBackend* tasks;
+    std::map<std::string, Catalog*> catalogs;  // workspace -> its resources, prompts...
     http::OriginPolicy origins;
     std::atomic<std::uint64_t> nextToken{1};
 
@@ -232,7 +282,8 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     std::multimap<std::string, TaskWaiter> taskWaiters;             // task -> tasks/result
 
     Impl(const config::Config& c, ServerIdentity id, std::map<std::string, ToolRegistry*> t,
-         SessionManager& s, http::StreamReactor& r, TaskBackend* b)
+         SessionManager& s, http::StreamReactor& r, TaskBackend* b,
+         std::map<std::string, Catalog*> cat)
         : mcp(c.mcp),
           maxBody(c.server.max_request_body_bytes),
           identity(std::move(id)),
@@ -240,6 +291,7 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
           sessions(s),
           reactor(r),
           tasks(b),
+          catalogs(std::move(cat)),
           origins(c.server.allowed_hosts, c.server.allowed_origins) {
         authRequired = c.auth.mode == config::AuthConfig::Mode::api_key;
         for (const config::Agent& agent : c.auth.agents) {
@@ -294,7 +346,8 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
                                           const Who& who);
     bool headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response);
 
-    Reply initialize(const JsonRpcMessage& message, std::shared_ptr<McpSession>& created);
+    Reply initialize(const JsonRpcMessage& message, std::shared_ptr<McpSession>& created,
+                     const std::string& workspace);
     /// Answers one request of a session with JSON (every method but a streamed tools/call or a
     /// waiting tasks/result).
     std::optional<std::string> dispatch(const JsonRpcMessage& message,
@@ -318,6 +371,12 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     /// a new SSE stream) when it has not.
     void tasksResult(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
                      const Who& who, HTTPServerRequest& request, HTTPServerResponse& response);
+    /// A catalog's notice to the sessions of `workspace` it names (or all of them).
+    void deliver(const std::string& workspace, const CatalogNotice& notice);
+    /// A catalog method of `who`'s workspace; nullopt when `method` is not a catalog method.
+    std::optional<std::string> catalogRequest(const JsonRpcMessage& message,
+                                              const std::shared_ptr<McpSession>& session,
+                                              const Who& who);
     /// The backend's listener: status notifications to the creator, answers to waiters.
     void onTask(const TaskInfo& task);
     std::string taskResultMessage(const RequestId& id, const std::string& task_id,
@@ -331,9 +390,10 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
 
 McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity,
                          std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
-                         http::StreamReactor& reactor, TaskBackend* tasks)
+                         http::StreamReactor& reactor, TaskBackend* tasks,
+                         std::map<std::string, Catalog*> catalogs)
     : impl_(std::make_shared<Impl>(config, std::move(identity), std::move(tools), sessions, reactor,
-                                   tasks)) {
+                                   tasks, std::move(catalogs))) {
     std::weak_ptr<Impl> weak = impl_;
     for (const auto& [workspace, registry] : impl_->tools) {
         registry->subscribe([weak, ws = workspace] {
@@ -344,6 +404,13 @@ McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity,
                         s.sendStandalone(message);
                     }
                 });
+            }
+        });
+    }
+    for (const auto& [workspace, catalog] : impl_->catalogs) {
+        catalog->subscribe([weak, ws = workspace](const CatalogNotice& notice) {
+            if (auto impl = weak.lock()) {
+                impl->deliver(ws, notice);
             }
         });
     }
@@ -497,7 +564,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         const auto& message = std::get<JsonRpcMessage>(parsed.entries.front());
         if (message.kind == JsonRpcKind::request && message.method == "initialize") {
             std::shared_ptr<McpSession> created;
-            Reply reply = initialize(message, created);
+            Reply reply = initialize(message, created, who.workspace);
             if (created) {
                 created->setAgent(who.agent);
                 created->setWorkspace(who.workspace);
@@ -537,7 +604,16 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         }
         if (message.method == "tools/call") {
             auto token = progressTokenOf(message.params_json);
-            if (token && *token && !(tasksEnabled(*session) && hasTask(message.params_json))) {
+            bool streamed = token && *token;
+            if (!streamed && token) {
+                // A tool that may ask the client something while it runs answers on a stream.
+                rapidjson::Document params;
+                if (parseObject(message.params_json, params)) {
+                    const auto definition = who.tools->find(memberString(params, "name"));
+                    streamed = definition && definition->requests_client;
+                }
+            }
+            if (streamed && !(tasksEnabled(*session) && hasTask(message.params_json))) {
                 // Progress comes before the result: answer as an SSE stream.
                 const std::uint64_t stream = session->openStream(false);
                 if (!openSse(request, response, session, stream, std::nullopt)) {
@@ -585,7 +661,8 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
 }
 
 Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
-                                    std::shared_ptr<McpSession>& created) {
+                                    std::shared_ptr<McpSession>& created,
+                                    const std::string& workspace) {
     rapidjson::Document params;
     if (!parseObject(message.params_json, params)) {
         return {makeError(message.id, kInvalidParams, "initialize: params must be an object"), 200};
@@ -602,7 +679,19 @@ Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
         return {makeError(message.id, kInternalError, session.error().message), 503};
     }
     created = *session;
+    if (params.HasMember("capabilities") && params["capabilities"].IsObject()) {
+        rapidjson::StringBuffer buffer;
+        rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+        params["capabilities"].Accept(writer);
+        created->setClientCapabilities(std::string(buffer.GetString(), buffer.GetSize()));
+    }
     std::string capabilities = R"({"tools":{"listChanged":true},"logging":{})";
+    if (const auto catalog = catalogs.find(workspace); catalog != catalogs.end()) {
+        const std::string extra = catalog->second->capabilitiesJson();
+        if (!extra.empty()) {
+            capabilities += "," + extra;
+        }
+    }
     if (tasks != nullptr && version == kTasksVersion) {
         // tasks/list only where tasks are bound to an authenticated agent (MCP: without an auth
         // context a receiver should not offer listing).
@@ -625,8 +714,29 @@ Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
 }
 
 void McpEndpoint::Impl::notify(const JsonRpcMessage& message, McpSession& session) {
+    if (message.kind == JsonRpcKind::response && message.id) {
+        session.deliverClientAnswer(message.id->toJson(), true, message.result_json);
+        return;
+    }
+    if (message.kind == JsonRpcKind::error_response) {
+        if (message.id) {
+            std::string error = fmt::format(R"({{"code":{},"message":{})", message.error.code,
+                                            jsonString(message.error.message));
+            if (!message.error.data_json.empty()) {
+                error += R"(,"data":)" + message.error.data_json;
+            }
+            session.deliverClientAnswer(message.id->toJson(), false, error + "}");
+        }
+        return;
+    }
     if (message.kind != JsonRpcKind::notification) {
-        return;  // responses to server-to-client requests: none are sent yet
+        return;
+    }
+    if (message.method == "notifications/roots/list_changed") {
+        if (const auto catalog = catalogs.find(session.workspace()); catalog != catalogs.end()) {
+            catalog->second->clientNotification(message.method, message.params_json);
+        }
+        return;
     }
     if (message.method == "notifications/initialized") {
         session.setInitialized();
@@ -674,6 +784,9 @@ std::optional<std::string> McpEndpoint::Impl::dispatch(const JsonRpcMessage& mes
     if (message.method == "initialize") {
         return makeError(id, kInvalidRequest, "initialize: this session is already initialized");
     }
+    if (auto answered = catalogRequest(message, session, who)) {
+        return answered;
+    }
     return makeError(id, kMethodNotFound, "method not found: " + message.method.substr(0, 100));
 }
 
@@ -710,6 +823,10 @@ std::string McpEndpoint::Impl::toolsList(const JsonRpcMessage& message, const Mc
     for (std::size_t i = start; i < end; ++i) {
         const ToolDefinition& t = all[i];
         result += (i == start ? "" : ",");
+        if (!t.raw_json.empty()) {
+            result += t.raw_json;
+            continue;
+        }
         result += R"({"name":)" + jsonString(t.name);
         if (!t.title.empty()) {
             result += R"(,"title":)" + jsonString(t.title);
@@ -781,6 +898,10 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
                                       ? kInvalidParams
                                       : kInternalError;
         return makeError(id, code, "tools/call: " + result.error().message);
+    }
+    if (!result->rpc_error_json.empty()) {
+        return R"({"jsonrpc":"2.0","id":)" + id.toJson() + R"(,"error":)" + result->rpc_error_json +
+               "}";
     }
     return makeResult(id, result->toJson());
 }
@@ -866,6 +987,53 @@ void McpEndpoint::Impl::handleDelete(HTTPServerRequest& request, HTTPServerRespo
     }
     log::info("mcp: session {} deleted by the client", id.substr(0, 8));
     sendBody(response, 200, "", "");
+}
+
+// ----- Catalog: resources, prompts, completions ---------------------------------------------
+
+std::optional<std::string> McpEndpoint::Impl::catalogRequest(
+    const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session, const Who& who) {
+    const auto found = catalogs.find(who.workspace);
+    if (found == catalogs.end()) {
+        return std::nullopt;
+    }
+    const RequestId& id = *message.id;
+    const std::string key = id.toJson();
+    auto cancelled = session->beginRequest(key);
+    EndpointToolCall call(session, std::nullopt, std::nullopt, cancelled, who.caller());
+    std::optional<CatalogReply> reply;
+    try {
+        reply = found->second->handle(message.method, message.params_json, call, session->id());
+    } catch (const std::exception& e) {
+        reply = CatalogReply{{},
+                             R"({"code":-32603,"message":)" +
+                                 jsonString(message.method + " failed: " + e.what()) + "}"};
+    }
+    session->endRequest(key);
+    if (!reply) {
+        return std::nullopt;
+    }
+    if (!reply->error_json.empty()) {
+        return R"({"jsonrpc":"2.0","id":)" + key + R"(,"error":)" + reply->error_json + "}";
+    }
+    return makeResult(id, reply->result_json);
+}
+
+void McpEndpoint::Impl::deliver(const std::string& workspace, const CatalogNotice& notice) {
+    const std::string message = makeNotification(notice.method, notice.params_json);
+    if (!notice.sessions.empty()) {
+        for (const std::string& id : notice.sessions) {
+            if (auto s = sessions.find(id); s && s->workspace() == workspace) {
+                s->sendStandalone(message);
+            }
+        }
+        return;
+    }
+    sessions.forEach([&](McpSession& s) {
+        if (s.workspace() == workspace && (!notice.level || *notice.level >= s.logLevel())) {
+            s.sendStandalone(message);
+        }
+    });
 }
 
 // ----- Tasks (2025-11-25) -----------------------------------------------------------------

@@ -6,6 +6,7 @@
 
 #include "config/config.h"
 #include "http/router.h"
+#include "mcp/catalog.h"
 #include "mcp/session_manager.h"
 #include "mcp/task_backend.h"
 #include "mcp/tool_registry.h"
@@ -39,10 +40,12 @@ class McpEndpoint {
 public:
     /// `tools`: each workspace's tools (every workspace of config.auth gets an endpoint at
     /// `/w/{workspace}/mcp`; config.mcp.path serves the calling agent's own workspace).
-    /// `tasks`: where MCP Tasks run; nullptr: no Tasks.
+    /// `tasks`: where MCP Tasks run; nullptr: no Tasks. `catalogs`: the resources, prompts and
+    /// completions of the workspaces that have them (federated upstreams).
     McpEndpoint(const config::Config& config, ServerIdentity identity,
                 std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
-                http::StreamReactor& reactor, TaskBackend* tasks = nullptr);
+                http::StreamReactor& reactor, TaskBackend* tasks = nullptr,
+                std::map<std::string, Catalog*> catalogs = {});
     ~McpEndpoint();
     McpEndpoint(const McpEndpoint&) = delete;
     McpEndpoint& operator=(const McpEndpoint&) = delete;

@@ -1,5 +1,6 @@
 #include "mcp/mcp_session.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "http/sse_event.h"
@@ -217,6 +218,50 @@ bool McpSession::cancelRequest(const std::string& requestKey) {
     }
     *it->second = true;
     return true;
+}
+
+std::string McpSession::beginClientRequest() {
+    std::lock_guard lock(clientMutex_);
+    std::string id = "crank-s2c-" + std::to_string(nextClientRequest_++);
+    clientRequests_.emplace("\"" + id + "\"", std::nullopt);
+    return id;
+}
+
+bool McpSession::deliverClientAnswer(const std::string& id_json, bool ok, std::string json) {
+    {
+        std::lock_guard lock(clientMutex_);
+        const auto it = clientRequests_.find(id_json);
+        if (it == clientRequests_.end() || it->second) {
+            return false;
+        }
+        it->second.emplace(ok, std::move(json));
+    }
+    clientAnswered_.notify_all();
+    return true;
+}
+
+std::optional<std::pair<bool, std::string>> McpSession::awaitClientAnswer(
+    const std::string& id, std::chrono::steady_clock::time_point deadline,
+    const std::function<bool()>& cancelled) {
+    const std::string key = "\"" + id + "\"";
+    std::unique_lock lock(clientMutex_);
+    while (true) {
+        const auto it = clientRequests_.find(key);
+        if (it == clientRequests_.end()) {
+            return std::nullopt;
+        }
+        if (it->second) {
+            auto answer = std::move(it->second);
+            clientRequests_.erase(it);
+            return answer;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline || (cancelled && cancelled())) {
+            clientRequests_.erase(it);
+            return std::nullopt;
+        }
+        clientAnswered_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(50)));
+    }
 }
 
 std::size_t McpSession::attachedStreams() const {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "mcp/log_level.h"
 
@@ -99,6 +101,22 @@ public:
     /// Number of streams with an attached connection.
     std::size_t attachedStreams() const;
 
+    /// The client's `capabilities` from initialize (JSON object text). Set once, at creation.
+    const std::string& clientCapabilities() const { return clientCapabilities_; }
+    void setClientCapabilities(std::string json) { clientCapabilities_ = std::move(json); }
+
+    /// Requests to the client (sampling, elicitation, roots), answered by a later POST.
+    /// Registers one and returns its id, unique within the session ("crank-s2c-N").
+    std::string beginClientRequest();
+    /// The client's answer to request `id_json` (the id as JSON text): `ok` and the result's
+    /// JSON text, or not ok and the error object's. False when no such request waits.
+    bool deliverClientAnswer(const std::string& id_json, bool ok, std::string json);
+    /// Waits for the answer to `id` until `deadline`, or until `*cancelled` turns true
+    /// (checked every 50 ms, may be null); then forgets the request. nullopt: no answer.
+    std::optional<std::pair<bool, std::string>> awaitClientAnswer(
+        const std::string& id, std::chrono::steady_clock::time_point deadline,
+        const std::function<bool()>& cancelled);
+
 private:
     struct Event {
         std::uint64_t seq;
@@ -130,6 +148,13 @@ private:
     std::size_t replayBytes_ = 0;
     std::optional<std::uint64_t> lastStandalone_;
     std::unordered_map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;
+    std::string clientCapabilities_ = "{}";
+
+    std::mutex clientMutex_;
+    std::condition_variable clientAnswered_;
+    std::uint64_t nextClientRequest_ = 1;
+    /// id (as JSON text) -> the answer once it came
+    std::map<std::string, std::optional<std::pair<bool, std::string>>> clientRequests_;
 };
 
 }  // namespace crank::mcp

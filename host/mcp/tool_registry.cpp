@@ -36,6 +36,37 @@ void FunctionToolRegistry::remove(std::string_view name) {
     }
 }
 
+void FunctionToolRegistry::replace(const std::vector<std::string>& remove,
+                                   std::vector<std::pair<ToolDefinition, Function>> add) {
+    bool changed = false;
+    {
+        std::lock_guard lock(mutex_);
+        for (const std::string& name : remove) {
+            const auto it = std::find_if(tools_.begin(), tools_.end(),
+                                         [&](const Entry& e) { return e.definition.name == name; });
+            if (it != tools_.end()) {
+                tools_.erase(it);
+                changed = true;
+            }
+        }
+        for (auto& [definition, function] : add) {
+            auto it = std::lower_bound(
+                tools_.begin(), tools_.end(), definition.name,
+                [](const Entry& e, const std::string& name) { return e.definition.name < name; });
+            Entry entry{std::move(definition), std::make_shared<Function>(std::move(function))};
+            if (it != tools_.end() && it->definition.name == entry.definition.name) {
+                *it = std::move(entry);
+            } else {
+                tools_.insert(it, std::move(entry));
+            }
+            changed = true;
+        }
+    }
+    if (changed) {
+        notify();
+    }
+}
+
 std::vector<ToolDefinition> FunctionToolRegistry::list() const {
     std::lock_guard lock(mutex_);
     std::vector<ToolDefinition> out;
@@ -47,6 +78,20 @@ std::vector<ToolDefinition> FunctionToolRegistry::list() const {
 }
 
 std::string ToolResult::toJson(std::string_view meta_json) const {
+    if (!raw_json.empty()) {
+        if (meta_json.empty() || raw_json.size() < 2 || raw_json.back() != '}') {
+            return raw_json;
+        }
+        // A related-task _meta joins the upstream's object (replacing a _meta of its own would
+        // lose what it said; an object with two _meta members is not valid: the upstream's
+        // stays, and the host's is added only when it has none).
+        if (raw_json.find(R"("_meta")") != std::string::npos) {
+            return raw_json;
+        }
+        const bool empty = raw_json.find_first_not_of(" \t\r\n", 1) == raw_json.size() - 1;
+        return raw_json.substr(0, raw_json.size() - 1) + (empty ? "" : ",") + R"("_meta":)" +
+               std::string(meta_json) + "}";
+    }
     std::string out = R"({"content":)" + content_json;
     if (!structured_json.empty()) {
         out += R"(,"structuredContent":)" + structured_json;

@@ -1,11 +1,13 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mcp/log_level.h"
@@ -23,6 +25,13 @@ struct ToolDefinition {
     /// `execution.taskSupport` (MCP 2025-11-25 Tasks): "optional" or "required" when a
     /// TaskBackend can run the tool as a task; empty means "forbidden" (not shown).
     std::string task_support;
+    /// The whole tool object (JSON text) as tools/list shows it, when the tool comes from
+    /// elsewhere (a federated upstream) and every member of it is passed on as it is: `name`
+    /// already the published one. Empty: the members above are written instead.
+    std::string raw_json;
+    /// The tool may send requests to the client while it runs (ToolCall::requestClient): its
+    /// tools/call is always answered as an SSE stream, where those requests go.
+    bool requests_client = false;
 };
 
 /// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode
@@ -44,6 +53,8 @@ public:
     /// `progress` must grow from one call to the next.
     virtual void progress(double progress, std::optional<double> total,
                           std::string_view message) = 0;
+    /// True when the client asked for progress (its request had a progress token).
+    virtual bool progressRequested() const { return false; }
     /// Sends notifications/message at `level` when the session's logging level lets it through.
     /// `data_json` is JSON text.
     virtual void log(LogLevel level, std::string_view logger, std::string_view data_json) = 0;
@@ -52,6 +63,20 @@ public:
     /// True when cancelled() is only because crankd is stopping and means to follow the work
     /// again after its restart (an async job with a cursor): the upstream work is not undone.
     virtual bool stoppingForRestart() const { return false; }
+    /// Sends a request to the client that made the call (sampling/createMessage,
+    /// elicitation/create, roots/list) on the call's stream and waits for its answer, at most
+    /// `timeout`, or until the call is cancelled. ok: `json` is the answer's `result`; otherwise
+    /// `json` is a JSON-RPC error object (the client's, or why there was no answer).
+    struct ClientAnswer {
+        bool ok = false;
+        std::string json;
+    };
+    virtual ClientAnswer requestClient(std::string_view /*method*/,
+                                       std::string_view /*params_json*/,
+                                       std::chrono::milliseconds /*timeout*/) {
+        return {false,
+                R"({"code":-32601,"message":"this call cannot send requests to the client"})"};
+    }
 };
 
 /// A tool's answer: the MCP CallToolResult parts, as JSON text.
@@ -59,6 +84,12 @@ struct ToolResult {
     std::string content_json = "[]";  ///< the `content` array
     std::string structured_json;      ///< `structuredContent`, empty for none
     bool is_error = false;            ///< `isError`: the tool ran and failed (not a protocol error)
+    /// The whole CallToolResult object (JSON text), passed on as it is (a federated upstream's
+    /// answer); the members above are then unused.
+    std::string raw_json;
+    /// A JSON-RPC error object to answer with instead of a result (an upstream's error, passed on
+    /// as it is).
+    std::string rpc_error_json;
 
     /// The CallToolResult object as JSON text, with `meta_json` (a JSON object) as its `_meta`
     /// when not empty.
@@ -95,6 +126,10 @@ public:
     void add(ToolDefinition definition, Function function);
     /// Removes a tool (if present) and notifies subscribers.
     void remove(std::string_view name);
+    /// Removes the tools named in `remove`, then adds or replaces `add`, and notifies
+    /// subscribers once, when anything changed.
+    void replace(const std::vector<std::string>& remove,
+                 std::vector<std::pair<ToolDefinition, Function>> add);
 
     std::vector<ToolDefinition> list() const override;
     std::optional<ToolDefinition> find(std::string_view name) const override;

@@ -4,6 +4,7 @@
 
 #include "plugins/diagnostics_call.h"
 #include "plugins/plugin_struct_reader.h"
+#include "plugins/plugin_writer.h"
 
 namespace crank::plugins {
 
@@ -64,6 +65,61 @@ void AdapterHandle::streamCancel(crank_stream* stream) const {
 void AdapterHandle::streamDestroy(crank_stream* stream) const {
     if (stream != nullptr && adapter_.stream_destroy != nullptr) {
         adapter_.stream_destroy(stream);
+    }
+}
+
+namespace {
+crank_str cView(std::string_view text) {
+    return crank_str{text.data(), text.size()};
+}
+}  // namespace
+
+crank_upstream* AdapterHandle::upstreamOpen(crank_peer* peer, std::string_view name,
+                                            std::string_view config_json,
+                                            PluginCall& diagnostics) const {
+    if (adapter_.upstream_open == nullptr || !hasCapability(CRANK_CAP_FEDERATION)) {
+        diagnostics.setError(CRANK_ERR_UNSUPPORTED,
+                             "adapter '" + name_ + "' cannot federate upstreams", {});
+        return nullptr;
+    }
+    return adapter_.upstream_open(adapter_.state, peer, cView(name), cView(config_json),
+                                  diagnostics.handle());
+}
+
+crank_status AdapterHandle::upstreamRequest(crank_upstream* upstream, PluginCall& call,
+                                            std::string_view method, std::string_view params_json,
+                                            crank_writer* result) const {
+    if (upstream == nullptr || adapter_.upstream_request == nullptr) {
+        call.setError(CRANK_ERR_UNSUPPORTED, "adapter '" + name_ + "' cannot federate upstreams",
+                      {});
+        return CRANK_ERROR;
+    }
+    return adapter_.upstream_request(upstream, call.handle(), cView(method), cView(params_json),
+                                     result);
+}
+
+void AdapterHandle::upstreamNotify(crank_upstream* upstream, std::string_view method,
+                                   std::string_view params_json) const {
+    if (upstream != nullptr && adapter_.upstream_notify != nullptr) {
+        adapter_.upstream_notify(upstream, cView(method), cView(params_json));
+    }
+}
+
+std::string AdapterHandle::upstreamStatus(crank_upstream* upstream) const {
+    if (upstream == nullptr || adapter_.upstream_status == nullptr) {
+        return "{}";
+    }
+    PluginWriter writer(std::size_t{64} * 1024);
+    if (adapter_.upstream_status(upstream, writer.handle()) != CRANK_OK || writer.overflowed() ||
+        writer.text().empty()) {
+        return "{}";
+    }
+    return writer.text();
+}
+
+void AdapterHandle::upstreamClose(crank_upstream* upstream) const {
+    if (upstream != nullptr && adapter_.upstream_close != nullptr) {
+        adapter_.upstream_close(upstream);
     }
 }
 

@@ -48,6 +48,19 @@ public:
     void streamCancel(crank_stream* stream) const;
     void streamDestroy(crank_stream* stream) const;
 
+    /// CRANK_CAP_FEDERATION (ABI 1.2): see crank_adapter.upstream_open and the others. `peer`
+    /// must outlive the upstream (until upstreamClose() returns). Null after diagnostics.
+    crank_upstream* upstreamOpen(crank_peer* peer, std::string_view name,
+                                 std::string_view config_json, PluginCall& diagnostics) const;
+    crank_status upstreamRequest(crank_upstream* upstream, PluginCall& call,
+                                 std::string_view method, std::string_view params_json,
+                                 crank_writer* result) const;
+    void upstreamNotify(crank_upstream* upstream, std::string_view method,
+                        std::string_view params_json) const;
+    /// The upstream's status object (JSON text), "{}" when the adapter reports none.
+    std::string upstreamStatus(crank_upstream* upstream) const;
+    void upstreamClose(crank_upstream* upstream) const;
+
 private:
     crank_adapter adapter_;
     std::string name_;

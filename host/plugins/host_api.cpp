@@ -5,6 +5,7 @@
 
 #include "plugins/plugin_call.h"
 #include "plugins/plugin_host.h"
+#include "plugins/plugin_peer.h"
 #include "plugins/plugin_registrar.h"
 #include "plugins/plugin_writer.h"
 
@@ -146,6 +147,39 @@ crank_status apiWriterAppend(crank_writer* writer, crank_str text) noexcept {
     }
 }
 
+void apiPeerNotify(crank_peer* peer, crank_str method, crank_str params_json) noexcept {
+    if (peer != nullptr) {
+        PluginPeer::fromHandle(peer)->notify(view(method), view(params_json));
+    }
+}
+
+void apiCallNotify(crank_call* call, crank_str method, crank_str params_json) noexcept {
+    if (call != nullptr) {
+        PluginCall::fromHandle(call)->notify(view(method), view(params_json));
+    }
+}
+
+crank_status apiCallRequest(crank_call* call, crank_str method, crank_str params_json,
+                            int64_t timeout_ms, void (*answer)(void* context, crank_str json),
+                            void* context) noexcept {
+    if (call == nullptr) {
+        return CRANK_ERROR;
+    }
+    std::string text;
+    crank_status status = CRANK_ERROR;
+    try {
+        status = PluginCall::fromHandle(call)->request(view(method), view(params_json), timeout_ms,
+                                                       text);
+    } catch (...) {  // std::bad_alloc
+        status = CRANK_ERROR;
+        text.clear();
+    }
+    if (answer != nullptr) {
+        answer(context, crank_str{text.data(), text.size()});
+    }
+    return status;
+}
+
 constexpr crank_host_api kHostApi = {
     .struct_size = sizeof(crank_host_api),
     .abi_major = CRANK_ABI_MAJOR,
@@ -164,6 +198,9 @@ constexpr crank_host_api kHostApi = {
     .set_cursor = apiSetCursor,
     .writer_append = apiWriterAppend,
     .cancel_reason = apiCancelReason,
+    .peer_notify = apiPeerNotify,
+    .call_notify = apiCallNotify,
+    .call_request = apiCallRequest,
 };
 
 }  // namespace

@@ -33,4 +33,13 @@ void PluginCall::complete(crank_status /*status*/) noexcept {}
 
 void PluginCall::setCursor(std::string_view /*cursor*/) noexcept {}
 
+crank_status PluginCall::request(std::string_view /*method*/, std::string_view /*params_json*/,
+                                 std::int64_t /*timeout_ms*/, std::string& answer) noexcept {
+    try {
+        answer = R"({"code":-32601,"message":"this call has no client to ask"})";
+    } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory; CRANK_ERROR still says it
+    }
+    return CRANK_ERROR;
+}
+
 }  // namespace crank::plugins

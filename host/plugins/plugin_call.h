@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,14 @@ public:
     }
     virtual void complete(crank_status status) noexcept;
     virtual void setCursor(std::string_view cursor) noexcept;
+    /// ABI 1.2 call_notify: a notification for the client that made the call. The default
+    /// drops it.
+    virtual void notify(std::string_view /*method*/, std::string_view /*params_json*/) noexcept {}
+    /// ABI 1.2 call_request: a request to the client that made the call; the answer's `result`
+    /// (CRANK_OK) or `error` object (CRANK_ERROR) as JSON text into `answer`. The default
+    /// refuses: the call has no client to ask.
+    virtual crank_status request(std::string_view method, std::string_view params_json,
+                                 std::int64_t timeout_ms, std::string& answer) noexcept;
     /// Names the call in log lines written through the host (the operation's name), or empty.
     virtual std::string_view logContext() const noexcept { return {}; }
     /// Removes the call's secrets (its operation's auth profile) from `line`, a log line the

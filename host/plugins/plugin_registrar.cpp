@@ -9,6 +9,24 @@
 #include "plugins/plugin_struct_reader.h"
 
 namespace crank::plugins {
+namespace {
+
+/// The functions CRANK_CAP_FEDERATION needs that `adapter` lacks.
+std::vector<std::string> missingFederationFunctions(const crank_adapter& adapter) {
+    std::vector<std::string> missing;
+    if (adapter.upstream_open == nullptr) {
+        missing.emplace_back("upstream_open");
+    }
+    if (adapter.upstream_request == nullptr) {
+        missing.emplace_back("upstream_request");
+    }
+    if (adapter.upstream_close == nullptr) {
+        missing.emplace_back("upstream_close");
+    }
+    return missing;
+}
+
+}  // namespace
 
 PluginRegistrar::PluginRegistrar(std::string plugin_name, OwnerLookup adapter_owner,
                                  OwnerLookup aggregator_owner)
@@ -81,9 +99,20 @@ crank_status PluginRegistrar::addAdapter(const crank_adapter* adapter) {
             return refuse(fmt::format("{}: {}", who, checked.error().message));
         }
     }
-    if ((copy.capabilities & (CRANK_CAP_UNARY | CRANK_CAP_SERVER_STREAM)) == 0) {
-        return refuse(fmt::format(
-            "{} declares no capability (CRANK_CAP_UNARY or CRANK_CAP_SERVER_STREAM)", who));
+    if ((copy.capabilities & (CRANK_CAP_UNARY | CRANK_CAP_SERVER_STREAM | CRANK_CAP_FEDERATION)) ==
+        0) {
+        return refuse(
+            fmt::format("{} declares no capability (CRANK_CAP_UNARY, "
+                        "CRANK_CAP_SERVER_STREAM or CRANK_CAP_FEDERATION)",
+                        who));
+    }
+    if ((copy.capabilities & CRANK_CAP_FEDERATION) != 0) {
+        const std::string missing =
+            fmt::format("{}", fmt::join(missingFederationFunctions(copy), ", "));
+        if (!missing.empty()) {
+            return refuse(
+                fmt::format("{} declares CRANK_CAP_FEDERATION but has no {}", who, missing));
+        }
     }
     if ((copy.capabilities & CRANK_CAP_UNARY) != 0 && copy.unary_call == nullptr) {
         return refuse(fmt::format("{} declares CRANK_CAP_UNARY but has no unary_call", who));

@@ -2,14 +2,28 @@
 // Reference MCP server for validating the e2e harness (run-conformance.sh, sdk-client.test.mjs)
 // before crankd's /mcp endpoint exists, and a candidate upstream fixture for crankd later.
 //
-// Built only from the official TypeScript SDK: McpServer + StreamableHTTPServerTransport, stateful
-// sessions (one McpServer per session), resumable SSE streams (an in-memory event store), Host and
-// Origin validation (DNS rebinding), bound to 127.0.0.1 only.
+// Built only from the official TypeScript SDK. createServer() builds one McpServer with every
+// fixture; two transports share it:
 //
-//   node reference-server.mjs PORT      (PORT 0 picks a free port)
+//   node reference-server.mjs PORT      Streamable HTTP (PORT 0 picks a free port)
+//   node reference-server.mjs --stdio   stdio: one McpServer on stdin/stdout
 //
-// Prints exactly one line on stdout once it listens: "listening http://127.0.0.1:PORT/mcp".
-// Stops on SIGTERM/SIGINT.
+// HTTP: StreamableHTTPServerTransport, stateful sessions (one McpServer per session), resumable SSE
+// streams (an in-memory event store), Host and Origin validation (DNS rebinding), bound to
+// 127.0.0.1 only. Prints exactly one line on stdout once it listens:
+// "listening http://127.0.0.1:PORT/mcp". Stops on SIGTERM/SIGINT.
+//
+// stdio: StdioServerTransport. stdout carries nothing but JSON-RPC (console.log is sent to stderr);
+// diagnostics go to stderr, and "fixture ready" is printed there once connected. Stops when stdin
+// ends, and on SIGTERM/SIGINT. The fixtures behave as over HTTP, except where HTTP is needed:
+//   - test_reconnection has no SSE stream to close (extra.closeSSEStream is undefined), so it just
+//     answers "Reconnection test completed" after the same 300 ms. A gateway in front that wants
+//     SEP-1699 close-and-resume must do it on its own downstream stream.
+//   - logs, progress and server-to-client requests (sampling, elicitation) made during a call are
+//     written to stdout in order, interleaved with other traffic: relatedRequestId, which picks the
+//     POST SSE stream over HTTP, has no effect. logging/setLevel filters as over HTTP.
+//   - resources/subscribe records the URI and sends no notifications/resources/updated (as over
+//     HTTP; no conformance scenario waits for one).
 //
 // Tools:
 //   echo {text}                   returns text back as one text block
@@ -22,6 +36,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -322,7 +337,9 @@ function createServer() {
     });
     server.registerTool('test_reconnection', { description: 'Closes its SSE stream mid-call, then answers' }, async (extra) => {
         await pause(100, extra.signal);
-        extra.closeSSEStream?.(); // SEP-1699: the client must reconnect with GET + Last-Event-ID
+        // SEP-1699: over HTTP the client must reconnect with GET + Last-Event-ID. Over stdio there is
+        // no stream to close (closeSSEStream is undefined), and the call just answers.
+        extra.closeSSEStream?.();
         await pause(200, extra.signal);
         return text('Reconnection test completed');
     });
@@ -443,12 +460,7 @@ function jsonError(res, status, code, message) {
     res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-function main() {
-    const port = Number(process.argv[2] ?? 0);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-        console.error('usage: reference-server.mjs PORT');
-        process.exit(2);
-    }
+function serveHttp(port) {
 
     // createMcpExpressApp validates Host (localhost, 127.0.0.1, [::1]) when bound to 127.0.0.1.
     const app = createMcpExpressApp({ host: HOST });
@@ -506,6 +518,47 @@ function main() {
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+}
+
+// --- stdio ---------------------------------------------------------------------------------------
+async function serveStdio() {
+    // stdout is the JSON-RPC channel: nothing else may be written to it.
+    console.log = console.error;
+    console.info = console.error;
+
+    const server = createServer();
+    const transport = new StdioServerTransport();
+    let stopping = false;
+    const stop = async (why) => {
+        if (stopping) return;
+        stopping = true;
+        console.error(`reference-server: stopping (${why})`);
+        await server.close().catch(() => {});
+        process.exit(0);
+    };
+    transport.onerror = (err) => console.error(`reference-server: ${err.message}`);
+    process.stdin.on('end', () => stop('stdin closed'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+
+    await server.connect(transport);
+    console.error('fixture ready');
+}
+
+function main() {
+    if (process.argv[2] === '--stdio') {
+        serveStdio().catch((err) => {
+            console.error(`reference-server: ${err.message}`);
+            process.exit(1);
+        });
+        return;
+    }
+    const port = Number(process.argv[2] ?? 0);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        console.error('usage: reference-server.mjs PORT | reference-server.mjs --stdio');
+        process.exit(2);
+    }
+    serveHttp(port);
 }
 
 main();

@@ -15,6 +15,8 @@
 #                             little below it, and the process is killed at the limit regardless
 #   CONFORMANCE_SPEC_VERSION  passed as --spec-version (default: the suite's own, 2025-11-25 for
 #                             the stateful scenarios)
+#   CONFORMANCE_FORCE=1       passes --force: runs scenarios the suite would skip at that spec
+#                             version (the pending 2025-11-25 ones at 2025-06-18)
 #   CONFORMANCE_RESULTS_DIR   where each scenario's output and checks.json go (default: a temporary
 #                             directory, removed when everything passed, kept and named otherwise)
 #   CONFORMANCE_VERBOSE=1     also print each scenario's full output
@@ -53,6 +55,7 @@ fi
 inner_ms=$(((limit - 3) * 1000)) # let the suite time out first and report which scenario hung
 extra=()
 [[ -n "${CONFORMANCE_SPEC_VERSION:-}" ]] && extra+=(--spec-version "$CONFORMANCE_SPEC_VERSION")
+[[ "${CONFORMANCE_FORCE:-0}" == 1 ]] && extra+=(--force)
 
 if [[ -n "${CONFORMANCE_RESULTS_DIR:-}" ]]; then
     results="$CONFORMANCE_RESULTS_DIR"

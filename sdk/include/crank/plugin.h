@@ -1,5 +1,5 @@
 /*
- * Crank plugin ABI, version 1.
+ * Crank plugin ABI, version 1 (minor 2).
  *
  * This header is the whole contract between crankd (the host) and a plugin library. It is pure C
  * and includes only <stddef.h> and <stdint.h>, so a plugin can be written in any language that can
@@ -39,7 +39,7 @@ extern "C" {
 /* NOLINTBEGIN(readability-identifier-naming,modernize-use-using,cppcoreguidelines-macro-usage) */
 
 #define CRANK_ABI_MAJOR 1
-#define CRANK_ABI_MINOR 1
+#define CRANK_ABI_MINOR 2
 
 /* The one symbol every plugin exports (see crank_plugin_entry_fn). */
 #define CRANK_PLUGIN_ENTRY_SYMBOL "crank_plugin_entry"
@@ -113,6 +113,10 @@ typedef enum crank_emit_result {
 /* Capabilities of a protocol adapter (bit set). */
 #define CRANK_CAP_UNARY 0x1u         /* implements unary_call */
 #define CRANK_CAP_SERVER_STREAM 0x2u /* implements stream_open / resume / cancel / destroy */
+/* ABI 1.2: implements upstream_open / upstream_request / upstream_close: the adapter connects to
+ * upstreams that speak MCP themselves (or are made to), whose tools, resources and prompts the
+ * host federates (`upstreams` in crankd's config). */
+#define CRANK_CAP_FEDERATION 0x4u
 
 /* Execution modes an adapter supports (bit set). The host refuses an operation whose mode the
  * adapter does not list, with the adapter's name. */
@@ -129,6 +133,8 @@ typedef struct crank_call crank_call;           /* one running call (or one vali
 typedef struct crank_writer crank_writer;       /* a host-owned output buffer */
 typedef struct crank_stream crank_stream;       /* a plugin's open upstream stream */
 typedef struct crank_aggregate crank_aggregate; /* a plugin's aggregation state for one call */
+typedef struct crank_upstream crank_upstream;   /* a plugin's open federated upstream (1.2) */
+typedef struct crank_peer crank_peer;           /* the host's side of one upstream (1.2) */
 
 struct crank_adapter;
 struct crank_aggregator;
@@ -197,6 +203,30 @@ typedef struct crank_host_api {
      * undoes upstream work (an unsubscribe, a job's cancel request) only for
      * CRANK_CANCEL_REQUESTED and CRANK_CANCEL_DEADLINE. */
     crank_cancel_reason (*cancel_reason)(const crank_call* call);
+
+    /* ABI 1.2, federation (CRANK_CAP_FEDERATION). Every method name and params are MCP's; params
+     * are a JSON object's text (or empty).
+     *
+     * A notification from upstream `peer` that no call owns: notifications/tools/list_changed,
+     * .../resources/list_changed, .../prompts/list_changed (the host fetches the lists again;
+     * send them too after every new connection, whose lists may differ),
+     * notifications/resources/updated (to the clients that subscribed to the URI), and
+     * notifications/message (a log line, to the clients whose level lets it through). The host
+     * drops the others. Any thread, until upstream_close() returns. */
+    void (*peer_notify)(crank_peer* peer, crank_str method, crank_str params_json);
+    /* A notification that belongs to `call` (a request handed to upstream_request):
+     * notifications/message goes to the client that made the call. Progress goes through
+     * progress(). */
+    void (*call_notify)(crank_call* call, crank_str method, crank_str params_json);
+    /* A request from the upstream to the client that made `call` (sampling/createMessage,
+     * elicitation/create, roots/list). Blocks until the client answers, the call is cancelled or
+     * `timeout_ms` passes, then calls `answer(context, json)` once before returning (the view is
+     * valid during that callback only). CRANK_OK: `json` is the response's `result`.
+     * CRANK_ERROR: `json` is a JSON-RPC `error` object ({"code":..,"message":..}), which the
+     * plugin passes back to its upstream. */
+    crank_status (*call_request)(crank_call* call, crank_str method, crank_str params_json,
+                                 int64_t timeout_ms, void (*answer)(void* context, crank_str json),
+                                 void* context);
 } crank_host_api;
 
 /* ---------------------------------------------------------------------------------------------
@@ -263,6 +293,33 @@ typedef struct crank_adapter {
      * call may happen after it returns. */
     void (*stream_destroy)(crank_stream* stream);
     /* The host never calls resume, cancel and destroy of one stream concurrently. */
+
+    /* ABI 1.2, CRANK_CAP_FEDERATION. Opens the upstream named `name` (the operator's name for
+     * it) with `config_json` (an upstream's `config`, valid against config_schema_json and
+     * validate()). Returns at once: the plugin connects in the background or on first use, and
+     * tells `peer` about its lists with peer_notify() once it has them. NULL after
+     * set_error(diagnostics, ...). Operations of this adapter may name an open upstream. */
+    crank_upstream* (*upstream_open)(void* state, crank_peer* peer, crank_str name,
+                                     crank_str config_json, crank_call* diagnostics);
+    /* One MCP request to the upstream: `method` ("tools/list", "tools/call", "resources/read",
+     * "prompts/get", "completion/complete", ...) and `params_json` as the client sent it, with
+     * names already turned into the upstream's own. Blocks on a host worker thread; honours
+     * is_cancelled() (telling the upstream) and `call`'s deadline. Writes the JSON text of the
+     * result object into `result` and returns CRANK_OK; or set_error() and CRANK_ERROR. An
+     * error the upstream answered is reported as CRANK_ERR_UPSTREAM with details
+     * {"jsonrpc_error":{"code":..,"message":..,"data":..}}, which the host passes on as it is.
+     * Concurrently for different calls. */
+    crank_status (*upstream_request)(crank_upstream* upstream, crank_call* call, crank_str method,
+                                     crank_str params_json, crank_writer* result);
+    /* Optional. A notification from the clients to the upstream that no call owns
+     * (notifications/roots/list_changed). Must not block for long. */
+    void (*upstream_notify)(crank_upstream* upstream, crank_str method, crank_str params_json);
+    /* Optional. The upstream's state for operators, one JSON object ({"connected":..,
+     * "last_error":.., ...}), written into `status`. */
+    crank_status (*upstream_status)(crank_upstream* upstream, crank_writer* status);
+    /* Closes the upstream: ends its connection, joins its threads. No request is running, and
+     * no callback on its peer may happen after it returns. */
+    void (*upstream_close)(crank_upstream* upstream);
 } crank_adapter;
 
 /* ---------------------------------------------------------------------------------------------

@@ -23,5 +23,6 @@
 #include "crank/sdk/stream.hpp"
 #include "crank/sdk/threaded_stream.hpp"
 #include "crank/sdk/types.hpp"
+#include "crank/sdk/upstream.hpp"
 #include "crank/sdk/writer.hpp"
 #include <crank/plugin.h>

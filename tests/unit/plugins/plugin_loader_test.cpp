@@ -56,8 +56,8 @@ TEST(PluginLoader, NewerMinorIsRejected) {
     EXPECT_EQ(info.status, PluginStatus::rejected);
     EXPECT_EQ(info.name, "newer_minor");
     EXPECT_EQ(info.reason,
-              "built for ABI 1.2, newer than this crankd's 1.1: upgrade crankd or rebuild the "
-              "plugin against ABI 1.1");
+              "built for ABI 1.3, newer than this crankd's 1.2: upgrade crankd or rebuild the "
+              "plugin against ABI 1.2");
     EXPECT_FALSE(registry.allLoaded());
 }
 

@@ -172,8 +172,8 @@ TEST(PluginRegistrar, RefusesWithReasons) {
               (std::vector<std::string>{
                   "adapter 'rest' is already registered by library 'x'",
                   "adapter 'mine' is registered twice by this library",
-                  "adapter 'nocap' declares no capability (CRANK_CAP_UNARY or "
-                  "CRANK_CAP_SERVER_STREAM)",
+                  "adapter 'nocap' declares no capability (CRANK_CAP_UNARY, "
+                  "CRANK_CAP_SERVER_STREAM or CRANK_CAP_FEDERATION)",
                   "adapter 'nounary' declares CRANK_CAP_UNARY but has no unary_call",
                   "aggregator 'agg' has no create, accept, snapshot, destroy (every aggregator "
                   "needs create, accept, snapshot and destroy)",

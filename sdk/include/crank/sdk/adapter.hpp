@@ -11,17 +11,19 @@
 #include "crank/sdk/error.hpp"
 #include "crank/sdk/request.hpp"
 #include "crank/sdk/stream.hpp"
+#include "crank/sdk/upstream.hpp"
 
 namespace crank::sdk {
 
 /// What an adapter declares (crank_adapter's descriptive members). The layer keeps a copy until
 /// shutdown; the C descriptor's views point into it.
 struct AdapterInfo {
-    std::string name;                ///< the operations' `protocol`, [a-z0-9_]{1,64}, e.g. "rest"
-    std::string version;             ///< the adapter's own version, e.g. "1.2.0"
-    std::string description;         ///< one line for `crankd plugins` and the admin UI
-    std::uint32_t capabilities = 0;  ///< CRANK_CAP_UNARY | CRANK_CAP_SERVER_STREAM
-    std::uint32_t modes = 0;         ///< CRANK_MODE_* the adapter supports
+    std::string name;         ///< the operations' `protocol`, [a-z0-9_]{1,64}, e.g. "rest"
+    std::string version;      ///< the adapter's own version, e.g. "1.2.0"
+    std::string description;  ///< one line for `crankd plugins` and the admin UI
+    /// CRANK_CAP_UNARY | CRANK_CAP_SERVER_STREAM | CRANK_CAP_FEDERATION
+    std::uint32_t capabilities = 0;
+    std::uint32_t modes = 0;  ///< CRANK_MODE_* the adapter supports
     /// JSON Schema (draft 2020-12 subset) of the operation config; the host validates first.
     std::string config_schema_json = "{\"type\":\"object\"}";
 };
@@ -57,6 +59,15 @@ public:
     /// (no complete() then). `call` and `request` views die when this returns: copy them.
     virtual std::unique_ptr<Stream> openStream(Call& /*call*/, const Request& /*request*/) {
         throw Error(ErrorCode::unsupported, "this adapter does not implement server streams");
+    }
+
+    /// CRANK_CAP_FEDERATION: opens the upstream `name` with `config_json` (an upstream's
+    /// `config`, already valid against the schema) and returns at once; connect in the
+    /// background or on first use, and tell `peer` about the upstream's lists once known
+    /// (peer.notify("notifications/tools/list_changed", "") and the others).
+    virtual std::unique_ptr<Upstream> openUpstream(Peer /*peer*/, std::string_view /*name*/,
+                                                   std::string_view /*config_json*/) {
+        throw Error(ErrorCode::unsupported, "this adapter does not federate upstreams");
     }
 };
 

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "crank/sdk/types.hpp"
@@ -85,6 +87,20 @@ public:
         api_->log(host_, call_, toC(level), toCStr(message));
     }
 
+    /// ABI 1.2: a notification for the client that made the call (notifications/message).
+    void notify(std::string_view method, std::string_view params_json) noexcept {
+        if (api_->struct_size > offsetof(crank_host_api, call_notify) &&
+            api_->call_notify != nullptr) {
+            api_->call_notify(call_, toCStr(method), toCStr(params_json));
+        }
+    }
+
+    /// ABI 1.2: a request to the client that made the call (sampling/createMessage,
+    /// elicitation/create, roots/list), waiting at most `timeout_ms`. True: `answer` is the
+    /// response's `result` (JSON text); false: `answer` is a JSON-RPC `error` object's text.
+    bool request(std::string_view method, std::string_view params_json, std::int64_t timeout_ms,
+                 std::string& answer);
+
     /// The raw handles, for what the C++ layer does not wrap.
     crank_call* handle() const noexcept { return call_; }
     const crank_host_api* api() const noexcept { return api_; }
@@ -95,5 +111,35 @@ private:
     crank_host* host_ = nullptr;
     crank_call* call_ = nullptr;
 };
+
+inline bool Call::request(std::string_view method, std::string_view params_json,
+                          std::int64_t timeout_ms, std::string& answer) {
+    answer.clear();
+    if (api_->struct_size <= offsetof(crank_host_api, call_request) ||
+        api_->call_request == nullptr) {
+        answer = R"({"code":-32601,"message":"this crankd cannot forward requests to clients"})";
+        return false;
+    }
+    struct Sink {
+        std::string* out;
+        bool failed = false;
+    } sink{&answer};
+    const crank_status status = api_->call_request(
+        call_, toCStr(method), toCStr(params_json), timeout_ms,
+        [](void* context, crank_str json) {
+            auto* s = static_cast<Sink*>(context);
+            try {
+                s->out->assign(toView(json));
+            } catch (...) {  // out of memory: reported as an error below
+                s->failed = true;
+            }
+        },
+        &sink);
+    if (sink.failed) {
+        answer = R"({"code":-32603,"message":"out of memory"})";
+        return false;
+    }
+    return status == CRANK_OK;
+}
 
 }  // namespace crank::sdk

@@ -14,6 +14,8 @@
 #include "crank/sdk/boundary.hpp"
 #include "crank/sdk/error.hpp"
 #include "crank/sdk/host.hpp"
+#include "crank/sdk/upstream.hpp"
+#include "crank/sdk/writer.hpp"
 #include <crank/plugin.h>
 
 namespace crank::sdk {
@@ -155,6 +157,80 @@ inline void adapterStreamDestroy(crank_stream* stream) noexcept {
     delete reinterpret_cast<StreamBox*>(stream);
 }
 
+// --- federation trampolines (ABI 1.2) ------------------------------------------------------
+
+/// What a crank_upstream* points to.
+struct UpstreamBox {
+    std::unique_ptr<Upstream> upstream;
+    Host host;
+};
+
+inline crank_upstream* adapterUpstreamOpen(void* state, crank_peer* peer, crank_str name,
+                                           crank_str config_json,
+                                           crank_call* diagnostics) noexcept {
+    auto* slot = static_cast<AdapterSlot*>(state);
+    try {
+        auto box = std::make_unique<UpstreamBox>();
+        box->host = slot->host;
+        box->upstream = slot->adapter->openUpstream(Peer(slot->host.api(), peer), toView(name),
+                                                    toView(config_json));
+        if (!box->upstream) {
+            throw Error(ErrorCode::internal, "openUpstream returned no upstream");
+        }
+        return reinterpret_cast<crank_upstream*>(box.release());
+    } catch (...) {
+        setErrorFromCurrentException(slot->host.api(), diagnostics);
+        return nullptr;
+    }
+}
+
+inline crank_status adapterUpstreamRequest(crank_upstream* upstream, crank_call* call,
+                                           crank_str method, crank_str params_json,
+                                           crank_writer* result) noexcept {
+    auto* box = reinterpret_cast<UpstreamBox*>(upstream);
+    try {
+        Call wrapped(box->host.api(), box->host.handle(), call);
+        const std::string answer =
+            box->upstream->request(wrapped, toView(method), toView(params_json));
+        Writer writer(box->host.api(), result);
+        if (!writer.append(answer)) {
+            wrapped.setError(ErrorCode::resource_exhausted,
+                             "the upstream's answer is larger than the host allows");
+            return CRANK_ERROR;
+        }
+        return CRANK_OK;
+    } catch (...) {
+        setErrorFromCurrentException(box->host.api(), call);
+        return CRANK_ERROR;
+    }
+}
+
+inline void adapterUpstreamNotify(crank_upstream* upstream, crank_str method,
+                                  crank_str params_json) noexcept {
+    auto* box = reinterpret_cast<UpstreamBox*>(upstream);
+    try {
+        box->upstream->notify(toView(method), toView(params_json));
+    } catch (...) {
+        reportCurrentException([&](ErrorCode, std::string_view message, std::string_view) noexcept {
+            box->host.log(LogLevel::warn, message);
+        });
+    }
+}
+
+inline crank_status adapterUpstreamStatus(crank_upstream* upstream, crank_writer* out) noexcept {
+    auto* box = reinterpret_cast<UpstreamBox*>(upstream);
+    try {
+        Writer writer(box->host.api(), out);
+        return writer.append(box->upstream->status()) ? CRANK_OK : CRANK_ERROR;
+    } catch (...) {
+        return CRANK_ERROR;
+    }
+}
+
+inline void adapterUpstreamClose(crank_upstream* upstream) noexcept {
+    delete reinterpret_cast<UpstreamBox*>(upstream);
+}
+
 // --- aggregator trampolines ----------------------------------------------------------------
 
 inline crank_status aggregatorValidate(void* state, crank_str config_json,
@@ -233,7 +309,8 @@ public:
         : registry_(&registry), registrar_(registrar) {}
 
     /// Registers a protocol adapter. Function pointers are filled from info.capabilities
-    /// (CRANK_CAP_UNARY: unary_call; CRANK_CAP_SERVER_STREAM: the stream functions).
+    /// (CRANK_CAP_UNARY: unary_call; CRANK_CAP_SERVER_STREAM: the stream functions;
+    /// CRANK_CAP_FEDERATION: the upstream functions).
     void addAdapter(AdapterInfo info, std::unique_ptr<Adapter> adapter) {
         if (!adapter) {
             throw Error(ErrorCode::invalid_argument,
@@ -265,6 +342,13 @@ public:
             d.stream_resume = &detail::adapterStreamResume;
             d.stream_cancel = &detail::adapterStreamCancel;
             d.stream_destroy = &detail::adapterStreamDestroy;
+        }
+        if ((slot->info.capabilities & CRANK_CAP_FEDERATION) != 0) {
+            d.upstream_open = &detail::adapterUpstreamOpen;
+            d.upstream_request = &detail::adapterUpstreamRequest;
+            d.upstream_notify = &detail::adapterUpstreamNotify;
+            d.upstream_status = &detail::adapterUpstreamStatus;
+            d.upstream_close = &detail::adapterUpstreamClose;
         }
         // Kept before registering: the host keeps the views from the call on.
         registry_->adapters.push_back(std::move(slot));

@@ -1,0 +1,1033 @@
+#include "federation/federation.h"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "json/json_text.h"
+#include "log/log.h"
+#include "mcp/log_level.h"
+#include "plugins/plugin_call.h"
+#include "plugins/plugin_peer.h"
+#include "plugins/plugin_writer.h"
+#include "util/json_string.h"
+
+namespace crank::federation {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+/// The lists an upstream publishes, as dirty bits.
+constexpr int kTools = 1;
+constexpr int kResources = 2;
+constexpr int kPrompts = 4;
+constexpr int kAllLists = kTools | kResources | kPrompts;
+
+/// Largest answer taken from an upstream (a tools/call result, a resource's contents).
+constexpr std::size_t kMaxAnswerBytes = std::size_t{64} * 1024 * 1024;
+/// Pages followed through nextCursor for one list.
+constexpr int kMaxPages = 100;
+
+std::string rpcError(std::int64_t code, std::string_view message, std::string_view data = {}) {
+    std::string out = fmt::format(R"({{"code":{},"message":{})", code, jsonString(message));
+    if (!data.empty()) {
+        out += R"(,"data":)" + std::string(data);
+    }
+    return out + "}";
+}
+
+std::string stringMember(const rapidjson::Value& object, const char* name) {
+    if (!object.IsObject()) {
+        return {};
+    }
+    const auto it = object.FindMember(name);
+    return it != object.MemberEnd() && it->value.IsString()
+               ? std::string(it->value.GetString(), it->value.GetStringLength())
+               : std::string();
+}
+
+bool parseObject(std::string_view text, rapidjson::Document& doc) {
+    doc.Parse(text.data(), text.size());
+    return !doc.HasParseError() && doc.IsObject();
+}
+
+/// One published entry of a list: the key clients use (a published name or a URI), the
+/// upstream's own name for it, and its JSON as clients see it.
+struct Item {
+    std::string key;
+    std::string original;
+    std::string json;
+};
+
+struct Lists {
+    std::vector<Item> tools;
+    std::vector<Item> resources;
+    std::vector<Item> templates;
+    std::vector<Item> prompts;
+};
+
+/// Does `uri` match the RFC 6570 template `tmpl`? Each expression ({x}, {+x}, {/x}, ...)
+/// matches a non-empty run of characters; simple ones ({x}) stop at '/', '?' and '#'.
+bool matchTemplate(std::string_view tmpl, std::string_view uri, int depth = 0) {
+    if (depth > 32) {
+        return false;
+    }
+    while (!tmpl.empty()) {
+        if (tmpl.front() != '{') {
+            if (uri.empty() || uri.front() != tmpl.front()) {
+                return false;
+            }
+            tmpl.remove_prefix(1);
+            uri.remove_prefix(1);
+            continue;
+        }
+        const std::size_t close = tmpl.find('}');
+        if (close == std::string_view::npos) {
+            return false;
+        }
+        const bool reserved = close > 1 && (tmpl[1] == '+' || tmpl[1] == '#' || tmpl[1] == '/');
+        const std::string_view rest = tmpl.substr(close + 1);
+        for (std::size_t n = 1; n <= uri.size(); ++n) {
+            const char c = uri[n - 1];
+            if (!reserved && (c == '/' || c == '?' || c == '#')) {
+                break;
+            }
+            if (matchTemplate(rest, uri.substr(n), depth + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+    return uri.empty();
+}
+
+/// A page of `items` from `cursor` ("c<hex index>"), as `{"<member>":[...],"nextCursor":..}`.
+std::optional<std::string> page(const std::vector<Item>& items, const char* member,
+                                const rapidjson::Value& params, std::size_t page_size) {
+    std::size_t start = 0;
+    const std::string cursor = stringMember(params, "cursor");
+    if (params.IsObject() && params.HasMember("cursor")) {
+        std::size_t value = 0;
+        bool ok = cursor.size() > 1 && cursor[0] == 'c';
+        if (ok) {
+            const auto [end, ec] =
+                std::from_chars(cursor.data() + 1, cursor.data() + cursor.size(), value, 16);
+            ok = ec == std::errc() && end == cursor.data() + cursor.size() && value <= items.size();
+        }
+        if (!ok) {
+            return std::nullopt;
+        }
+        start = value;
+    }
+    const std::size_t end = std::min(items.size(), start + page_size);
+    std::string out = R"({")" + std::string(member) + R"(":[)";
+    for (std::size_t i = start; i < end; ++i) {
+        out += (i == start ? "" : ",") + items[i].json;
+    }
+    out += ']';
+    if (end < items.size()) {
+        out += R"(,"nextCursor":)" + jsonString(fmt::format("c{:x}", end));
+    }
+    return out + "}";
+}
+
+/// `object` with its member `name` set to `value` (added when missing), as JSON text.
+std::string withStringMember(const rapidjson::Value& object, const char* name,
+                             const std::string& value) {
+    rapidjson::Document copy;
+    copy.CopyFrom(object, copy.GetAllocator());
+    rapidjson::Value v(value.c_str(), static_cast<rapidjson::SizeType>(value.size()),
+                       copy.GetAllocator());
+    if (copy.HasMember(name)) {
+        copy[name] = v;
+    } else {
+        copy.AddMember(rapidjson::StringRef(name), v, copy.GetAllocator());
+    }
+    return json::toJsonText(copy);
+}
+
+}  // namespace
+
+// ----- one upstream ------------------------------------------------------------------------
+
+/// The host side of one upstream: its config, the adapter's handle, its lists.
+struct Link final : plugins::PluginPeer {
+    Federation::Impl* owner = nullptr;
+    std::size_t index = 0;
+    config::UpstreamConfig config;
+    const plugins::AdapterHandle* adapter = nullptr;
+    crank_upstream* upstream = nullptr;  // set by start(), cleared by stop()
+    std::atomic<int> dirty{kAllLists};
+    std::atomic<bool> settled{false};
+
+    // Guarded by Impl::mutex.
+    Lists lists;
+    std::string last_error;
+    std::vector<std::string> collisions;
+
+    void notify(std::string_view method, std::string_view params_json) noexcept override;
+};
+
+/// What an upstream request answered: the result object, or a JSON-RPC error object.
+struct Answer {
+    bool ok = false;
+    std::string json;
+};
+
+/// The crank_call of one request to an upstream: cancellation, deadline, progress, log lines
+/// and requests to the client go to the downstream call (when there is one).
+class FederatedCall final : public plugins::PluginCall {
+public:
+    FederatedCall(const Link& link, mcp::ToolCall* call, Clock::time_point deadline,
+                  const std::atomic<bool>& stopping)
+        : link_(link), call_(call), deadline_(deadline), stopping_(stopping) {
+        context_ = "upstream " + link.config.name;
+    }
+
+    crank_emit_result emit(std::string_view /*item_json*/) noexcept override {
+        return CRANK_EMIT_CANCELLED;
+    }
+    void setError(crank_error_code code, std::string_view message,
+                  std::string_view details_json) noexcept override {
+        try {
+            const std::lock_guard lock(mutex_);
+            code_ = code;
+            message_.assign(message.substr(0, 4096));
+            details_.assign(details_json.substr(0, 65536));
+        } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory; the status says it failed
+        }
+    }
+    void progress(double progress, double total, std::string_view message) noexcept override {
+        if (call_ == nullptr) {
+            return;
+        }
+        try {
+            call_->progress(progress, total < 0 ? std::nullopt : std::optional<double>(total),
+                            message);
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a lost progress note is no failure
+        }
+    }
+    bool isCancelled() const noexcept override {
+        return stopping_.load() || Clock::now() >= deadline_ ||
+               (call_ != nullptr && call_->cancelled());
+    }
+    crank_cancel_reason cancelReason() const noexcept override {
+        if (stopping_.load()) {
+            return CRANK_CANCEL_REQUESTED;
+        }
+        if (Clock::now() >= deadline_) {
+            return CRANK_CANCEL_DEADLINE;
+        }
+        return call_ != nullptr && call_->cancelled() ? CRANK_CANCEL_REQUESTED : CRANK_CANCEL_NONE;
+    }
+    std::string_view logContext() const noexcept override { return context_; }
+
+    void notify(std::string_view method, std::string_view params_json) noexcept override {
+        if (call_ == nullptr || method != "notifications/message") {
+            return;
+        }
+        try {
+            rapidjson::Document params;
+            if (!parseObject(params_json, params)) {
+                return;
+            }
+            const auto level = mcp::parseLogLevel(stringMember(params, "level"));
+            const auto data = params.FindMember("data");
+            call_->log(level.value_or(mcp::LogLevel::info), stringMember(params, "logger"),
+                       data != params.MemberEnd() ? json::toJsonText(data->value) : "null");
+        } catch (...) {  // NOLINT(bugprone-empty-catch): a lost log line is no failure
+        }
+    }
+
+    crank_status request(std::string_view method, std::string_view params_json,
+                         std::int64_t timeout_ms, std::string& answer) noexcept override {
+        try {
+            if (call_ == nullptr) {
+                answer = rpcError(-32601, "no client is waiting on this request");
+                return CRANK_ERROR;
+            }
+            const std::int64_t limit =
+                std::min(timeout_ms > 0 ? timeout_ms : link_.config.client_request_timeout_ms,
+                         link_.config.client_request_timeout_ms);
+            auto reply = call_->requestClient(method, params_json, milliseconds(limit));
+            answer = std::move(reply.json);
+            return reply.ok ? CRANK_OK : CRANK_ERROR;
+        } catch (...) {
+            return CRANK_ERROR;
+        }
+    }
+
+    /// The JSON-RPC error object for a failed request.
+    std::string errorJson(std::string_view method) const {
+        const std::lock_guard lock(mutex_);
+        rapidjson::Document details;
+        if (!details_.empty() && parseObject(details_, details) &&
+            details.HasMember("jsonrpc_error") && details["jsonrpc_error"].IsObject()) {
+            return json::toJsonText(details["jsonrpc_error"]);  // the upstream's, as it is
+        }
+        std::int64_t code = -32603;
+        if (code_ == CRANK_ERR_INVALID_ARGUMENT) {
+            code = -32602;
+        }
+        return rpcError(code, fmt::format("upstream {}: {}: {}", link_.config.name, method,
+                                          message_.empty() ? "failed" : message_));
+    }
+
+private:
+    const Link& link_;
+    mcp::ToolCall* call_;
+    Clock::time_point deadline_;
+    const std::atomic<bool>& stopping_;
+    std::string context_;
+    mutable std::mutex mutex_;
+    crank_error_code code_ = CRANK_ERR_INTERNAL;
+    std::string message_;
+    std::string details_;
+};
+
+// ----- the federation ------------------------------------------------------------------------
+
+class WorkspaceCatalog;
+
+struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
+    std::vector<config::UpstreamConfig> configs;
+    const plugins::PluginRegistry& registry;
+    std::map<std::string, mcp::FunctionToolRegistry*> tools;
+    std::size_t pageSize;
+
+    std::vector<std::unique_ptr<Link>> links;
+    std::map<std::string, std::unique_ptr<WorkspaceCatalog>> catalogs;
+
+    mutable std::mutex mutex;
+    std::condition_variable wake;
+    std::atomic<bool> stopping{false};
+    std::thread refresher;
+    /// Per workspace: the tools the federation published there (name -> tool JSON).
+    std::map<std::string, std::map<std::string, std::string>> publishedTools;
+    /// Per workspace: published resources, templates, prompts (what the catalog lists).
+    std::map<std::string, Lists> published;
+    /// (workspace, uri) -> sessions subscribed to it.
+    std::map<std::pair<std::string, std::string>, std::set<std::string>> subscriptions;
+
+    Impl(std::vector<config::UpstreamConfig> c, const plugins::PluginRegistry& r,
+         std::map<std::string, mcp::FunctionToolRegistry*> t, std::size_t p)
+        : configs(std::move(c)), registry(r), tools(std::move(t)), pageSize(p) {}
+
+    /// One request to `link`; `call` is the downstream call it serves (or null).
+    Answer request(Link& link, std::string_view method, std::string_view params,
+                   mcp::ToolCall* call) {
+        crank_upstream* handle = nullptr;
+        {
+            const std::lock_guard lock(mutex);
+            handle = link.upstream;
+        }
+        if (handle == nullptr || stopping.load()) {
+            return {false, rpcError(-32603, "upstream " + link.config.name + " is closed")};
+        }
+        FederatedCall c(link, call, Clock::now() + milliseconds(link.config.request_timeout_ms),
+                        stopping);
+        plugins::PluginWriter writer(kMaxAnswerBytes);
+        const crank_status status =
+            link.adapter->upstreamRequest(handle, c, method, params, writer.handle());
+        if (status == CRANK_OK && !writer.overflowed() && !writer.text().empty()) {
+            return {true, writer.text()};
+        }
+        if (writer.overflowed()) {
+            return {false,
+                    rpcError(-32603, fmt::format("upstream {}: {}: the answer is larger "
+                                                 "than {} bytes",
+                                                 link.config.name, method, kMaxAnswerBytes))};
+        }
+        if (status == CRANK_CANCELLED || (call != nullptr && call->cancelled())) {
+            return {false, rpcError(-32800, "request cancelled")};
+        }
+        return {false, c.errorJson(method)};
+    }
+
+    /// Every item of a paged list method of `link`; nullopt (and `error`) when it failed. A
+    /// method the upstream does not have is an empty list.
+    std::optional<std::vector<std::string>> fetchAll(Link& link, const char* method,
+                                                     const char* member, std::string& error) {
+        std::vector<std::string> items;
+        std::string cursor;
+        for (int pageNo = 0; pageNo < kMaxPages; ++pageNo) {
+            const std::string params =
+                cursor.empty() ? "{}" : R"({"cursor":)" + jsonString(cursor) + "}";
+            const Answer a = request(link, method, params, nullptr);
+            rapidjson::Document doc;
+            if (!a.ok) {
+                if (parseObject(a.json, doc) && doc.HasMember("code") && doc["code"].IsInt64() &&
+                    doc["code"].GetInt64() == -32601) {
+                    return items;  // the upstream has no such list
+                }
+                error = std::string(method) + ": " + stringMember(doc, "message");
+                return std::nullopt;
+            }
+            if (!parseObject(a.json, doc) || !doc.HasMember(member) || !doc[member].IsArray()) {
+                error = fmt::format("{}: the answer has no {} array", method, member);
+                return std::nullopt;
+            }
+            for (const rapidjson::Value& item : doc[member].GetArray()) {
+                if (static_cast<std::int64_t>(items.size()) >= link.config.max_list_items) {
+                    log::warn("upstream {}: {} has more than {} entries; the rest is not published",
+                              link.config.name, method, link.config.max_list_items);
+                    return items;
+                }
+                items.push_back(json::toJsonText(item));
+            }
+            cursor = stringMember(doc, "nextCursor");
+            if (cursor.empty()) {
+                return items;
+            }
+        }
+        log::warn("upstream {}: {} has more than {} pages; the rest is not published",
+                  link.config.name, method, kMaxPages);
+        return items;
+    }
+
+    /// Fetches the lists named by `which` (dirty bits) of `link`.
+    void refresh(Link& link, int which) {
+        std::string error;
+        const auto take = [&](const char* method, const char* member,
+                              const char* key) -> std::optional<std::vector<Item>> {
+            auto raw = fetchAll(link, method, member, error);
+            if (!raw) {
+                return std::nullopt;
+            }
+            std::vector<Item> items;
+            for (const std::string& text : *raw) {
+                rapidjson::Document doc;
+                if (!parseObject(text, doc) || stringMember(doc, key).empty()) {
+                    log::warn("upstream {}: an entry of {} has no {}; skipped", link.config.name,
+                              method, key);
+                    continue;
+                }
+                items.push_back(Item{{}, stringMember(doc, key), text});
+            }
+            return items;
+        };
+        std::optional<std::vector<Item>> toolList;
+        std::optional<std::vector<Item>> resourceList;
+        std::optional<std::vector<Item>> templateList;
+        std::optional<std::vector<Item>> promptList;
+        if ((which & kTools) != 0) {
+            toolList = take("tools/list", "tools", "name");
+        }
+        if ((which & kResources) != 0) {
+            resourceList = take("resources/list", "resources", "uri");
+            templateList = take("resources/templates/list", "resourceTemplates", "uriTemplate");
+        }
+        if ((which & kPrompts) != 0) {
+            promptList = take("prompts/list", "prompts", "name");
+        }
+        {
+            const std::lock_guard lock(mutex);
+            if (toolList) {
+                link.lists.tools = std::move(*toolList);
+            }
+            if (resourceList) {
+                link.lists.resources = std::move(*resourceList);
+            }
+            if (templateList) {
+                link.lists.templates = std::move(*templateList);
+            }
+            if (promptList) {
+                link.lists.prompts = std::move(*promptList);
+            }
+            link.last_error = error;
+        }
+        if (!error.empty()) {
+            log::warn("upstream {}: {}", link.config.name, error);
+        }
+        link.settled = true;
+    }
+
+    /// Recomputes what `workspace` publishes from its upstreams' lists, in config order.
+    void publish(const std::string& workspace);
+
+    void runRefresher() {
+        while (true) {
+            {
+                std::unique_lock lock(mutex);
+                wake.wait(lock, [&] {
+                    return stopping.load() ||
+                           std::any_of(links.begin(), links.end(),
+                                       [](const auto& l) { return l->dirty.load() != 0; });
+                });
+                if (stopping.load()) {
+                    return;
+                }
+            }
+            std::set<std::string> touched;
+            for (auto& link : links) {
+                const int which = link->dirty.exchange(0);
+                if (which != 0 && !stopping.load()) {
+                    refresh(*link, which);
+                    touched.insert(link->config.workspace);
+                }
+            }
+            for (const std::string& ws : touched) {
+                publish(ws);
+            }
+        }
+    }
+
+    void markDirty(Link& link, int which) {
+        link.dirty |= which;
+        const std::lock_guard lock(mutex);
+        wake.notify_all();
+    }
+
+    void noticeToWorkspace(const std::string& workspace, const mcp::CatalogNotice& notice);
+};
+
+void Link::notify(std::string_view method, std::string_view params_json) noexcept {
+    try {
+        if (method == "notifications/tools/list_changed") {
+            owner->markDirty(*this, kTools);
+        } else if (method == "notifications/resources/list_changed") {
+            owner->markDirty(*this, kResources);
+        } else if (method == "notifications/prompts/list_changed") {
+            owner->markDirty(*this, kPrompts);
+        } else if (method == "notifications/resources/updated") {
+            rapidjson::Document params;
+            if (!parseObject(params_json, params)) {
+                return;
+            }
+            mcp::CatalogNotice notice{std::string(method), std::string(params_json), {}, {}};
+            {
+                const std::lock_guard lock(owner->mutex);
+                const auto it =
+                    owner->subscriptions.find({config.workspace, stringMember(params, "uri")});
+                if (it == owner->subscriptions.end()) {
+                    return;
+                }
+                notice.sessions.assign(it->second.begin(), it->second.end());
+            }
+            owner->noticeToWorkspace(config.workspace, notice);
+        } else if (method == "notifications/message") {
+            rapidjson::Document params;
+            if (!parseObject(params_json, params)) {
+                return;
+            }
+            const auto level = mcp::parseLogLevel(stringMember(params, "level"));
+            owner->noticeToWorkspace(config.workspace,
+                                     mcp::CatalogNotice{std::string(method),
+                                                        std::string(params_json),
+                                                        {},
+                                                        level.value_or(mcp::LogLevel::info)});
+        }
+    } catch (const std::exception& e) {
+        log::warn("upstream {}: a notification was lost: {}", config.name, e.what());
+    }
+}
+
+// ----- the catalog of one workspace -------------------------------------------------------------
+
+class WorkspaceCatalog final : public mcp::Catalog {
+public:
+    WorkspaceCatalog(Federation::Impl& impl, std::string workspace)
+        : impl_(impl), workspace_(std::move(workspace)) {}
+
+    std::string capabilitiesJson() const override {
+        return R"("resources":{"subscribe":true,"listChanged":true},)"
+               R"("prompts":{"listChanged":true},"completions":{})";
+    }
+
+    std::optional<mcp::CatalogReply> handle(std::string_view method, std::string_view params_json,
+                                            mcp::ToolCall& call,
+                                            const std::string& session_id) override {
+        static const std::set<std::string_view> kMethods = {
+            "resources/list",      "resources/templates/list", "resources/read",
+            "resources/subscribe", "resources/unsubscribe",    "prompts/list",
+            "prompts/get",         "completion/complete"};
+        if (kMethods.count(method) == 0) {
+            return std::nullopt;
+        }
+        rapidjson::Document params;
+        if (params_json.empty()) {
+            params.SetObject();
+        } else if (!parseObject(params_json, params)) {
+            return error(-32602, std::string(method) + ": params must be an object");
+        }
+        if (method == "resources/list" || method == "resources/templates/list" ||
+            method == "prompts/list") {
+            std::optional<std::string> answer;
+            {
+                const std::lock_guard lock(impl_.mutex);
+                const Lists& lists = impl_.published[workspace_];
+                answer = method == "resources/list"
+                             ? page(lists.resources, "resources", params, impl_.pageSize)
+                         : method == "prompts/list"
+                             ? page(lists.prompts, "prompts", params, impl_.pageSize)
+                             : page(lists.templates, "resourceTemplates", params, impl_.pageSize);
+            }
+            if (!answer) {
+                return error(-32602, std::string(method) + ": invalid cursor");
+            }
+            return mcp::CatalogReply{*answer, {}};
+        }
+        if (method == "prompts/get") {
+            const std::string name = stringMember(params, "name");
+            Link* owner = nullptr;
+            std::string original;
+            {
+                const std::lock_guard lock(impl_.mutex);
+                for (const Item& item : impl_.published[workspace_].prompts) {
+                    if (item.key == name) {
+                        original = item.original;
+                        owner = ownerOfPrompt(name);
+                    }
+                }
+            }
+            if (owner == nullptr) {
+                return error(-32602, "prompts/get: unknown prompt: " + name.substr(0, 128));
+            }
+            return forward(*owner, method, withStringMember(params, "name", original), call);
+        }
+        if (method == "completion/complete") {
+            if (!params.HasMember("ref") || !params["ref"].IsObject()) {
+                return error(-32602, "completion/complete: params.ref must be an object");
+            }
+            const rapidjson::Value& ref = params["ref"];
+            const std::string type = stringMember(ref, "type");
+            Link* owner = nullptr;
+            std::string rewritten;
+            if (type == "ref/prompt") {
+                const std::string name = stringMember(ref, "name");
+                std::string original;
+                {
+                    const std::lock_guard lock(impl_.mutex);
+                    owner = ownerOfPrompt(name);
+                    for (const Item& item : impl_.published[workspace_].prompts) {
+                        if (item.key == name) {
+                            original = item.original;
+                        }
+                    }
+                }
+                if (owner == nullptr) {
+                    return error(-32602,
+                                 "completion/complete: unknown prompt: " + name.substr(0, 128));
+                }
+                rapidjson::Document copy;
+                copy.CopyFrom(params, copy.GetAllocator());
+                copy["ref"]["name"].SetString(original.c_str(),
+                                              static_cast<rapidjson::SizeType>(original.size()),
+                                              copy.GetAllocator());
+                rewritten = json::toJsonText(copy);
+            } else if (type == "ref/resource") {
+                owner = ownerOfUri(stringMember(ref, "uri"));
+                rewritten = std::string(params_json);
+                if (owner == nullptr) {
+                    return error(-32602, "completion/complete: no upstream serves " +
+                                             stringMember(ref, "uri").substr(0, 256));
+                }
+            } else {
+                return error(-32602, "completion/complete: unknown ref.type " +
+                                         jsonString(type.substr(0, 64)));
+            }
+            return forward(*owner, method, rewritten, call);
+        }
+        // resources/read, resources/subscribe, resources/unsubscribe: by URI.
+        const std::string uri = stringMember(params, "uri");
+        if (uri.empty()) {
+            return error(-32602, std::string(method) + ": params.uri is required (a string)");
+        }
+        Link* owner = ownerOfUri(uri);
+        if (owner == nullptr) {
+            return mcp::CatalogReply{
+                {}, rpcError(-32002, "Resource not found", R"({"uri":)" + jsonString(uri) + "}")};
+        }
+        if (method == "resources/subscribe" || method == "resources/unsubscribe") {
+            const bool subscribe = method == "resources/subscribe";
+            bool forwardIt = false;
+            {
+                const std::lock_guard lock(impl_.mutex);
+                auto& sessions = impl_.subscriptions[{workspace_, uri}];
+                const bool wasEmpty = sessions.empty();
+                if (subscribe) {
+                    sessions.insert(session_id);
+                    forwardIt = wasEmpty;
+                } else {
+                    sessions.erase(session_id);
+                    forwardIt = !wasEmpty && sessions.empty();
+                    if (sessions.empty()) {
+                        impl_.subscriptions.erase({workspace_, uri});
+                    }
+                }
+            }
+            if (!forwardIt) {
+                return mcp::CatalogReply{"{}", {}};
+            }
+        }
+        return forward(*owner, method, std::string(params_json.empty() ? "{}" : params_json), call);
+    }
+
+    void clientNotification(std::string_view method, std::string_view params_json) override {
+        for (auto& link : impl_.links) {
+            crank_upstream* handle = nullptr;
+            {
+                const std::lock_guard lock(impl_.mutex);
+                handle = link->upstream;
+            }
+            if (link->config.workspace == workspace_ && handle != nullptr) {
+                link->adapter->upstreamNotify(handle, method, params_json);
+            }
+        }
+    }
+
+    void subscribe(Listener listener) override {
+        const std::lock_guard lock(listenerMutex_);
+        listeners_.push_back(std::move(listener));
+    }
+
+    void emit(const mcp::CatalogNotice& notice) {
+        std::vector<Listener> listeners;
+        {
+            const std::lock_guard lock(listenerMutex_);
+            listeners = listeners_;
+        }
+        for (const Listener& l : listeners) {
+            l(notice);
+        }
+    }
+
+private:
+    static mcp::CatalogReply error(std::int64_t code, const std::string& message) {
+        return mcp::CatalogReply{{}, rpcError(code, message)};
+    }
+
+    mcp::CatalogReply forward(Link& link, std::string_view method, const std::string& params,
+                              mcp::ToolCall& call) {
+        Answer a = impl_.request(link, method, params, &call);
+        return a.ok ? mcp::CatalogReply{std::move(a.json), {}}
+                    : mcp::CatalogReply{{}, std::move(a.json)};
+    }
+
+    /// The upstream that published prompt `name` here (under impl_.mutex).
+    Link* ownerOfPrompt(const std::string& name) {
+        for (auto& link : impl_.links) {
+            if (link->config.workspace != workspace_) {
+                continue;
+            }
+            for (const Item& item : link->lists.prompts) {
+                if (link->config.publishedName(item.original) == name) {
+                    return link.get();
+                }
+            }
+        }
+        return nullptr;
+    }
+
+    /// The upstream that serves `uri` here: the one that lists it, else the first whose
+    /// template matches it, else the only upstream of the workspace.
+    Link* ownerOfUri(const std::string& uri) {
+        const std::lock_guard lock(impl_.mutex);
+        Link* only = nullptr;
+        int count = 0;
+        for (auto& link : impl_.links) {
+            if (link->config.workspace != workspace_) {
+                continue;
+            }
+            ++count;
+            only = link.get();
+            for (const Item& item : link->lists.resources) {
+                if (item.original == uri) {
+                    return link.get();
+                }
+            }
+        }
+        for (auto& link : impl_.links) {
+            if (link->config.workspace != workspace_) {
+                continue;
+            }
+            for (const Item& item : link->lists.templates) {
+                if (matchTemplate(item.original, uri)) {
+                    return link.get();
+                }
+            }
+        }
+        return count == 1 ? only : nullptr;
+    }
+
+    Federation::Impl& impl_;
+    std::string workspace_;
+    std::mutex listenerMutex_;
+    std::vector<Listener> listeners_;
+};
+
+void Federation::Impl::noticeToWorkspace(const std::string& workspace,
+                                         const mcp::CatalogNotice& notice) {
+    const auto it = catalogs.find(workspace);
+    if (it != catalogs.end()) {
+        it->second->emit(notice);
+    }
+}
+
+void Federation::Impl::publish(const std::string& workspace) {
+    mcp::FunctionToolRegistry* toolRegistry =
+        tools.count(workspace) != 0 ? tools.at(workspace) : nullptr;
+    std::vector<std::pair<mcp::ToolDefinition, mcp::FunctionToolRegistry::Function>> add;
+    std::vector<std::string> remove;
+    bool resourcesChanged = false;
+    bool promptsChanged = false;
+    std::weak_ptr<Impl> weak = weak_from_this();
+    {
+        const std::lock_guard lock(mutex);
+        std::map<std::string, std::string>& before = publishedTools[workspace];
+        // Names taken by the workspace's own tools (operations), which always win.
+        std::set<std::string> taken;
+        if (toolRegistry != nullptr) {
+            for (const mcp::ToolDefinition& t : toolRegistry->list()) {
+                if (before.count(t.name) == 0) {
+                    taken.insert(t.name);
+                }
+            }
+        }
+        std::map<std::string, std::string> now;
+        Lists merged;
+        std::set<std::string> uris;
+        std::set<std::string> templates;
+        std::set<std::string> prompts;
+        for (auto& link : links) {
+            if (link->config.workspace != workspace) {
+                continue;
+            }
+            link->collisions.clear();
+            const auto collide = [&](const std::string& what) {
+                link->collisions.push_back(what);
+                log::warn("upstream {}: {}", link->config.name, what);
+            };
+            for (const Item& item : link->lists.tools) {
+                const std::string name = link->config.publishedName(item.original);
+                if (taken.count(name) != 0 || now.count(name) != 0) {
+                    collide("tool \"" + item.original + "\" is not published: the name \"" + name +
+                            "\" is taken (by an operation or an earlier upstream)");
+                    continue;
+                }
+                rapidjson::Document doc;
+                parseObject(item.json, doc);
+                now[name] = withStringMember(doc, "name", name);
+                if (before.count(name) == 0 || before[name] != now[name]) {
+                    mcp::ToolDefinition d;
+                    d.name = name;
+                    d.title = stringMember(doc, "title");
+                    d.description = stringMember(doc, "description");
+                    d.raw_json = now[name];
+                    d.requests_client = true;
+                    if (doc.HasMember("execution") && doc["execution"].IsObject()) {
+                        d.task_support = stringMember(doc["execution"], "taskSupport");
+                    }
+                    Link* target = link.get();
+                    const std::string original = item.original;
+                    add.emplace_back(
+                        std::move(d),
+                        [weak, target, original](std::string_view arguments,
+                                                 mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                            auto self = weak.lock();
+                            if (!self) {
+                                return Error{ErrorCode::unavailable, "crankd is stopping"};
+                            }
+                            std::string params = R"({"name":)" + jsonString(original) +
+                                                 R"(,"arguments":)" + std::string(arguments);
+                            if (call.progressRequested()) {
+                                params += R"(,"_meta":{"progressToken":"crank"})";
+                            }
+                            params += "}";
+                            Answer a = self->request(*target, "tools/call", params, &call);
+                            mcp::ToolResult r;
+                            (a.ok ? r.raw_json : r.rpc_error_json) = std::move(a.json);
+                            return r;
+                        });
+                }
+            }
+            for (const Item& item : link->lists.resources) {
+                if (!uris.insert(item.original).second) {
+                    collide("resource " + item.original + " is listed by an earlier upstream");
+                    continue;
+                }
+                merged.resources.push_back(Item{item.original, item.original, item.json});
+            }
+            for (const Item& item : link->lists.templates) {
+                if (!templates.insert(item.original).second) {
+                    collide("resource template " + item.original +
+                            " is listed by an earlier upstream");
+                    continue;
+                }
+                merged.templates.push_back(Item{item.original, item.original, item.json});
+            }
+            for (const Item& item : link->lists.prompts) {
+                const std::string name = link->config.publishedName(item.original);
+                if (!prompts.insert(name).second) {
+                    collide("prompt \"" + item.original + "\" is not published: the name \"" +
+                            name + "\" is taken by an earlier upstream");
+                    continue;
+                }
+                rapidjson::Document doc;
+                parseObject(item.json, doc);
+                merged.prompts.push_back(
+                    Item{name, item.original, withStringMember(doc, "name", name)});
+            }
+        }
+        for (const auto& [name, text] : before) {
+            if (now.count(name) == 0) {
+                remove.push_back(name);
+            }
+        }
+        before = std::move(now);
+        Lists& old = published[workspace];
+        const auto same = [](const std::vector<Item>& a, const std::vector<Item>& b) {
+            return a.size() == b.size() &&
+                   std::equal(a.begin(), a.end(), b.begin(),
+                              [](const Item& x, const Item& y) { return x.json == y.json; });
+        };
+        resourcesChanged =
+            !same(old.resources, merged.resources) || !same(old.templates, merged.templates);
+        promptsChanged = !same(old.prompts, merged.prompts);
+        old = std::move(merged);
+    }
+    if (toolRegistry != nullptr && (!add.empty() || !remove.empty())) {
+        toolRegistry->replace(remove, std::move(add));
+    }
+    if (resourcesChanged) {
+        noticeToWorkspace(workspace,
+                          mcp::CatalogNotice{"notifications/resources/list_changed", {}, {}, {}});
+    }
+    if (promptsChanged) {
+        noticeToWorkspace(workspace,
+                          mcp::CatalogNotice{"notifications/prompts/list_changed", {}, {}, {}});
+    }
+}
+
+// ----- Federation ------------------------------------------------------------------------------
+
+Federation::Federation(std::vector<config::UpstreamConfig> upstreams,
+                       const plugins::PluginRegistry& registry,
+                       std::map<std::string, mcp::FunctionToolRegistry*> tools,
+                       std::size_t page_size)
+    : impl_(std::make_shared<Impl>(std::move(upstreams), registry, std::move(tools),
+                                   std::max<std::size_t>(page_size, 1))) {}
+
+Federation::~Federation() {
+    stop();
+}
+
+Result<void> Federation::start() {
+    Impl& impl = *impl_;
+    for (std::size_t i = 0; i < impl.configs.size(); ++i) {
+        const config::UpstreamConfig& c = impl.configs[i];
+        const plugins::AdapterHandle* adapter = impl.registry.adapter(c.protocol);
+        std::string problem;
+        if (adapter == nullptr) {
+            problem = "no adapter \"" + c.protocol + "\" is loaded (see `crankd plugins`)";
+        } else if (!adapter->hasCapability(CRANK_CAP_FEDERATION)) {
+            problem = "adapter \"" + c.protocol + "\" cannot federate upstreams";
+        }
+        auto link = std::make_unique<Link>();
+        link->owner = &impl;
+        link->index = i;
+        link->config = c;
+        link->adapter = adapter;
+        if (problem.empty()) {
+            FederatedCall diagnostics(*link, nullptr, Clock::now() + milliseconds(10'000),
+                                      impl.stopping);
+            link->upstream =
+                adapter->upstreamOpen(link->handle(), c.name, c.config_json, diagnostics);
+            if (link->upstream == nullptr) {
+                problem = diagnostics.errorJson("open");
+            }
+        }
+        if (!problem.empty()) {
+            stop();
+            return Error{ErrorCode::invalid_argument,
+                         fmt::format("upstreams[{}] ({}): {}", i, c.name, problem)};
+        }
+        if (impl.catalogs.count(c.workspace) == 0) {
+            impl.catalogs[c.workspace] = std::make_unique<WorkspaceCatalog>(impl, c.workspace);
+        }
+        log::info("upstream {} ({}) opened for workspace {}", c.name, c.protocol, c.workspace);
+        impl.links.push_back(std::move(link));
+    }
+    if (!impl.links.empty()) {
+        impl.refresher = std::thread([&impl] { impl.runRefresher(); });
+    }
+    return {};
+}
+
+void Federation::stop() {
+    Impl& impl = *impl_;
+    {
+        const std::lock_guard lock(impl.mutex);
+        if (impl.stopping.exchange(true)) {
+            return;
+        }
+        impl.wake.notify_all();
+    }
+    if (impl.refresher.joinable()) {
+        impl.refresher.join();
+    }
+    for (auto& link : impl.links) {
+        crank_upstream* handle = nullptr;
+        {
+            const std::lock_guard lock(impl.mutex);
+            handle = std::exchange(link->upstream, nullptr);
+        }
+        if (handle != nullptr) {
+            link->adapter->upstreamClose(handle);
+        }
+    }
+}
+
+std::map<std::string, mcp::Catalog*> Federation::catalogs() {
+    std::map<std::string, mcp::Catalog*> out;
+    for (auto& [ws, catalog] : impl_->catalogs) {
+        out[ws] = catalog.get();
+    }
+    return out;
+}
+
+bool Federation::settled() const {
+    return std::all_of(impl_->links.begin(), impl_->links.end(),
+                       [](const auto& l) { return l->settled.load(); });
+}
+
+std::string Federation::statusJson() const {
+    std::string out = "[";
+    for (const auto& link : impl_->links) {
+        crank_upstream* handle = nullptr;
+        std::string entry;
+        {
+            const std::lock_guard lock(impl_->mutex);
+            handle = link->upstream;
+            entry = R"({"name":)" + jsonString(link->config.name) + R"(,"workspace":)" +
+                    jsonString(link->config.workspace) + R"(,"protocol":)" +
+                    jsonString(link->config.protocol) +
+                    fmt::format(R"(,"tools":{},"resources":{},"resource_templates":{},)"
+                                R"("prompts":{})",
+                                link->lists.tools.size(), link->lists.resources.size(),
+                                link->lists.templates.size(), link->lists.prompts.size()) +
+                    R"(,"last_error":)" + jsonString(link->last_error) + R"(,"collisions":[)";
+            for (std::size_t i = 0; i < link->collisions.size(); ++i) {
+                entry += (i == 0 ? "" : ",") + jsonString(link->collisions[i]);
+            }
+            entry += "]";
+        }
+        const std::string status = handle != nullptr ? link->adapter->upstreamStatus(handle) : "{}";
+        entry += R"(,"connection":)" + status + "}";
+        out += (out.size() == 1 ? "" : ",") + entry;
+    }
+    return out + "]";
+}
+
+}  // namespace crank::federation

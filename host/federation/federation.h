@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "mcp/catalog.h"
+#include "mcp/tool_registry.h"
+#include "plugins/plugin_registry.h"
+#include "util/error.h"
+
+namespace crank::federation {
+
+/// The federated upstreams of config `upstreams` (issue 7): each is opened through its adapter
+/// (CRANK_CAP_FEDERATION, the mcp plugin for MCP servers); its lists (tools, resources,
+/// resource templates, prompts) are fetched at start and again after every list_changed, and
+/// published in its workspace: tools in the workspace's tool registry, the rest through the
+/// workspace's Catalog. Names are published as the operator asked (prefixed, or kept); a name
+/// that another upstream or an operation already publishes is not published again, and the
+/// collision is logged and shown in status() — never silently shadowed. Calls go to the upstream
+/// that published the name, with everything they carry (progress, log lines, cancellation,
+/// requests to the client) routed back to the client that made them.
+///
+/// THREADING: thread-safe. A background thread fetches the lists.
+class Federation {
+public:
+    /// `tools`: each workspace's registry (operations already in it). `page_size`: of the
+    /// resources/list, resources/templates/list and prompts/list answers.
+    Federation(std::vector<config::UpstreamConfig> upstreams,
+               const plugins::PluginRegistry& registry,
+               std::map<std::string, mcp::FunctionToolRegistry*> tools, std::size_t page_size);
+    ~Federation();
+    Federation(const Federation&) = delete;
+    Federation& operator=(const Federation&) = delete;
+    Federation(Federation&&) = delete;
+    Federation& operator=(Federation&&) = delete;
+
+    /// Opens every upstream (each connects in the background) and starts fetching their lists.
+    /// Fails, naming the upstream, when its adapter is missing, cannot federate, or refuses its
+    /// config; nothing is left open then.
+    Result<void> start();
+    /// Closes every upstream (their tools stay listed but fail). Idempotent.
+    void stop();
+
+    /// The catalogs of the workspaces that have upstreams.
+    std::map<std::string, mcp::Catalog*> catalogs();
+    /// True once every upstream's lists were fetched once, or failed to be.
+    bool settled() const;
+    /// One JSON array: per upstream its name, workspace, counts, collisions, last error and the
+    /// adapter's own status (connected since, last used...).
+    std::string statusJson() const;
+
+    struct Impl;
+
+private:
+    std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace crank::federation

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcp/log_level.h"
+#include "mcp/tool_registry.h"
+
+namespace crank::mcp {
+
+/// The answer to one catalog request: a result object, or a JSON-RPC error.
+struct CatalogReply {
+    std::string result_json;  ///< the result object (JSON text) when `error_json` is empty
+    /// A JSON-RPC error object ({"code":..,"message":..,"data":..}), passed on as it is.
+    std::string error_json;
+};
+
+/// A notification the catalog wants sent to clients.
+struct CatalogNotice {
+    std::string method;       ///< e.g. "notifications/resources/list_changed"
+    std::string params_json;  ///< JSON object text, or empty
+    /// Only to these MCP sessions (resources/updated goes to its subscribers); empty: every
+    /// session of the catalog's workspace.
+    std::vector<std::string> sessions;
+    /// notifications/message: the line's level; a session gets it only when its level lets it
+    /// through. Other notices leave it empty.
+    std::optional<LogLevel> level;
+};
+
+/// What a workspace's MCP server publishes besides tools: resources, resource templates,
+/// prompts and completions (the federated upstreams' ones). The endpoint answers the MCP
+/// methods of these with it.
+///
+/// THREADING: every member may be called from any thread, concurrently.
+class Catalog {
+public:
+    virtual ~Catalog() = default;
+
+    /// The members to add to initialize's capabilities, as JSON text without braces
+    /// (`"resources":{...},"prompts":{...}`); empty when the catalog offers nothing.
+    virtual std::string capabilitiesJson() const = 0;
+
+    /// Answers `method` (resources/list, resources/templates/list, resources/read,
+    /// resources/subscribe, resources/unsubscribe, prompts/list, prompts/get,
+    /// completion/complete) for MCP session `session_id`; nullopt when `method` is not one of
+    /// the catalog's. `call` carries cancellation (and progress, when asked for).
+    virtual std::optional<CatalogReply> handle(std::string_view method,
+                                               std::string_view params_json, ToolCall& call,
+                                               const std::string& session_id) = 0;
+
+    /// A notification from a client that no request owns (notifications/roots/list_changed).
+    virtual void clientNotification(std::string_view /*method*/, std::string_view /*params_json*/) {
+    }
+
+    using Listener = std::function<void(const CatalogNotice&)>;
+    /// `listener` runs (on the catalog's thread) for every notice.
+    virtual void subscribe(Listener listener) = 0;
+};
+
+}  // namespace crank::mcp

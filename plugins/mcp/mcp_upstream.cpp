@@ -1,0 +1,353 @@
+#include "mcp_upstream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include <rapidjson/document.h>
+
+#include "json_text.h"
+#include <crank/sdk/json.hpp>
+
+namespace crank::mcpc {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::string_view kSchema = R"({
+  "type": "object",
+  "properties": {
+    "transport": {"enum": ["stdio"]},
+    "command": {"type": "string", "minLength": 1},
+    "args": {"type": "array", "items": {"type": "string"}},
+    "env": {"type": "object", "additionalProperties": {"type": "string"}},
+    "cwd": {"type": "string"},
+    "request_timeout_ms": {"type": "integer", "minimum": 100},
+    "initialize_timeout_ms": {"type": "integer", "minimum": 100},
+    "close_wait_ms": {"type": "integer", "minimum": 0},
+    "term_wait_ms": {"type": "integer", "minimum": 0},
+    "max_message_bytes": {"type": "integer", "minimum": 1024},
+    "max_client_requests": {"type": "integer", "minimum": 1, "maximum": 1024}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+})";
+
+/// What crank tells upstreams it can do: it forwards these to the client that made the call.
+constexpr std::string_view kClientCapabilities =
+    R"({"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}})";
+
+std::string member(const rapidjson::Value& object, const char* name) {
+    if (!object.IsObject()) {
+        return {};
+    }
+    const auto it = object.FindMember(name);
+    return it != object.MemberEnd() && it->value.IsString()
+               ? std::string(it->value.GetString(), it->value.GetStringLength())
+               : std::string();
+}
+
+std::int64_t integer(const rapidjson::Value& object, const char* name, std::int64_t fallback) {
+    const auto it = object.FindMember(name);
+    return it != object.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : fallback;
+}
+
+/// `params` with `_meta.progressToken` replaced by `token` (JSON text).
+std::string withProgressToken(const rapidjson::Document& params, const std::string& token) {
+    rapidjson::Document copy;
+    copy.CopyFrom(params, copy.GetAllocator());
+    rapidjson::Value value(token.c_str(), static_cast<rapidjson::SizeType>(token.size()),
+                           copy.GetAllocator());
+    copy["_meta"]["progressToken"] = value;
+    return jsonText(copy);
+}
+
+std::string errorMessage(std::int64_t code, const std::string& message) {
+    return R"({"code":)" + std::to_string(code) + R"(,"message":)" + sdk::jsonQuote(message) + "}";
+}
+
+}  // namespace
+
+std::string_view mcpUpstreamConfigSchema() {
+    return kSchema;
+}
+
+McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
+    rapidjson::Document doc;
+    doc.Parse(config_json.data(), config_json.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        throw sdk::Error(sdk::ErrorCode::invalid_argument, "the config must be a JSON object");
+    }
+    McpUpstreamConfig c;
+    StdioOptions stdio;
+    stdio.command = member(doc, "command");
+    if (stdio.command.empty()) {
+        throw sdk::Error(sdk::ErrorCode::invalid_argument,
+                         "command: the server's command is required", R"({"path":"command"})");
+    }
+    if (doc.HasMember("args") && doc["args"].IsArray()) {
+        for (const rapidjson::Value& a : doc["args"].GetArray()) {
+            if (a.IsString()) {
+                stdio.args.emplace_back(a.GetString(), a.GetStringLength());
+            }
+        }
+    }
+    if (doc.HasMember("env") && doc["env"].IsObject()) {
+        for (const auto& m : doc["env"].GetObject()) {
+            if (m.value.IsString()) {
+                stdio.env[std::string(m.name.GetString(), m.name.GetStringLength())] =
+                    std::string(m.value.GetString(), m.value.GetStringLength());
+            }
+        }
+    }
+    stdio.cwd = member(doc, "cwd");
+    stdio.close_wait = milliseconds(integer(doc, "close_wait_ms", stdio.close_wait.count()));
+    stdio.term_wait = milliseconds(integer(doc, "term_wait_ms", stdio.term_wait.count()));
+    stdio.max_message_bytes = static_cast<std::size_t>(
+        integer(doc, "max_message_bytes", static_cast<std::int64_t>(stdio.max_message_bytes)));
+    c.options.transport = stdioTransport(std::move(stdio));
+    c.options.request_timeout =
+        milliseconds(integer(doc, "request_timeout_ms", c.options.request_timeout.count()));
+    c.options.initialize_timeout =
+        milliseconds(integer(doc, "initialize_timeout_ms", c.options.initialize_timeout.count()));
+    c.options.client_capabilities_json = std::string(kClientCapabilities);
+    c.options.client_name = "crank";
+    c.options.client_version = "1.0.0";
+    c.max_client_requests = static_cast<std::size_t>(integer(doc, "max_client_requests", 16));
+    return c;
+}
+
+McpUpstream::McpUpstream(sdk::Host host, sdk::Peer peer, std::string name, McpUpstreamConfig config)
+    : host_(host), peer_(peer), name_(std::move(name)), config_(std::move(config)) {
+    session_ = std::make_unique<UpstreamSession>(
+        config_.options, [this](std::string_view message) { onMessage(message, nullptr); },
+        [this](std::string_view line) { log(sdk::LogLevel::info, std::string(line)); },
+        [this] {
+            // A new connection: its lists may differ from the last one's.
+            peer_.notify("notifications/tools/list_changed", "");
+            peer_.notify("notifications/resources/list_changed", "");
+            peer_.notify("notifications/prompts/list_changed", "");
+        });
+}
+
+McpUpstream::~McpUpstream() {
+    closing_ = true;
+    session_->close();  // fails what waits, so that server-request workers end too
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return client_requests_ == 0; });
+}
+
+void McpUpstream::log(sdk::LogLevel level, const std::string& message) const {
+    host_.log(level, "upstream " + name_ + ": " + message);
+}
+
+std::string McpUpstream::request(sdk::Call& call, std::string_view method,
+                                 std::string_view params_json) {
+    auto flight = std::make_shared<Flight>();
+    flight->call = call;
+    std::string params(params_json);
+    rapidjson::Document doc;
+    if (!params.empty()) {
+        doc.Parse(params.c_str());
+        if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("_meta") &&
+            doc["_meta"].IsObject() && doc["_meta"].HasMember("progressToken")) {
+            const std::lock_guard lock(mutex_);
+            flight->progress_token = "crank-" + std::to_string(next_token_++);
+            params = withProgressToken(doc, flight->progress_token);
+        }
+    }
+    {
+        const std::lock_guard lock(mutex_);
+        flights_.push_back(flight);
+        if (!flight->progress_token.empty()) {
+            by_token_[flight->progress_token] = flight;
+        }
+    }
+    RequestHooks hooks;
+    hooks.cancelled = [flight] { return flight->call.isCancelled(); };
+    hooks.on_related = [this, flight](std::string_view message) { onMessage(message, flight); };
+    RpcOutcome outcome = session_->request(method, params, hooks);
+    {
+        // No server-to-client request may use the call after this returns.
+        std::unique_lock lock(mutex_);
+        idle_.wait(lock, [&] { return flight->users == 0; });
+        flights_.erase(std::remove(flights_.begin(), flights_.end(), flight), flights_.end());
+        by_token_.erase(flight->progress_token);
+    }
+    if (outcome.ok) {
+        return std::move(outcome.result_json);
+    }
+    if (outcome.cancelled) {
+        throw sdk::Error(sdk::ErrorCode::timeout, std::string(method) + ": cancelled");
+    }
+    if (outcome.error_code != 0) {
+        std::string details = R"({"jsonrpc_error":{"code":)" + std::to_string(outcome.error_code) +
+                              R"(,"message":)" + sdk::jsonQuote(outcome.error_message);
+        if (!outcome.error_data_json.empty()) {
+            details += R"(,"data":)" + outcome.error_data_json;
+        }
+        throw sdk::Error(sdk::ErrorCode::upstream, outcome.error_message, details + "}}");
+    }
+    throw sdk::Error(sdk::ErrorCode::unavailable, outcome.error_message);
+}
+
+void McpUpstream::notify(std::string_view method, std::string_view params_json) {
+    session_->notify(method, params_json);
+}
+
+std::string McpUpstream::status() {
+    const UpstreamStatus s = session_->status();
+    return std::string(R"({"connected":)") + (s.connected ? "true" : "false") +
+           R"(,"connected_since_ms":)" + std::to_string(s.connected_since_ms) +
+           R"(,"last_used_ms":)" + std::to_string(s.last_used_ms) + R"(,"last_error":)" +
+           sdk::jsonQuote(s.last_error) + R"(,"transport":)" + sdk::jsonQuote(s.transport) +
+           R"(,"protocol_version":)" + sdk::jsonQuote(s.protocol_version) +
+           R"(,"server":{"name":)" + sdk::jsonQuote(s.server_name) + R"(,"version":)" +
+           sdk::jsonQuote(s.server_version) + R"(},"reconnects":)" + std::to_string(s.reconnects) +
+           "}";
+}
+
+std::shared_ptr<McpUpstream::Flight> McpUpstream::soleFlight() {
+    const std::lock_guard lock(mutex_);
+    return flights_.size() == 1 ? flights_.front() : nullptr;
+}
+
+void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flight>& related) {
+    rapidjson::Document doc;
+    doc.Parse(message.data(), message.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return;
+    }
+    const std::string method = member(doc, "method");
+    const bool isRequest = doc.HasMember("id") && !method.empty();
+    std::string params = "{}";
+    if (doc.HasMember("params") && doc["params"].IsObject()) {
+        params = jsonText(doc["params"]);
+    }
+    if (isRequest) {
+        const std::string id = jsonText(doc["id"]);
+        if (method == "ping") {
+            session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{}})");
+            return;
+        }
+        std::shared_ptr<Flight> flight = related ? related : soleFlight();
+        if (!flight && method == "roots/list") {
+            session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"roots":[]}})");
+            return;
+        }
+        if (!flight) {
+            session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":)" +
+                           errorMessage(-32603,
+                                        "crank cannot tell which client this request is for "
+                                        "(it came while no single call was in flight)") +
+                           "}");
+            return;
+        }
+        {
+            const std::lock_guard lock(mutex_);
+            if (closing_ || client_requests_ >= config_.max_client_requests) {
+                session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":)" +
+                               errorMessage(-32603, "too many requests to clients at once") + "}");
+                return;
+            }
+            ++client_requests_;
+            ++flight->users;
+        }
+        // The answer may take a person's time (elicitation): never on the reader's thread.
+        std::thread([this, id, method, params, flight]() mutable {
+            answerServerRequest(std::move(id), std::move(method), std::move(params), flight);
+        }).detach();
+        return;
+    }
+    if (method == "notifications/progress") {
+        const std::string token = doc["params"].IsObject() &&
+                                          doc["params"].HasMember("progressToken") &&
+                                          doc["params"]["progressToken"].IsString()
+                                      ? member(doc["params"], "progressToken")
+                                      : std::string();
+        std::shared_ptr<Flight> flight;
+        {
+            const std::lock_guard lock(mutex_);
+            const auto it = by_token_.find(token);
+            if (it != by_token_.end()) {
+                flight = it->second;
+            }
+        }
+        const rapidjson::Value& p = doc["params"];
+        if (flight && p.HasMember("progress") && p["progress"].IsNumber()) {
+            flight->call.progress(
+                p["progress"].GetDouble(),
+                p.HasMember("total") && p["total"].IsNumber() ? p["total"].GetDouble() : -1,
+                member(p, "message"));
+        }
+        return;
+    }
+    if (method == "notifications/message") {
+        std::shared_ptr<Flight> flight = related ? related : soleFlight();
+        if (flight) {
+            flight->call.notify(method, params);
+        } else {
+            peer_.notify(method, params);
+        }
+        return;
+    }
+    if (method == "notifications/tools/list_changed" ||
+        method == "notifications/resources/list_changed" ||
+        method == "notifications/prompts/list_changed" ||
+        method == "notifications/resources/updated") {
+        peer_.notify(method, params);
+    }
+    // Others (cancelled for a request of the server's, tasks/status...) have no client here.
+}
+
+void McpUpstream::answerServerRequest(std::string id_json, std::string method, std::string params,
+                                      std::shared_ptr<Flight> flight) {
+    std::string answer;
+    const bool ok =
+        flight->call.request(method, params, config_.options.request_timeout.count(), answer);
+    session_->send(R"({"jsonrpc":"2.0","id":)" + id_json + (ok ? R"(,"result":)" : R"(,"error":)") +
+                   (answer.empty() ? std::string("{}") : answer) + "}");
+    const std::lock_guard lock(mutex_);
+    --flight->users;
+    --client_requests_;
+    idle_.notify_all();
+}
+
+namespace {
+
+class McpAdapter final : public sdk::Adapter {
+public:
+    explicit McpAdapter(sdk::Host host) : host_(host) {}
+
+    void validate(std::string_view config_json, sdk::Diagnostics& diagnostics) override {
+        try {
+            parseMcpUpstreamConfig(config_json);
+        } catch (const sdk::Error& e) {
+            diagnostics.error("", e.what());
+        }
+    }
+
+    std::unique_ptr<sdk::Upstream> openUpstream(sdk::Peer peer, std::string_view name,
+                                                std::string_view config_json) override {
+        return std::make_unique<McpUpstream>(host_, peer, std::string(name),
+                                             parseMcpUpstreamConfig(config_json));
+    }
+
+private:
+    sdk::Host host_;
+};
+
+}  // namespace
+
+void registerMcpPlugin(sdk::Registrar& registrar) {
+    sdk::AdapterInfo info;
+    info.name = "mcp";
+    info.version = "1.0.0";
+    info.description = "MCP servers (stdio) federated: tools, resources, prompts, completions";
+    info.capabilities = CRANK_CAP_FEDERATION;
+    info.modes = 0;
+    info.config_schema_json = std::string(kSchema);
+    registrar.addAdapter(std::move(info), std::make_unique<McpAdapter>(registrar.host()));
+}
+
+}  // namespace crank::mcpc
