@@ -5,8 +5,10 @@
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <thread>
 #include <utility>
@@ -155,6 +157,47 @@ std::string withStringMember(const rapidjson::Value& object, const char* name,
         copy.AddMember(rapidjson::StringRef(name), v, copy.GetAllocator());
     }
     return json::toJsonText(copy);
+}
+
+/// Replaces, in every object of `value` (at most 16 levels deep), a member "taskId" whose value is
+/// `from` by `to`.
+void renameTaskIds(rapidjson::Value& value, rapidjson::Document::AllocatorType& allocator,
+                   const std::string& from, const std::string& to, int depth = 0) {
+    if (depth > 16) {
+        return;
+    }
+    if (value.IsObject()) {
+        for (auto& m : value.GetObject()) {
+            if (m.value.IsString() && std::string_view(m.name.GetString()) == "taskId" &&
+                std::string_view(m.value.GetString(), m.value.GetStringLength()) == from) {
+                m.value.SetString(to.c_str(), static_cast<rapidjson::SizeType>(to.size()),
+                                  allocator);
+            } else {
+                renameTaskIds(m.value, allocator, from, to, depth + 1);
+            }
+        }
+    } else if (value.IsArray()) {
+        for (auto& v : value.GetArray()) {
+            renameTaskIds(v, allocator, from, to, depth + 1);
+        }
+    }
+}
+
+/// `json` with every "taskId" equal to `from` renamed `to` (as renameTaskIds).
+std::string withTaskId(std::string_view json, const std::string& from, const std::string& to) {
+    rapidjson::Document doc;
+    doc.Parse(json.data(), json.size());
+    if (doc.HasParseError()) {
+        return std::string(json);
+    }
+    renameTaskIds(doc, doc.GetAllocator(), from, to);
+    return json::toJsonText(doc);
+}
+
+/// 16 random hex digits: the node-unique part of the ids given to upstream tasks.
+std::string randomHex() {
+    std::random_device device;
+    return fmt::format("{:08x}{:08x}", device(), device());
 }
 
 }  // namespace
@@ -319,6 +362,45 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     std::map<std::string, Lists> published;
     /// (workspace, uri) -> sessions subscribed to it.
     std::map<std::pair<std::string, std::string>, std::set<std::string>> subscriptions;
+    /// Per workspace: published tool name -> the upstream and its own name for it.
+    std::map<std::string, std::map<std::string, std::pair<Link*, std::string>>> toolOwners;
+
+    /// Tasks that upstreams run, under the ids crank gave them (clients never see the
+    /// upstream's own id, which could collide across upstreams). In memory, bounded: the oldest
+    /// go first. A task lives on the node whose connection created it.
+    struct TaskRoute {
+        Link* link = nullptr;
+        std::string upstream_id;
+        std::string workspace;
+        std::string session;  // the MCP session that created it (gets its status notices)
+    };
+    static constexpr std::size_t kMaxTasks = 10'000;
+    std::map<std::string, TaskRoute> taskRoutes;
+    std::map<std::pair<const Link*, std::string>, std::string> taskIds;  // -> crank's id
+    std::deque<std::string> taskOrder;
+    std::string taskPrefix = "up-" + randomHex() + "-";
+    std::uint64_t nextTask = 1;
+
+    /// Registers an upstream task and returns crank's id for it (under mutex).
+    std::string addTask(Link& link, const std::string& upstream_id, const std::string& workspace,
+                        const std::string& session) {
+        if (const auto known = taskIds.find({&link, upstream_id}); known != taskIds.end()) {
+            return known->second;
+        }
+        std::string id = taskPrefix + std::to_string(nextTask++);
+        taskRoutes[id] = TaskRoute{&link, upstream_id, workspace, session};
+        taskIds[{&link, upstream_id}] = id;
+        taskOrder.push_back(id);
+        while (taskOrder.size() > kMaxTasks) {
+            const auto old = taskRoutes.find(taskOrder.front());
+            if (old != taskRoutes.end()) {
+                taskIds.erase({old->second.link, old->second.upstream_id});
+                taskRoutes.erase(old);
+            }
+            taskOrder.pop_front();
+        }
+        return id;
+    }
 
     Impl(std::vector<config::UpstreamConfig> c, const plugins::PluginRegistry& r,
          std::map<std::string, mcp::FunctionToolRegistry*> t, std::size_t p)
@@ -516,6 +598,23 @@ void Link::notify(std::string_view method, std::string_view params_json) noexcep
                 notice.sessions.assign(it->second.begin(), it->second.end());
             }
             owner->noticeToWorkspace(config.workspace, notice);
+        } else if (method == "notifications/tasks/status") {
+            rapidjson::Document params;
+            if (!parseObject(params_json, params)) {
+                return;
+            }
+            const std::string upstreamId = stringMember(params, "taskId");
+            mcp::CatalogNotice notice{std::string(method), {}, {}, {}};
+            {
+                const std::lock_guard lock(owner->mutex);
+                const auto id = owner->taskIds.find({this, upstreamId});
+                if (id == owner->taskIds.end()) {
+                    return;  // a task no client of crank created
+                }
+                notice.params_json = withTaskId(params_json, upstreamId, id->second);
+                notice.sessions.push_back(owner->taskRoutes.at(id->second).session);
+            }
+            owner->noticeToWorkspace(config.workspace, notice);
         } else if (method == "notifications/message") {
             rapidjson::Document params;
             if (!parseObject(params_json, params)) {
@@ -548,10 +647,18 @@ public:
     std::optional<mcp::CatalogReply> handle(std::string_view method, std::string_view params_json,
                                             mcp::ToolCall& call,
                                             const std::string& session_id) override {
-        static const std::set<std::string_view> kMethods = {
-            "resources/list",      "resources/templates/list", "resources/read",
-            "resources/subscribe", "resources/unsubscribe",    "prompts/list",
-            "prompts/get",         "completion/complete"};
+        static const std::set<std::string_view> kMethods = {"resources/list",
+                                                            "resources/templates/list",
+                                                            "resources/read",
+                                                            "resources/subscribe",
+                                                            "resources/unsubscribe",
+                                                            "prompts/list",
+                                                            "prompts/get",
+                                                            "completion/complete",
+                                                            "tools/call",
+                                                            "tasks/get",
+                                                            "tasks/result",
+                                                            "tasks/cancel"};
         if (kMethods.count(method) == 0) {
             return std::nullopt;
         }
@@ -577,6 +684,12 @@ public:
                 return error(-32602, std::string(method) + ": invalid cursor");
             }
             return mcp::CatalogReply{*answer, {}};
+        }
+        if (method == "tools/call") {
+            return taskCall(params, call, session_id);
+        }
+        if (method == "tasks/get" || method == "tasks/result" || method == "tasks/cancel") {
+            return taskRequest(method, params, call);
         }
         if (method == "prompts/get") {
             const std::string name = stringMember(params, "name");
@@ -674,6 +787,18 @@ public:
         return forward(*owner, method, std::string(params_json.empty() ? "{}" : params_json), call);
     }
 
+    bool ownsTool(std::string_view name) const override {
+        const std::lock_guard lock(impl_.mutex);
+        const auto ws = impl_.toolOwners.find(workspace_);
+        return ws != impl_.toolOwners.end() && ws->second.count(std::string(name)) != 0;
+    }
+
+    bool ownsTask(std::string_view task_id) const override {
+        const std::lock_guard lock(impl_.mutex);
+        const auto route = impl_.taskRoutes.find(std::string(task_id));
+        return route != impl_.taskRoutes.end() && route->second.workspace == workspace_;
+    }
+
     void clientNotification(std::string_view method, std::string_view params_json) override {
         for (auto& link : impl_.links) {
             crank_upstream* handle = nullptr;
@@ -706,6 +831,63 @@ public:
 private:
     static mcp::CatalogReply error(std::int64_t code, const std::string& message) {
         return mcp::CatalogReply{{}, rpcError(code, message)};
+    }
+
+    /// tools/call with params.task of a federated tool: the upstream creates the task.
+    mcp::CatalogReply taskCall(const rapidjson::Document& params, mcp::ToolCall& call,
+                               const std::string& session_id) {
+        const std::string name = stringMember(params, "name");
+        Link* link = nullptr;
+        std::string original;
+        {
+            const std::lock_guard lock(impl_.mutex);
+            const auto& owners = impl_.toolOwners[workspace_];
+            if (const auto it = owners.find(name); it != owners.end()) {
+                link = it->second.first;
+                original = it->second.second;
+            }
+        }
+        if (link == nullptr) {
+            return error(-32602, "tools/call: unknown tool: " + name.substr(0, 128));
+        }
+        Answer a =
+            impl_.request(*link, "tools/call", withStringMember(params, "name", original), &call);
+        if (!a.ok) {
+            return mcp::CatalogReply{{}, std::move(a.json)};
+        }
+        rapidjson::Document result;
+        if (!parseObject(a.json, result) || !result.HasMember("task") ||
+            stringMember(result["task"], "taskId").empty()) {
+            return error(-32603, "upstream " + link->config.name +
+                                     ": tools/call with a task answered no task.taskId");
+        }
+        const std::string upstreamId = stringMember(result["task"], "taskId");
+        std::string id;
+        {
+            const std::lock_guard lock(impl_.mutex);
+            id = impl_.addTask(*link, upstreamId, workspace_, session_id);
+        }
+        return mcp::CatalogReply{withTaskId(a.json, upstreamId, id), {}};
+    }
+
+    /// tasks/get, tasks/result, tasks/cancel of an upstream's task.
+    mcp::CatalogReply taskRequest(std::string_view method, const rapidjson::Document& params,
+                                  mcp::ToolCall& call) {
+        const std::string id = stringMember(params, "taskId");
+        Federation::Impl::TaskRoute route;
+        {
+            const std::lock_guard lock(impl_.mutex);
+            const auto it = impl_.taskRoutes.find(id);
+            if (it == impl_.taskRoutes.end() || it->second.workspace != workspace_) {
+                return error(-32602, std::string(method) + ": unknown task " +
+                                         jsonString(id.substr(0, 128)));
+            }
+            route = it->second;
+        }
+        Answer a = impl_.request(*route.link, method,
+                                 withStringMember(params, "taskId", route.upstream_id), &call);
+        return a.ok ? mcp::CatalogReply{withTaskId(a.json, route.upstream_id, id), {}}
+                    : mcp::CatalogReply{{}, std::move(a.json)};
     }
 
     mcp::CatalogReply forward(Link& link, std::string_view method, const std::string& params,
@@ -796,6 +978,8 @@ void Federation::Impl::publish(const std::string& workspace) {
             }
         }
         std::map<std::string, std::string> now;
+        std::map<std::string, std::pair<Link*, std::string>>& owners = toolOwners[workspace];
+        owners.clear();
         Lists merged;
         std::set<std::string> uris;
         std::set<std::string> templates;
@@ -819,6 +1003,7 @@ void Federation::Impl::publish(const std::string& workspace) {
                 rapidjson::Document doc;
                 parseObject(item.json, doc);
                 now[name] = withStringMember(doc, "name", name);
+                owners[name] = {link.get(), item.original};
                 if (before.count(name) == 0 || before[name] != now[name]) {
                     mcp::ToolDefinition d;
                     d.name = name;

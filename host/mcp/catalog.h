@@ -46,11 +46,19 @@ public:
 
     /// Answers `method` (resources/list, resources/templates/list, resources/read,
     /// resources/subscribe, resources/unsubscribe, prompts/list, prompts/get,
-    /// completion/complete) for MCP session `session_id`; nullopt when `method` is not one of
-    /// the catalog's. `call` carries cancellation (and progress, when asked for).
+    /// completion/complete; tools/call with `params.task` for a tool of ownsTool(); tasks/get,
+    /// tasks/result and tasks/cancel for a task of ownsTask()) for MCP session `session_id`;
+    /// nullopt when `method` is not one of the catalog's. `call` carries cancellation, progress
+    /// when asked for, and requests to the client when it has a stream.
     virtual std::optional<CatalogReply> handle(std::string_view method,
                                                std::string_view params_json, ToolCall& call,
                                                const std::string& session_id) = 0;
+
+    /// True when the tool `name` runs in an upstream that runs tasks itself: a tools/call of it
+    /// with `params.task` goes to handle() (the upstream creates the task).
+    virtual bool ownsTool(std::string_view /*name*/) const { return false; }
+    /// True when `task_id` names a task an upstream runs (see ownsTool).
+    virtual bool ownsTask(std::string_view /*task_id*/) const { return false; }
 
     /// A notification from a client that no request owns (notifications/roots/list_changed).
     virtual void clientNotification(std::string_view /*method*/, std::string_view /*params_json*/) {

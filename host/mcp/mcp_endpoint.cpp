@@ -111,6 +111,9 @@ std::string memberString(const rapidjson::Value& object, const char* key) {
     return {it->value.GetString(), it->value.GetStringLength()};
 }
 
+/// `params.taskId` of a tasks/* request ("" when absent). Defined with the Tasks code below.
+std::string taskIdOf(std::string_view params_json);
+
 /// A JSON answer to one request, or nothing (notifications, responses).
 struct Reply {
     std::string json;
@@ -376,7 +379,13 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     /// A catalog method of `who`'s workspace; nullopt when `method` is not a catalog method.
     std::optional<std::string> catalogRequest(const JsonRpcMessage& message,
                                               const std::shared_ptr<McpSession>& session,
-                                              const Who& who);
+                                              const Who& who,
+                                              std::optional<std::uint64_t> stream = std::nullopt);
+    /// The catalog of `who`'s workspace, or null.
+    Catalog* catalogOf(const Who& who) const {
+        const auto found = catalogs.find(who.workspace);
+        return found != catalogs.end() ? found->second : nullptr;
+    }
     /// The backend's listener: status notifications to the creator, answers to waiters.
     void onTask(const TaskInfo& task);
     std::string taskResultMessage(const RequestId& id, const std::string& task_id,
@@ -779,6 +788,10 @@ std::optional<std::string> McpEndpoint::Impl::dispatch(const JsonRpcMessage& mes
     if (tasksEnabled(*session) &&
         (message.method == "tasks/get" || message.method == "tasks/list" ||
          message.method == "tasks/cancel")) {
+        if (Catalog* catalog = catalogOf(who);
+            catalog != nullptr && catalog->ownsTask(taskIdOf(message.params_json))) {
+            return catalogRequest(message, session, who);
+        }
         return tasksMethod(message, who);
     }
     if (message.method == "initialize") {
@@ -868,6 +881,10 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
         return makeError(id, kInvalidParams, "tools/call: params.arguments must be an object");
     }
     if (tasksEnabled(*session) && params.HasMember("task")) {
+        if (Catalog* catalog = catalogOf(who); catalog != nullptr && catalog->ownsTool(name)) {
+            return catalogRequest(message, session, who, stream)
+                .value_or(makeError(id, kInternalError, "tools/call: the task was not created"));
+        }
         return createTask(message, session, who, name, arguments->empty() ? "{}" : *arguments,
                           params["task"]);
     }
@@ -992,7 +1009,8 @@ void McpEndpoint::Impl::handleDelete(HTTPServerRequest& request, HTTPServerRespo
 // ----- Catalog: resources, prompts, completions ---------------------------------------------
 
 std::optional<std::string> McpEndpoint::Impl::catalogRequest(
-    const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session, const Who& who) {
+    const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session, const Who& who,
+    std::optional<std::uint64_t> stream) {
     const auto found = catalogs.find(who.workspace);
     if (found == catalogs.end()) {
         return std::nullopt;
@@ -1000,7 +1018,7 @@ std::optional<std::string> McpEndpoint::Impl::catalogRequest(
     const RequestId& id = *message.id;
     const std::string key = id.toJson();
     auto cancelled = session->beginRequest(key);
-    EndpointToolCall call(session, std::nullopt, std::nullopt, cancelled, who.caller());
+    EndpointToolCall call(session, stream, std::nullopt, cancelled, who.caller());
     std::optional<CatalogReply> reply;
     try {
         reply = found->second->handle(message.method, message.params_json, call, session->id());
@@ -1160,6 +1178,20 @@ void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,
     if (taskId.empty()) {
         sendBody(response, 200, "application/json",
                  makeError(id, kInvalidParams, "tasks/result: params.taskId is required"));
+        return;
+    }
+    if (Catalog* catalog = catalogOf(who); catalog != nullptr && catalog->ownsTask(taskId)) {
+        // An upstream's task: its tasks/result waits for the upstream, and whatever the task
+        // asks the client meanwhile (elicitation) goes on this request's stream.
+        const std::uint64_t stream = session->openStream(false);
+        if (!openSse(request, response, session, stream, std::nullopt)) {
+            return;
+        }
+        auto reply = catalogRequest(message, session, who, stream);
+        if (reply) {
+            session->send(stream, *reply);
+        }
+        session->finish(stream);
         return;
     }
     const std::string now = taskResultMessage(id, taskId, who.caller());

@@ -294,7 +294,7 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
     if (method == "notifications/tools/list_changed" ||
         method == "notifications/resources/list_changed" ||
         method == "notifications/prompts/list_changed" ||
-        method == "notifications/resources/updated") {
+        method == "notifications/resources/updated" || method == "notifications/tasks/status") {
         peer_.notify(method, params);
     }
     // Others (cancelled for a request of the server's, tasks/status...) have no client here.

@@ -7,7 +7,11 @@
 # object (e.g. '"server": {"threads": 64}'). With CRANK_REST_FIXTURE set to the crank-rest-fixture
 # binary, that upstream is started first on a free loopback port (and stopped by pid at the end);
 # every @REST_FIXTURE@ in CRANK_EXTRA_CONFIG becomes its 127.0.0.1:PORT, also exported as
-# CRANK_REST_FIXTURE_ADDRESS.
+# CRANK_REST_FIXTURE_ADDRESS. With CRANK_MCP_FIXTURE set to a command line (run by sh) that starts
+# an MCP server printing "listening http://127.0.0.1:PORT/PATH" on its stdout, that server is
+# started too (and stopped by pid); every @MCP_FIXTURE_URL@ in CRANK_EXTRA_CONFIG becomes its URL.
+# COMMAND starts once crankd answers GET /readyz with 200 (at most 30 s; then it starts anyway,
+# with a warning, and the readiness answer is printed).
 set -euo pipefail
 
 crankd=$1
@@ -17,11 +21,15 @@ shift
 work="$(mktemp -d "${TMPDIR:-/tmp}/crank-e2e.XXXXXX")"
 pid=""
 fixture_pid=""
+mcp_fixture_pid=""
 cleanup() {
-    if [[ -n "$fixture_pid" ]] && kill -0 "$fixture_pid" 2>/dev/null; then
-        kill -TERM "$fixture_pid" 2>/dev/null || true
-        wait "$fixture_pid" 2>/dev/null || true
-    fi
+    local p
+    for p in "$fixture_pid" "$mcp_fixture_pid"; do
+        if [[ -n "$p" ]] && kill -0 "$p" 2>/dev/null; then
+            kill -TERM "$p" 2>/dev/null || true
+            wait "$p" 2>/dev/null || true
+        fi
+    done
     if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
         kill -TERM "$pid" 2>/dev/null || true
         for _ in $(seq 1 100); do
@@ -61,11 +69,41 @@ if [[ -n "${CRANK_REST_FIXTURE:-}" ]]; then
     extra="${extra//@REST_FIXTURE@/$fixture}"
     export CRANK_REST_FIXTURE_ADDRESS="$fixture"
 fi
+if [[ -n "${CRANK_MCP_FIXTURE:-}" ]]; then
+    # exec: the pid is the server's own, so that stopping it by pid stops the server.
+    sh -c "exec $CRANK_MCP_FIXTURE" > "$work/mcp-fixture.out" 2> "$work/mcp-fixture.log" &
+    mcp_fixture_pid=$!
+    mcp_url=""
+    for _ in $(seq 1 200); do
+        mcp_url="$(sed -n 's|^listening \(http://127\.0\.0\.1:[0-9]*/[^ ]*\).*|\1|p' "$work/mcp-fixture.out")"
+        [[ -n "$mcp_url" ]] && break
+        kill -0 "$mcp_fixture_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z "$mcp_url" ]]; then
+        echo "with-crankd: the MCP fixture did not start listening:" >&2
+        cat "$work/mcp-fixture.out" "$work/mcp-fixture.log" >&2
+        exit 1
+    fi
+    extra="${extra//@MCP_FIXTURE_URL@/$mcp_url}"
+fi
 printf '{"store": {"path": "%s/crank.db"}%s}\n' "$work" "${extra:+, $extra}" > "$work/crank.json"
 "$crankd" --config "$work/crank.json" --listen 127.0.0.1:0 2> "$work/crankd.log" &
 pid=$!
 address="$(listening_address "$crankd" "$work/crankd.log" "$pid")"
 
+ready=""
+for _ in $(seq 1 300); do
+    if ready="$(curl -sf "http://$address/readyz" 2>/dev/null)"; then
+        break
+    fi
+    ready=""
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+if [[ -z "$ready" ]]; then
+    echo "with-crankd: crankd is not ready after 30 s: $(curl -s "http://$address/readyz")" >&2
+fi
 export CRANK_MCP_URL="http://$address/mcp"
 export CRANKD_PID="$pid"
 status=0
