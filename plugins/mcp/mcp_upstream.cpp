@@ -131,6 +131,10 @@ McpUpstream::McpUpstream(sdk::Host host, sdk::Peer peer, std::string name, McpUp
 }
 
 McpUpstream::~McpUpstream() {
+    shutdown();
+}
+
+void McpUpstream::shutdown() {
     closing_ = true;
     session_->close();  // fails what waits, so that server-request workers end too
     std::unique_lock lock(mutex_);
@@ -315,11 +319,57 @@ void McpUpstream::answerServerRequest(std::string id_json, std::string method, s
 
 namespace {
 
+constexpr std::string_view kOperationSchema = R"({
+  "type": "object",
+  "properties": {
+    "upstream": {"type": "string", "minLength": 1},
+    "tool": {"type": "string", "minLength": 1},
+    "arguments": {"type": "object"}
+  },
+  "required": ["upstream", "tool"],
+  "additionalProperties": false
+})";
+
+/// What the host holds for one open upstream: closing it unregisters it from the adapter and
+/// shuts the connection; an operation's call still running keeps the object itself alive.
+class UpstreamHandle final : public sdk::Upstream {
+public:
+    UpstreamHandle(std::shared_ptr<McpUpstream> core, std::function<void()> on_close)
+        : core_(std::move(core)), on_close_(std::move(on_close)) {}
+    ~UpstreamHandle() override {
+        on_close_();
+        core_->shutdown();
+    }
+    UpstreamHandle(const UpstreamHandle&) = delete;
+    UpstreamHandle& operator=(const UpstreamHandle&) = delete;
+    UpstreamHandle(UpstreamHandle&&) = delete;
+    UpstreamHandle& operator=(UpstreamHandle&&) = delete;
+
+    std::string request(sdk::Call& call, std::string_view method,
+                        std::string_view params_json) override {
+        return core_->request(call, method, params_json);
+    }
+    void notify(std::string_view method, std::string_view params_json) override {
+        core_->notify(method, params_json);
+    }
+    std::string status() override { return core_->status(); }
+
+private:
+    std::shared_ptr<McpUpstream> core_;
+    std::function<void()> on_close_;
+};
+
 class McpAdapter final : public sdk::Adapter {
 public:
     explicit McpAdapter(sdk::Host host) : host_(host) {}
 
     void validate(std::string_view config_json, sdk::Diagnostics& diagnostics) override {
+        // An operation's config names an upstream and a tool; an upstream's has a command.
+        rapidjson::Document doc;
+        doc.Parse(config_json.data(), config_json.size());
+        if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("tool")) {
+            return;
+        }
         try {
             parseMcpUpstreamConfig(config_json);
         } catch (const sdk::Error& e) {
@@ -329,12 +379,78 @@ public:
 
     std::unique_ptr<sdk::Upstream> openUpstream(sdk::Peer peer, std::string_view name,
                                                 std::string_view config_json) override {
-        return std::make_unique<McpUpstream>(host_, peer, std::string(name),
-                                             parseMcpUpstreamConfig(config_json));
+        auto core = std::make_shared<McpUpstream>(host_, peer, std::string(name),
+                                                  parseMcpUpstreamConfig(config_json));
+        const std::string key(name);
+        {
+            const std::lock_guard lock(mutex_);
+            open_[key] = core;
+        }
+        return std::make_unique<UpstreamHandle>(core, [this, key, weak = std::weak_ptr(core)] {
+            const std::lock_guard lock(mutex_);
+            const auto it = open_.find(key);
+            if (it != open_.end() && it->second.lock() == weak.lock()) {
+                open_.erase(it);
+            }
+        });
+    }
+
+    /// An operation over an upstream's tool: one tools/call; the item is the result's
+    /// structuredContent, or {"content": [...]} when it has none. A result with isError fails the
+    /// call with its text.
+    void unaryCall(sdk::Call& call, const sdk::Request& request) override {
+        rapidjson::Document config;
+        config.Parse(request.request_json.data(), request.request_json.size());
+        if (config.HasParseError() || !config.IsObject()) {
+            throw sdk::Error(sdk::ErrorCode::invalid_argument, "the config must be an object");
+        }
+        const std::string upstream = member(config, "upstream");
+        std::shared_ptr<McpUpstream> core;
+        {
+            const std::lock_guard lock(mutex_);
+            const auto it = open_.find(upstream);
+            if (it != open_.end()) {
+                core = it->second.lock();
+            }
+        }
+        if (!core) {
+            throw sdk::Error(sdk::ErrorCode::unavailable,
+                             "no upstream " + sdk::jsonQuote(upstream) +
+                                 " is open (config upstreams[], protocol \"mcp\")",
+                             R"({"path":"upstream"})");
+        }
+        const std::string arguments =
+            config.HasMember("arguments") ? jsonText(config["arguments"]) : std::string("{}");
+        const std::string result =
+            core->request(call, "tools/call",
+                          R"({"name":)" + sdk::jsonQuote(member(config, "tool")) +
+                              R"(,"arguments":)" + arguments + "}");
+        rapidjson::Document doc;
+        doc.Parse(result.c_str());
+        if (doc.HasParseError() || !doc.IsObject()) {
+            throw sdk::Error(sdk::ErrorCode::protocol, "tools/call answered no object");
+        }
+        if (doc.HasMember("isError") && doc["isError"].IsBool() && doc["isError"].GetBool()) {
+            std::string text;
+            if (doc.HasMember("content") && doc["content"].IsArray()) {
+                for (const rapidjson::Value& block : doc["content"].GetArray()) {
+                    text += member(block, "text");
+                }
+            }
+            throw sdk::Error(sdk::ErrorCode::upstream, "the tool failed: " + text.substr(0, 2000));
+        }
+        if (doc.HasMember("structuredContent")) {
+            call.emit(jsonText(doc["structuredContent"]));
+            return;
+        }
+        call.emit(R"({"content":)" +
+                  (doc.HasMember("content") ? jsonText(doc["content"]) : std::string("[]")) + "}");
     }
 
 private:
     sdk::Host host_;
+    std::mutex mutex_;
+    std::map<std::string, std::weak_ptr<McpUpstream>> open_;
 };
 
 }  // namespace
@@ -343,10 +459,12 @@ void registerMcpPlugin(sdk::Registrar& registrar) {
     sdk::AdapterInfo info;
     info.name = "mcp";
     info.version = "1.0.0";
-    info.description = "MCP servers (stdio) federated: tools, resources, prompts, completions";
-    info.capabilities = CRANK_CAP_FEDERATION;
-    info.modes = 0;
-    info.config_schema_json = std::string(kSchema);
+    info.description =
+        "MCP servers federated (tools, resources, prompts, completions), and their tools as "
+        "operations";
+    info.capabilities = CRANK_CAP_FEDERATION | CRANK_CAP_UNARY;
+    info.modes = CRANK_MODE_UNARY | CRANK_MODE_WINDOW | CRANK_MODE_SESSION | CRANK_MODE_ASYNC_JOB;
+    info.config_schema_json = std::string(kOperationSchema);
     registrar.addAdapter(std::move(info), std::make_unique<McpAdapter>(registrar.host()));
 }
 

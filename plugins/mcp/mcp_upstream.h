@@ -15,6 +15,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -53,6 +54,8 @@ public:
                         std::string_view params_json) override;
     void notify(std::string_view method, std::string_view params_json) override;
     std::string status() override;
+    /// Closes the connection and waits for the requests to clients in progress. Idempotent.
+    void shutdown();
 
 private:
     /// One request in flight and what may route to it.
