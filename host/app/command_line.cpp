@@ -8,9 +8,9 @@
 namespace crank::app {
 namespace {
 
-constexpr std::array<std::string_view, 13> kOptions = {
-    "--config", "--listen", "--check", "--version", "--log-format", "--log-level",   "--help",
-    "-h",       "--json",   "plugins", "--prefix",  "--server",     "import-openapi"};
+constexpr std::array<std::string_view, 14> kOptions = {
+    "--config", "--listen",  "--check",  "--version", "--log-format",   "--log-level", "--help",
+    "-h",       "--json",    "plugins",  "--prefix",  "import-openapi", "--server",    "upstreams"};
 
 Error usageError(std::string message) {
     return Error{ErrorCode::invalid_argument, std::move(message)};
@@ -22,6 +22,7 @@ std::string usage() {
     return "Usage: crankd [--config FILE] [--listen HOST:PORT] [--check]\n"
            "              [--log-format text|json] [--log-level LEVEL] [--version]\n"
            "       crankd plugins [--config FILE] [--json]\n"
+           "       crankd upstreams [--config FILE]\n"
            "       crankd import-openapi SPEC.json [--prefix P] [--server URL]\n"
            "\n"
            "Crank, an MCP gateway.\n"
@@ -29,6 +30,8 @@ std::string usage() {
            "  plugins              list the plugin libraries found in plugins.directories: name,\n"
            "                       version, ABI, status, path, and why any was refused\n"
            "                       (--json: as JSON); exits 1 when an enabled plugin failed\n"
+           "  upstreams            test every upstream of the config (connect, initialize, ping;\n"
+           "                       nothing kept) and print its state; exits 1 when one fails\n"
            "  import-openapi SPEC.json\n"
            "                       print {\"operations\": [...]}, one rest operation per\n"
            "                       path and method of an OpenAPI 3.0/3.1 JSON document\n"
@@ -117,6 +120,8 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
             out.log_level = *level;
         } else if (arg == "plugins" && i == 0) {
             out.plugins = true;
+        } else if (arg == "upstreams" && i == 0) {
+            out.upstreams = true;
         } else if (arg == "import-openapi" && i == 0) {
             out.import_openapi = true;
         } else if (arg == "--prefix" || arg == "--server") {

@@ -17,6 +17,7 @@ struct CommandLine {
     std::optional<config::ListenAddress> listen;  ///< --listen HOST:PORT
     bool check = false;                           ///< --check
     bool plugins = false;                         ///< the `plugins` command
+    bool upstreams = false;                       ///< the `upstreams` command
     bool json = false;                            ///< --json (with `plugins`)
     bool import_openapi = false;                  ///< the `import-openapi` command
     std::string openapi_path;                     ///< its SPEC.json ("-": standard input)

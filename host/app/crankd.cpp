@@ -136,6 +136,20 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         std::fputs(text.c_str(), stdout);
         return registry.allLoaded() ? kExitOk : kExitRuntime;
     }
+    if (cl.upstreams) {
+        const plugins::PluginRegistry registry = loadPlugins(cfg->plugins);
+        bool allOk = true;
+        if (cfg->upstreams.empty()) {
+            std::printf("%s: no upstreams are configured\n", cfg->source.c_str());
+        }
+        for (const auto& r : federation::Federation::test(cfg->upstreams, registry)) {
+            allOk = allOk && r.ok;
+            std::printf("%-24s %s%s%s\n    %s\n", r.name.c_str(), r.ok ? "ok" : "FAILED",
+                        r.ok ? "" : ": ", r.detail.c_str(),
+                        r.status_json.empty() ? "{}" : r.status_json.c_str());
+        }
+        return allOk ? kExitOk : kExitRuntime;
+    }
     // The registry outlives everything that may call into a plugin (declared first, destroyed
     // last): the runner, the tools, the endpoint and the server.
     plugins::PluginRegistry registry = loadPlugins(cfg->plugins);

@@ -1174,6 +1174,48 @@ void Federation::stop() {
     }
 }
 
+std::vector<Federation::TestResult> Federation::test(
+    const std::vector<config::UpstreamConfig>& upstreams,
+    const plugins::PluginRegistry& registry) {
+    std::vector<TestResult> results;
+    for (const config::UpstreamConfig& c : upstreams) {
+        // One upstream per federation, opened and closed alone: nothing is published.
+        Federation one({c}, registry, {}, 1);
+        Impl& impl = *one.impl_;
+        impl.stopping = false;
+        TestResult r;
+        r.name = c.name;
+        const plugins::AdapterHandle* adapter = registry.adapter(c.protocol);
+        if (adapter == nullptr || !adapter->hasCapability(CRANK_CAP_FEDERATION)) {
+            r.detail = "no adapter \"" + c.protocol + "\" that federates upstreams is loaded";
+            results.push_back(std::move(r));
+            continue;
+        }
+        auto link = std::make_unique<Link>();
+        link->owner = &impl;
+        link->config = c;
+        link->adapter = adapter;
+        FederatedCall diagnostics(*link, nullptr, Clock::now() + milliseconds(10'000),
+                                  impl.stopping);
+        link->upstream = adapter->upstreamOpen(link->handle(), c.name, c.config_json, diagnostics);
+        if (link->upstream == nullptr) {
+            r.detail = diagnostics.errorJson("open");
+            results.push_back(std::move(r));
+            continue;
+        }
+        const Answer a = impl.request(*link, "ping", "{}", nullptr);
+        r.ok = a.ok;
+        if (!a.ok) {
+            rapidjson::Document error;
+            r.detail = parseObject(a.json, error) ? stringMember(error, "message") : a.json;
+        }
+        r.status_json = adapter->upstreamStatus(link->upstream);
+        adapter->upstreamClose(link->upstream);
+        results.push_back(std::move(r));
+    }
+    return results;
+}
+
 std::map<std::string, mcp::Catalog*> Federation::catalogs() {
     std::map<std::string, mcp::Catalog*> out;
     for (auto& [ws, catalog] : impl_->catalogs) {

@@ -53,6 +53,18 @@ public:
     /// adapter's own status (connected since, last used...).
     std::string statusJson() const;
 
+    /// The operator's test connection: opens each upstream of `upstreams` on its own (not
+    /// published anywhere), pings it (which connects and initializes it first), reads its
+    /// status and closes it; nothing is kept.
+    struct TestResult {
+        std::string name;
+        bool ok = false;
+        std::string detail;       ///< the error when !ok
+        std::string status_json;  ///< the adapter's status object after the ping
+    };
+    static std::vector<TestResult> test(const std::vector<config::UpstreamConfig>& upstreams,
+                                        const plugins::PluginRegistry& registry);
+
     struct Impl;
 
 private:

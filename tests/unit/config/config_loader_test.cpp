@@ -451,3 +451,55 @@ TEST(ConfigMcpSectionTest, ErrorsNameTheKey) {
 }
 
 }  // namespace crank::config::test
+
+namespace crank::config::test {
+
+TEST(ConfigUpstreamsTest, ReadsEveryMemberWithItsDefaults) {
+    const Config c = loadValid(R"({"upstreams": [
+        {"name": "docs", "config": {"command": "node", "args": ["server.mjs"]}},
+        {"name": "git", "protocol": "mcp", "naming": "keep", "prefix": "g", "separator": "__",
+         "request_timeout_ms": 1000, "client_request_timeout_ms": 2000, "max_list_items": 5,
+         "config": {}}]})");
+    ASSERT_EQ(c.upstreams.size(), 2U);
+    const UpstreamConfig& docs = c.upstreams[0];
+    EXPECT_EQ(docs.protocol, "mcp");
+    EXPECT_EQ(docs.workspace, "default");
+    EXPECT_EQ(docs.naming, UpstreamConfig::Naming::prefix);
+    EXPECT_EQ(docs.prefix, "docs");
+    EXPECT_EQ(docs.separator, "_");
+    EXPECT_EQ(docs.config_json, R"({"command":"node","args":["server.mjs"]})");
+    EXPECT_EQ(docs.request_timeout_ms, 300'000);
+    EXPECT_EQ(docs.publishedName("search"), "docs_search");
+    const UpstreamConfig& git = c.upstreams[1];
+    EXPECT_EQ(git.naming, UpstreamConfig::Naming::keep);
+    EXPECT_EQ(git.publishedName("log"), "log");
+    EXPECT_EQ(git.separator, "__");
+    EXPECT_EQ(git.request_timeout_ms, 1000);
+    EXPECT_EQ(git.client_request_timeout_ms, 2000);
+    EXPECT_EQ(git.max_list_items, 5);
+}
+
+TEST(ConfigUpstreamsTest, ErrorsNameTheUpstreamAndTheKey) {
+    EXPECT_THAT(
+        errorsOf(R"({"upstreams": [
+            {"name": "a b", "naming": "rename", "separator": "/", "config": [],
+             "workspace": "nowhere", "protocol": "MCP", "timeout": 5},
+            {"config": {}},
+            {"name": "dup"}, {"name": "dup"}, 7]})"),
+        ::testing::UnorderedElementsAre(
+            R"(upstreams[0].name: an upstream name has 1 to 64 letters, digits, '_', '-' or '.', got "a b")",
+            R"(upstreams[0].naming: expected "prefix" or "keep", got "rename")",
+            R"(upstreams[0].separator: expected "_", "__", "." or "-", got "/" (did you mean "_"?))",
+            "upstreams[0].config: expected an object (the adapter's config), got an array",
+            R"(upstreams[0].protocol: an adapter name has 1 to 64 lowercase letters, digits or '_', got "MCP")",
+            R"(upstreams[0].timeout: unknown key)",
+            R"(upstreams[0].prefix: a prefix has letters, digits, '_', '-' or '.', got "a b")",
+            R"(upstreams[0].workspace: no workspace "nowhere" is defined in auth.workspaces)",
+            "upstreams[1].name: is required (a non-empty string)",
+            R"(upstreams[3].name: upstream "dup" is already defined at upstreams[2])",
+            "upstreams[4]: expected an object, got 7"));
+    EXPECT_THAT(errorsOf(R"({"upstreams": {"name": "x"}})"),
+                ElementsAre("upstreams: expected an array of upstreams, got an object"));
+}
+
+}  // namespace crank::config::test
