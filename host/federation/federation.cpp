@@ -303,13 +303,17 @@ public:
             const std::int64_t limit =
                 std::min(timeout_ms > 0 ? timeout_ms : link_.config.client_request_timeout_ms,
                          link_.config.client_request_timeout_ms);
-            auto reply = call_->requestClient(method, params_json, milliseconds(limit));
+            auto reply =
+                call_->requestClient(method, clientTaskIds(params_json), milliseconds(limit));
             answer = std::move(reply.json);
             return reply.ok ? CRANK_OK : CRANK_ERROR;
         } catch (...) {
             return CRANK_ERROR;
         }
     }
+
+    /// `params_json` with the upstream's task ids (a related-task `_meta`) turned into crank's.
+    std::string clientTaskIds(std::string_view params_json) const;
 
     /// The JSON-RPC error object for a failed request.
     std::string errorJson(std::string_view method) const {
@@ -353,6 +357,8 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     std::map<std::string, std::unique_ptr<WorkspaceCatalog>> catalogs;
 
     mutable std::mutex mutex;
+    /// Serializes publish(): its changes reach the tool registry in the order computed.
+    std::mutex publishMutex;
     std::condition_variable wake;
     std::atomic<bool> stopping{false};
     std::thread refresher;
@@ -373,22 +379,23 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
         std::string upstream_id;
         std::string workspace;
         std::string session;  // the MCP session that created it (gets its status notices)
+        std::string agent;    // only the agent that created it may use it
     };
     static constexpr std::size_t kMaxTasks = 10'000;
     std::map<std::string, TaskRoute> taskRoutes;
     std::map<std::pair<const Link*, std::string>, std::string> taskIds;  // -> crank's id
     std::deque<std::string> taskOrder;
-    std::string taskPrefix = "up-" + randomHex() + "-";
-    std::uint64_t nextTask = 1;
+    std::string taskPrefix = "up-";
 
     /// Registers an upstream task and returns crank's id for it (under mutex).
     std::string addTask(Link& link, const std::string& upstream_id, const std::string& workspace,
-                        const std::string& session) {
+                        const std::string& session, const std::string& agent) {
         if (const auto known = taskIds.find({&link, upstream_id}); known != taskIds.end()) {
             return known->second;
         }
-        std::string id = taskPrefix + std::to_string(nextTask++);
-        taskRoutes[id] = TaskRoute{&link, upstream_id, workspace, session};
+        // Unguessable on its own: one id tells nothing of another.
+        std::string id = taskPrefix + randomHex() + randomHex();
+        taskRoutes[id] = TaskRoute{&link, upstream_id, workspace, session, agent};
         taskIds[{&link, upstream_id}] = id;
         taskOrder.push_back(id);
         while (taskOrder.size() > kMaxTasks) {
@@ -573,6 +580,26 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
 
     void noticeToWorkspace(const std::string& workspace, const mcp::CatalogNotice& notice);
 };
+
+std::string FederatedCall::clientTaskIds(std::string_view params_json) const {
+    if (params_json.find("taskId") == std::string_view::npos) {
+        return std::string(params_json);
+    }
+    rapidjson::Document params;
+    if (!parseObject(params_json, params) || !params.HasMember("_meta") ||
+        !params["_meta"].IsObject()) {
+        return std::string(params_json);
+    }
+    const auto related = params["_meta"].FindMember("io.modelcontextprotocol/related-task");
+    if (related == params["_meta"].MemberEnd()) {
+        return std::string(params_json);
+    }
+    const std::string upstreamId = stringMember(related->value, "taskId");
+    const std::lock_guard lock(link_.owner->mutex);
+    const auto id = link_.owner->taskIds.find({&link_, upstreamId});
+    return id == link_.owner->taskIds.end() ? std::string(params_json)
+                                            : withTaskId(params_json, upstreamId, id->second);
+}
 
 void Link::notify(std::string_view method, std::string_view params_json) noexcept {
     try {
@@ -759,6 +786,17 @@ public:
         }
         Link* owner = ownerOfUri(uri);
         if (owner == nullptr) {
+            // Perhaps created a moment ago (a tool's resource_link) and not listed yet here:
+            // fetch the workspace's resource lists once, now, before saying it does not exist.
+            for (auto& link : impl_.links) {
+                if (link->config.workspace == workspace_ && !impl_.stopping.load()) {
+                    impl_.refresh(*link, kResources);
+                }
+            }
+            impl_.publish(workspace_);
+            owner = ownerOfUri(uri);
+        }
+        if (owner == nullptr) {
             return mcp::CatalogReply{
                 {}, rpcError(-32002, "Resource not found", R"({"uri":)" + jsonString(uri) + "}")};
         }
@@ -794,9 +832,9 @@ public:
     }
 
     bool ownsTask(std::string_view task_id) const override {
+        // Every id of this form is the federation's (an unknown one is answered as unknown).
         const std::lock_guard lock(impl_.mutex);
-        const auto route = impl_.taskRoutes.find(std::string(task_id));
-        return route != impl_.taskRoutes.end() && route->second.workspace == workspace_;
+        return task_id.substr(0, impl_.taskPrefix.size()) == impl_.taskPrefix;
     }
 
     void clientNotification(std::string_view method, std::string_view params_json) override {
@@ -865,7 +903,7 @@ private:
         std::string id;
         {
             const std::lock_guard lock(impl_.mutex);
-            id = impl_.addTask(*link, upstreamId, workspace_, session_id);
+            id = impl_.addTask(*link, upstreamId, workspace_, session_id, call.caller().agent);
         }
         return mcp::CatalogReply{withTaskId(a.json, upstreamId, id), {}};
     }
@@ -878,7 +916,9 @@ private:
         {
             const std::lock_guard lock(impl_.mutex);
             const auto it = impl_.taskRoutes.find(id);
-            if (it == impl_.taskRoutes.end() || it->second.workspace != workspace_) {
+            // Another agent's task is answered as unknown: ids are not shared, and not confirmed.
+            if (it == impl_.taskRoutes.end() || it->second.workspace != workspace_ ||
+                it->second.agent != call.caller().agent) {
                 return error(-32602, std::string(method) + ": unknown task " +
                                          jsonString(id.substr(0, 128)));
             }
@@ -958,6 +998,7 @@ void Federation::Impl::noticeToWorkspace(const std::string& workspace,
 }
 
 void Federation::Impl::publish(const std::string& workspace) {
+    const std::lock_guard serial(publishMutex);
     mcp::FunctionToolRegistry* toolRegistry =
         tools.count(workspace) != 0 ? tools.at(workspace) : nullptr;
     std::vector<std::pair<mcp::ToolDefinition, mcp::FunctionToolRegistry::Function>> add;
@@ -1175,8 +1216,7 @@ void Federation::stop() {
 }
 
 std::vector<Federation::TestResult> Federation::test(
-    const std::vector<config::UpstreamConfig>& upstreams,
-    const plugins::PluginRegistry& registry) {
+    const std::vector<config::UpstreamConfig>& upstreams, const plugins::PluginRegistry& registry) {
     std::vector<TestResult> results;
     for (const config::UpstreamConfig& c : upstreams) {
         // One upstream per federation, opened and closed alone: nothing is published.

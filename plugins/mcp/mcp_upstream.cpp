@@ -234,17 +234,26 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
             session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{}})");
             return;
         }
-        std::shared_ptr<Flight> flight = related ? related : soleFlight();
-        if (!flight && method == "roots/list") {
-            session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"roots":[]}})");
-            return;
+        std::size_t inFlight = 0;
+        std::shared_ptr<Flight> flight = related;
+        if (!flight) {
+            const std::lock_guard lock(mutex_);
+            inFlight = flights_.size();
+            flight = inFlight == 1 ? flights_.front() : nullptr;
         }
         if (!flight) {
-            session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":)" +
-                           errorMessage(-32603,
-                                        "crank cannot tell which client this request is for "
-                                        "(it came while no single call was in flight)") +
-                           "}");
+            // Refused rather than answered for nobody (an empty roots list would be kept by the
+            // server as the truth): the server may ask again during a call, which has a client.
+            session_->send(
+                R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":)" +
+                errorMessage(-32603, inFlight == 0
+                                         ? "crank forwards " + method +
+                                               " only to the client of a call in flight, and "
+                                               "none is"
+                                         : "crank cannot tell which client " + method +
+                                               " is for: " + std::to_string(inFlight) +
+                                               " calls are in flight on this connection") +
+                "}");
             return;
         }
         {
