@@ -167,13 +167,15 @@ void renameTaskIds(rapidjson::Value& value, rapidjson::Document::AllocatorType& 
         return;
     }
     if (value.IsObject()) {
-        for (auto& m : value.GetObject()) {
-            if (m.value.IsString() && std::string_view(m.name.GetString()) == "taskId" &&
-                std::string_view(m.value.GetString(), m.value.GetStringLength()) == from) {
-                m.value.SetString(to.c_str(), static_cast<rapidjson::SizeType>(to.size()),
-                                  allocator);
+        // By index: comparing two rapidjson member iterators is ambiguous in C++20.
+        for (rapidjson::SizeType i = 0; i < value.MemberCount(); ++i) {
+            auto m = value.MemberBegin() + i;
+            if (m->value.IsString() && std::string_view(m->name.GetString()) == "taskId" &&
+                std::string_view(m->value.GetString(), m->value.GetStringLength()) == from) {
+                m->value.SetString(to.c_str(), static_cast<rapidjson::SizeType>(to.size()),
+                                   allocator);
             } else {
-                renameTaskIds(m.value, allocator, from, to, depth + 1);
+                renameTaskIds(m->value, allocator, from, to, depth + 1);
             }
         }
     } else if (value.IsArray()) {
@@ -286,9 +288,10 @@ public:
                 return;
             }
             const auto level = mcp::parseLogLevel(stringMember(params, "level"));
-            const auto data = params.FindMember("data");
+            const rapidjson::Value& object = params;
+            const auto data = object.FindMember("data");
             call_->log(level.value_or(mcp::LogLevel::info), stringMember(params, "logger"),
-                       data != params.MemberEnd() ? json::toJsonText(data->value) : "null");
+                       data != object.MemberEnd() ? json::toJsonText(data->value) : "null");
         } catch (...) {  // NOLINT(bugprone-empty-catch): a lost log line is no failure
         }
     }
@@ -590,8 +593,9 @@ std::string FederatedCall::clientTaskIds(std::string_view params_json) const {
         !params["_meta"].IsObject()) {
         return std::string(params_json);
     }
-    const auto related = params["_meta"].FindMember("io.modelcontextprotocol/related-task");
-    if (related == params["_meta"].MemberEnd()) {
+    const rapidjson::Value& meta = params["_meta"];
+    const auto related = meta.FindMember("io.modelcontextprotocol/related-task");
+    if (related == meta.MemberEnd()) {
         return std::string(params_json);
     }
     const std::string upstreamId = stringMember(related->value, "taskId");

@@ -37,7 +37,7 @@ void FunctionToolRegistry::remove(std::string_view name) {
 }
 
 void FunctionToolRegistry::replace(const std::vector<std::string>& remove,
-                                   std::vector<std::pair<ToolDefinition, Function>> add) {
+                                   std::vector<std::pair<ToolDefinition, Function>>&& add) {
     bool changed = false;
     {
         std::lock_guard lock(mutex_);

@@ -129,7 +129,7 @@ public:
     /// Removes the tools named in `remove`, then adds or replaces `add`, and notifies
     /// subscribers once, when anything changed.
     void replace(const std::vector<std::string>& remove,
-                 std::vector<std::pair<ToolDefinition, Function>> add);
+                 std::vector<std::pair<ToolDefinition, Function>>&& add);
 
     std::vector<ToolDefinition> list() const override;
     std::optional<ToolDefinition> find(std::string_view name) const override;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <utility>
 
 #include <rapidjson/document.h>
 
+#include "http_connection.h"
 #include "json_text.h"
 #include <crank/sdk/json.hpp>
 
@@ -17,8 +19,13 @@ using std::chrono::milliseconds;
 constexpr std::string_view kSchema = R"({
   "type": "object",
   "properties": {
-    "transport": {"enum": ["stdio"]},
+    "transport": {"enum": ["stdio", "streamable_http", "sse", "auto"]},
     "command": {"type": "string", "minLength": 1},
+    "url": {"type": "string", "minLength": 1},
+    "headers": {"type": "object", "additionalProperties": {"anyOf": [
+      {"type": "string"},
+      {"type": "object", "properties": {"env": {"type": "string"}}, "required": ["env"]}]}},
+    "connect_timeout_ms": {"type": "integer", "minimum": 100},
     "args": {"type": "array", "items": {"type": "string"}},
     "env": {"type": "object", "additionalProperties": {"type": "string"}},
     "cwd": {"type": "string"},
@@ -29,7 +36,6 @@ constexpr std::string_view kSchema = R"({
     "max_message_bytes": {"type": "integer", "minimum": 1024},
     "max_client_requests": {"type": "integer", "minimum": 1, "maximum": 1024}
   },
-  "required": ["command"],
   "additionalProperties": false
 })";
 
@@ -79,33 +85,87 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
         throw sdk::Error(sdk::ErrorCode::invalid_argument, "the config must be a JSON object");
     }
     McpUpstreamConfig c;
-    StdioOptions stdio;
-    stdio.command = member(doc, "command");
-    if (stdio.command.empty()) {
-        throw sdk::Error(sdk::ErrorCode::invalid_argument,
-                         "command: the server's command is required", R"({"path":"command"})");
+    std::string transport = member(doc, "transport");
+    if (transport.empty()) {
+        transport = doc.HasMember("url") ? "auto" : "stdio";
     }
-    if (doc.HasMember("args") && doc["args"].IsArray()) {
-        for (const rapidjson::Value& a : doc["args"].GetArray()) {
-            if (a.IsString()) {
-                stdio.args.emplace_back(a.GetString(), a.GetStringLength());
+    if (transport == "stdio") {
+        StdioOptions stdio;
+        stdio.command = member(doc, "command");
+        if (stdio.command.empty()) {
+            throw sdk::Error(sdk::ErrorCode::invalid_argument,
+                             "command: the server's command is required (transport stdio)",
+                             R"({"path":"command"})");
+        }
+        if (doc.HasMember("args") && doc["args"].IsArray()) {
+            for (const rapidjson::Value& a : doc["args"].GetArray()) {
+                if (a.IsString()) {
+                    stdio.args.emplace_back(a.GetString(), a.GetStringLength());
+                }
             }
         }
-    }
-    if (doc.HasMember("env") && doc["env"].IsObject()) {
-        for (const auto& m : doc["env"].GetObject()) {
-            if (m.value.IsString()) {
-                stdio.env[std::string(m.name.GetString(), m.name.GetStringLength())] =
-                    std::string(m.value.GetString(), m.value.GetStringLength());
+        if (doc.HasMember("env") && doc["env"].IsObject()) {
+            const rapidjson::Value& env = doc["env"];
+            for (auto m = env.MemberBegin(); m != env.MemberEnd(); ++m) {
+                if (m->value.IsString()) {
+                    stdio.env[std::string(m->name.GetString(), m->name.GetStringLength())] =
+                        std::string(m->value.GetString(), m->value.GetStringLength());
+                }
             }
         }
+        stdio.cwd = member(doc, "cwd");
+        stdio.close_wait = milliseconds(integer(doc, "close_wait_ms", stdio.close_wait.count()));
+        stdio.term_wait = milliseconds(integer(doc, "term_wait_ms", stdio.term_wait.count()));
+        stdio.max_message_bytes = static_cast<std::size_t>(
+            integer(doc, "max_message_bytes", static_cast<std::int64_t>(stdio.max_message_bytes)));
+        c.options.transport = stdioTransport(std::move(stdio));
+    } else {
+        HttpOptions http;
+        http.url = member(doc, "url");
+        if (http.url.empty()) {
+            throw sdk::Error(sdk::ErrorCode::invalid_argument,
+                             "url: the server's URL is required (transport " + transport + ")",
+                             R"({"path":"url"})");
+        }
+        if (!parseHttpMode(transport, http.mode)) {
+            throw sdk::Error(sdk::ErrorCode::invalid_argument,
+                             "transport: expected stdio, streamable_http, sse or auto, got " +
+                                 sdk::jsonQuote(transport.substr(0, 64)),
+                             R"({"path":"transport"})");
+        }
+        if (doc.HasMember("headers") && doc["headers"].IsObject()) {
+            const rapidjson::Value& headers = doc["headers"];
+            for (auto m = headers.MemberBegin(); m != headers.MemberEnd(); ++m) {
+                const std::string name(m->name.GetString(), m->name.GetStringLength());
+                std::string value = m->value.IsString() ? std::string(m->value.GetString(),
+                                                                      m->value.GetStringLength())
+                                                        : std::string();
+                if (m->value.IsObject()) {
+                    // A secret stays out of the config file: {"env": "NAME"}.
+                    const std::string variable = member(m->value, "env");
+                    // NOLINTNEXTLINE(concurrency-mt-unsafe): read while opening, not racing setenv
+                    const char* found = variable.empty() ? nullptr : std::getenv(variable.c_str());
+                    if (found == nullptr || *found == '\0') {
+                        throw sdk::Error(sdk::ErrorCode::invalid_argument,
+                                         "headers." + name + ": the environment variable " +
+                                             sdk::jsonQuote(variable) + " is not set",
+                                         R"({"path":"headers"})");
+                    }
+                    value = found;
+                }
+                http.headers.emplace_back(name, std::move(value));
+            }
+        }
+        http.connect_timeout =
+            milliseconds(integer(doc, "connect_timeout_ms", http.connect_timeout.count()));
+        http.max_message_bytes = static_cast<std::size_t>(
+            integer(doc, "max_message_bytes", static_cast<std::int64_t>(http.max_message_bytes)));
+        std::string error;
+        if (!HttpConnection::create(http, nullptr, nullptr, error)) {
+            throw sdk::Error(sdk::ErrorCode::invalid_argument, error, R"({"path":"url"})");
+        }
+        c.options.transport = httpTransport(std::move(http));
     }
-    stdio.cwd = member(doc, "cwd");
-    stdio.close_wait = milliseconds(integer(doc, "close_wait_ms", stdio.close_wait.count()));
-    stdio.term_wait = milliseconds(integer(doc, "term_wait_ms", stdio.term_wait.count()));
-    stdio.max_message_bytes = static_cast<std::size_t>(
-        integer(doc, "max_message_bytes", static_cast<std::int64_t>(stdio.max_message_bytes)));
-    c.options.transport = stdioTransport(std::move(stdio));
     c.options.request_timeout =
         milliseconds(integer(doc, "request_timeout_ms", c.options.request_timeout.count()));
     c.options.initialize_timeout =
@@ -267,8 +327,8 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
             ++flight->users;
         }
         // The answer may take a person's time (elicitation): never on the reader's thread.
-        std::thread([this, id, method, params, flight]() mutable {
-            answerServerRequest(std::move(id), std::move(method), std::move(params), flight);
+        std::thread([this, id, method, params, flight] {
+            answerServerRequest(id, method, params, flight);
         }).detach();
         return;
     }
@@ -313,8 +373,9 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
     // Others (cancelled for a request of the server's, tasks/status...) have no client here.
 }
 
-void McpUpstream::answerServerRequest(std::string id_json, std::string method, std::string params,
-                                      std::shared_ptr<Flight> flight) {
+void McpUpstream::answerServerRequest(const std::string& id_json, const std::string& method,
+                                      const std::string& params,
+                                      const std::shared_ptr<Flight>& flight) {
     std::string answer;
     const bool ok =
         flight->call.request(method, params, config_.options.request_timeout.count(), answer);

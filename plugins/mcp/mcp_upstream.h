@@ -66,8 +66,8 @@ private:
     };
 
     void onMessage(std::string_view message, const std::shared_ptr<Flight>& related);
-    void answerServerRequest(std::string id_json, std::string method, std::string params,
-                             std::shared_ptr<Flight> flight);
+    void answerServerRequest(const std::string& id_json, const std::string& method,
+                             const std::string& params, const std::shared_ptr<Flight>& flight);
     std::shared_ptr<Flight> soleFlight();
     void log(sdk::LogLevel level, const std::string& message) const;
 
