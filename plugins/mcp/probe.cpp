@@ -1,0 +1,235 @@
+// crank-mcp-probe: crank's MCP client (the mcp plugin's UpstreamSession over the HTTP transports)
+// as a command, for operators and for the conformance suite's client scenarios.
+//
+//   crank-mcp-probe [--tool NAME] [--transport auto|streamable_http|sse] URL
+//
+// Connects (initialize, notifications/initialized), lists the server's tools, calls each one
+// (or only NAME) with arguments made from its input schema (its defaults, else 1 for numbers,
+// true for booleans, "probe" for strings, for the required properties), prints every answer on
+// stdout, and closes. While a call runs it answers the server's requests as a client with no
+// person behind it would: elicitation/create is accepted with the schema's defaults (the client
+// declares elicitation.form.applyDefaults), sampling/createMessage gets a fixed assistant text,
+// roots/list no roots, ping {}. Exit status 0 when every step succeeded, 1 otherwise, 2 on bad
+// arguments. The suite's environment (MCP_CONFORMANCE_PROTOCOL_VERSION) picks the version
+// offered first.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "http_connection.h"
+#include "json_text.h"
+#include "upstream_session.h"
+#include <crank/sdk/json.hpp>
+
+namespace {
+
+using crank::mcpc::RequestHooks;
+using crank::mcpc::RpcOutcome;
+using crank::mcpc::UpstreamSession;
+
+std::string member(const rapidjson::Value& object, const char* name) {
+    if (!object.IsObject()) {
+        return {};
+    }
+    const auto it = object.FindMember(name);
+    return it != object.MemberEnd() && it->value.IsString()
+               ? std::string(it->value.GetString(), it->value.GetStringLength())
+               : std::string();
+}
+
+/// A value for a property of `schema`: its default, else one of its type.
+std::string sampleValue(const rapidjson::Value& schema) {
+    if (!schema.IsObject()) {
+        return R"("probe")";
+    }
+    if (schema.HasMember("default")) {
+        return crank::mcpc::jsonText(schema["default"]);
+    }
+    if (schema.HasMember("enum") && schema["enum"].IsArray() && !schema["enum"].Empty()) {
+        return crank::mcpc::jsonText(schema["enum"][0]);
+    }
+    const std::string type = member(schema, "type");
+    if (type == "number" || type == "integer") {
+        return "1";
+    }
+    if (type == "boolean") {
+        return "true";
+    }
+    if (type == "array") {
+        return "[]";
+    }
+    if (type == "object") {
+        return "{}";
+    }
+    return R"("probe")";
+}
+
+/// An object with a value for each property `properties` lists (all of them when `all`, else
+/// the required ones and those with a default).
+std::string sampleObject(const rapidjson::Value& schema, bool all) {
+    std::string out = "{";
+    if (schema.IsObject() && schema.HasMember("properties") && schema["properties"].IsObject()) {
+        std::vector<std::string> required;
+        if (schema.HasMember("required") && schema["required"].IsArray()) {
+            for (const rapidjson::Value& r : schema["required"].GetArray()) {
+                if (r.IsString()) {
+                    required.emplace_back(r.GetString(), r.GetStringLength());
+                }
+            }
+        }
+        for (const auto& p : schema["properties"].GetObject()) {
+            const std::string name(p.name.GetString(), p.name.GetStringLength());
+            const bool needed = all || p.value.HasMember("default") ||
+                                std::find(required.begin(), required.end(), name) != required.end();
+            if (needed) {
+                out += (out.size() == 1 ? "" : ",") + crank::sdk::jsonQuote(name) + ":" +
+                       sampleValue(p.value);
+            }
+        }
+    }
+    return out + "}";
+}
+
+/// The answer to one request of the server (JSON-RPC `result` or `error` member and value).
+std::string answerFor(const std::string& method, const rapidjson::Value& params) {
+    if (method == "elicitation/create") {
+        const rapidjson::Value* schema = params.IsObject() && params.HasMember("requestedSchema")
+                                             ? &params["requestedSchema"]
+                                             : nullptr;
+        const std::string content = schema != nullptr ? sampleObject(*schema, false) : "{}";
+        return R"("result":{"action":"accept","content":)" + content + "}";
+    }
+    if (method == "sampling/createMessage") {
+        return R"("result":{"role":"assistant","content":{"type":"text","text":"a probe's answer"},)"
+               R"("model":"crank-mcp-probe","stopReason":"endTurn"})";
+    }
+    if (method == "roots/list") {
+        return R"("result":{"roots":[]})";
+    }
+    if (method == "ping") {
+        return R"("result":{})";
+    }
+    return R"("error":{"code":-32601,"message":"the probe does not handle )" + method + "\"}";
+}
+
+int usage() {
+    std::fputs("usage: crank-mcp-probe [--tool NAME] [--transport auto|streamable_http|sse] URL\n",
+               stderr);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string url;
+    std::string onlyTool;
+    crank::mcpc::HttpMode mode = crank::mcpc::HttpMode::automatic;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--tool" && i + 1 < argc) {
+            onlyTool = argv[++i];
+        } else if (arg == "--transport" && i + 1 < argc) {
+            if (!crank::mcpc::parseHttpMode(argv[++i], mode)) {
+                return usage();
+            }
+        } else if (!arg.starts_with("-") && url.empty()) {
+            url = std::string(arg);
+        } else {
+            return usage();
+        }
+    }
+    if (url.empty()) {
+        return usage();
+    }
+    crank::mcpc::HttpOptions http;
+    http.url = url;
+    http.mode = mode;
+    crank::mcpc::UpstreamOptions options;
+    options.transport = crank::mcpc::httpTransport(http);
+    options.request_timeout = std::chrono::seconds(20);
+    options.initialize_timeout = std::chrono::seconds(10);
+    options.client_name = "crank-mcp-probe";
+    options.client_version = "1.0.0";
+    options.client_capabilities_json = R"({"roots":{"listChanged":true},"sampling":{},)"
+                                       R"("elicitation":{"form":{"applyDefaults":true},"url":{}}})";
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, before any thread starts
+    if (const char* version = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
+        version != nullptr && *version != '\0') {
+        options.protocol_versions = {version, "2025-11-25", "2025-06-18", "2025-03-26"};
+    }
+
+    UpstreamSession* self = nullptr;
+    // Every message that is not an answer: the server's requests are answered here.
+    const auto onMessage = [&self](std::string_view message) {
+        rapidjson::Document doc;
+        doc.Parse(message.data(), message.size());
+        if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("id") ||
+            member(doc, "method").empty() || self == nullptr) {
+            std::printf("server says: %.*s\n",
+                        static_cast<int>(std::min<std::size_t>(message.size(), 500)),
+                        message.data());
+            return;
+        }
+        const std::string method = member(doc, "method");
+        static const rapidjson::Value kNone;
+        const std::string answer =
+            answerFor(method, doc.HasMember("params") ? doc["params"] : kNone);
+        std::printf("server asks %s; answered %s\n", method.c_str(), answer.c_str());
+        self->send(R"({"jsonrpc":"2.0","id":)" + crank::mcpc::jsonText(doc["id"]) + "," + answer +
+                   "}");
+    };
+    UpstreamSession session(options, onMessage, [](std::string_view line) {
+        std::fprintf(stderr, "transport: %.*s\n", static_cast<int>(line.size()), line.data());
+    });
+    self = &session;
+    if (!session.connect()) {
+        std::fprintf(stderr, "crank-mcp-probe: cannot connect: %s\n",
+                     session.status().last_error.c_str());
+        return 1;
+    }
+    const auto status = session.status();
+    std::printf("connected: %s %s, protocol %s, transport %s\n", status.server_name.c_str(),
+                status.server_version.c_str(), status.protocol_version.c_str(),
+                status.transport.c_str());
+    std::vector<std::string> tools;
+    const RpcOutcome listed = session.listTools(tools);
+    if (!listed.ok) {
+        std::fprintf(stderr, "crank-mcp-probe: tools/list failed: %s\n",
+                     listed.error_message.c_str());
+        session.close();
+        return 1;
+    }
+    int failures = 0;
+    for (const std::string& text : tools) {
+        rapidjson::Document tool;
+        tool.Parse(text.c_str());
+        const std::string name = member(tool, "name");
+        if (!onlyTool.empty() && name != onlyTool) {
+            continue;
+        }
+        const std::string arguments =
+            tool.HasMember("inputSchema") ? sampleObject(tool["inputSchema"], false) : "{}";
+        RequestHooks hooks;
+        hooks.on_related = onMessage;
+        const RpcOutcome called = session.request(
+            "tools/call",
+            R"({"name":)" + crank::sdk::jsonQuote(name) + R"(,"arguments":)" + arguments + "}",
+            hooks);
+        if (called.ok) {
+            std::printf("tools/call %s %s -> %s\n", name.c_str(), arguments.c_str(),
+                        called.result_json.substr(0, 2000).c_str());
+        } else {
+            ++failures;
+            std::printf("tools/call %s %s FAILED: %s\n", name.c_str(), arguments.c_str(),
+                        called.error_message.c_str());
+        }
+    }
+    session.close();
+    return failures == 0 ? 0 : 1;
+}
