@@ -463,11 +463,17 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
                     doc["code"].GetInt64() == -32601) {
                     return items;  // the upstream has no such list
                 }
-                error = std::string(method) + ": " + stringMember(doc, "message");
+                // The host's own messages already say which upstream and method; the
+                // upstream's (a JSON-RPC error of its own) do not.
+                const std::string message = stringMember(doc, "message");
+                const std::string context = "upstream " + link.config.name + ": ";
+                error =
+                    message.rfind(context, 0) == 0 ? message : context + method + ": " + message;
                 return std::nullopt;
             }
             if (!parseObject(a.json, doc) || !doc.HasMember(member) || !doc[member].IsArray()) {
-                error = fmt::format("{}: the answer has no {} array", method, member);
+                error = fmt::format("upstream {}: {}: the answer has no {} array", link.config.name,
+                                    method, member);
                 return std::nullopt;
             }
             for (const rapidjson::Value& item : doc[member].GetArray()) {
@@ -493,6 +499,9 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
         std::string error;
         const auto take = [&](const char* method, const char* member,
                               const char* key) -> std::optional<std::vector<Item>> {
+            if (!error.empty()) {
+                return std::nullopt;  // the upstream already failed this round
+            }
             auto raw = fetchAll(link, method, member, error);
             if (!raw) {
                 return std::nullopt;
@@ -540,7 +549,7 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
             link.last_error = error;
         }
         if (!error.empty()) {
-            log::warn("upstream {}: {}", link.config.name, error);
+            log::warn("{}", error);
         }
         link.settled = true;
     }

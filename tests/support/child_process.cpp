@@ -167,6 +167,14 @@ std::string ChildProcess::stderrText() {
     return err_;
 }
 
+std::string ChildProcess::stderrSoFar(std::chrono::milliseconds wait) {
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    while (stderr_ >= 0 && std::chrono::steady_clock::now() < deadline) {
+        pump(std::chrono::milliseconds(50));
+    }
+    return err_;
+}
+
 std::optional<std::uint16_t> ChildProcess::waitForListeningPort(std::chrono::milliseconds timeout) {
     const auto line = waitForStderrLine("listening on http://", timeout);
     std::smatch m;

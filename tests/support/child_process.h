@@ -44,6 +44,8 @@ public:
     /// Everything read so far from stdout / stderr (reading what is left once the process ended).
     std::string stdoutText();
     std::string stderrText();
+    /// What the process wrote on stderr so far, after reading for `wait` more (it keeps running).
+    std::string stderrSoFar(std::chrono::milliseconds wait);
 
 private:
     void pump(std::chrono::milliseconds timeout);

@@ -1,0 +1,196 @@
+// Federated MCP upstreams through crankd (issue 7), the parts the SDK-client e2e tests do not
+// reach: names that collide (between upstreams, and with an operation, which always wins) are
+// published once and reported in the log; an upstream that cannot start leaves crankd and the
+// others working; an upstream's tool as an operation; the upstream's errors passed on.
+//
+// One crankd, the real mcp plugin, three copies of the fixture server
+// (tests/e2e/reference-server.mjs --stdio) and one upstream whose command does not exist.
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "crankd_suite.h"
+#include "mcp_http_client.h"
+
+namespace crank::testing {
+namespace {
+
+std::string fixtureUpstream(const std::string& name, const std::string& naming) {
+    return R"({"name": ")" + name + R"(", )" + naming +
+           R"(, "config": {"command": ")" CRANK_NODE_PATH R"(", "args": [")" CRANK_FIXTURE_SERVER
+           R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500}})";
+}
+
+/// The JSON-RPC message answering request `id` in a reply (JSON, or the SSE stream's events).
+rapidjson::Document answerOf(const Reply& reply, int id) {
+    rapidjson::Document doc;
+    const std::string wanted = R"("id":)" + std::to_string(id);
+    std::size_t at = 0;
+    while (at < reply.body.size()) {
+        std::size_t end = reply.body.find('\n', at);
+        if (end == std::string::npos) {
+            end = reply.body.size();
+        }
+        std::string line = reply.body.substr(at, end - at);
+        at = end + 1;
+        if (line.rfind("data: ", 0) == 0) {
+            line = line.substr(6);
+        }
+        if (line.find(wanted) != std::string::npos && line.front() == '{') {
+            doc.Parse(line.c_str());
+            return doc;
+        }
+    }
+    doc.SetObject();
+    ADD_FAILURE() << "no answer to request " << id << " in: " << reply.body;
+    return doc;
+}
+
+class FederationSuite : public CrankdSuite<FederationSuite> {
+protected:
+    static void SetUpTestSuite() {
+        startCrankd(R"("upstreams": [)" + fixtureUpstream("first", R"("naming": "keep")") + ", " +
+                    fixtureUpstream("second", R"("naming": "keep")") + ", " +
+                    fixtureUpstream("third", R"("prefix": "t", "separator": ".")") +
+                    R"(, {"name": "broken", "config": {"command": "/nonexistent/mcp-server"}}],
+            "operations": [{"name": "echo", "description": "the third upstream's echo, as an operation",
+              "protocol": "mcp", "config": {"upstream": "third", "tool": "echo",
+                "arguments": {"text": "op:{{text}}"}},
+              "input_schema": {"type": "object", "properties": {"text": {"type": "string"}},
+                "required": ["text"]},
+              "execution": {"mode": "unary"}}])");
+        // /readyz turns 200 once every upstream's lists were fetched (or failed to be).
+        bool ready = false;
+        for (int i = 0; i < 300 && !ready; ++i) {
+            ready = exchange(port_, "GET", "/readyz", {}).status == 200;
+            if (!ready) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            }
+        }
+        ASSERT_TRUE(ready) << process_->stderrText();
+    }
+
+    void SetUp() override {
+        client_.emplace(port_);
+        ASSERT_TRUE(client_->open());
+    }
+
+    Reply request(int id, const std::string& method, const std::string& params) const {
+        return client_->post(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" +
+                             method + R"(","params":)" + params + "}");
+    }
+
+    std::vector<std::string> toolNames() const {
+        std::vector<std::string> names;
+        const rapidjson::Document answer = answerOf(request(3, "tools/list", "{}"), 3);
+        for (const auto& tool : answer["result"]["tools"].GetArray()) {
+            names.emplace_back(tool["name"].GetString());
+        }
+        return names;
+    }
+
+    std::optional<McpClient> client_;
+};
+
+TEST_F(FederationSuite, ACollidingNameIsPublishedOnceAndTheCollisionIsLogged) {
+    const std::vector<std::string> names = toolNames();
+    const auto count = [&](const std::string& name) {
+        return std::count(names.begin(), names.end(), name);
+    };
+    // The fixture's own tools come once, from "first"; "second" adds nothing of its own.
+    EXPECT_EQ(count("test_simple_text"), 1);
+    EXPECT_EQ(count("slow_progress"), 1);
+    // "third" publishes under its prefix.
+    EXPECT_EQ(count("t.test_simple_text"), 1);
+    EXPECT_EQ(count("t.echo"), 1);
+    // The operation "echo" wins over first's (and second's) echo.
+    EXPECT_EQ(count("echo"), 1);
+    const std::string log = process_->stderrSoFar(std::chrono::milliseconds(300));
+    EXPECT_NE(log.find(R"(upstream second: tool "test_simple_text" is not published: the name )"
+                       R"("test_simple_text" is taken)"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find(R"(upstream first: tool "echo" is not published: the name "echo" is taken)"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("upstream second: resource test://static-text is listed by an earlier "
+                       "upstream"),
+              std::string::npos)
+        << log;
+}
+
+TEST_F(FederationSuite, TheOperationRunsTheUpstreamToolAndThePrefixedToolAnswersAsItsOwn) {
+    const rapidjson::Document op =
+        answerOf(request(4, "tools/call", R"({"name":"echo","arguments":{"text":"hi"}})"), 4);
+    ASSERT_TRUE(op.HasMember("result")) << op.IsObject();
+    ASSERT_TRUE(op["result"].HasMember("structuredContent"));
+    EXPECT_STREQ(op["result"]["structuredContent"]["content"][0]["text"].GetString(), "op:hi");
+
+    const rapidjson::Document direct =
+        answerOf(request(5, "tools/call", R"({"name":"t.echo","arguments":{"text":"hi"}})"), 5);
+    ASSERT_TRUE(direct.HasMember("result"));
+    EXPECT_STREQ(direct["result"]["content"][0]["text"].GetString(), "hi");
+}
+
+TEST_F(FederationSuite, TheUpstreamsErrorsReachTheClientAsTheyAre) {
+    // An unknown argument type: the fixture's SDK refuses it as a tool error.
+    const rapidjson::Document bad =
+        answerOf(request(6, "tools/call", R"({"name":"t.echo","arguments":{"text":42}})"), 6);
+    ASSERT_TRUE(bad.HasMember("result") || bad.HasMember("error"));
+    if (bad.HasMember("result")) {
+        EXPECT_TRUE(bad["result"]["isError"].GetBool());
+    }
+    // A resource nobody serves: the MCP "resource not found" error, with the URI.
+    const rapidjson::Document missing =
+        answerOf(request(7, "resources/read", R"({"uri":"test://no-such-resource"})"), 7);
+    ASSERT_TRUE(missing.HasMember("error"));
+    EXPECT_EQ(missing["error"]["code"].GetInt(), -32002);
+    EXPECT_STREQ(missing["error"]["data"]["uri"].GetString(), "test://no-such-resource");
+    // A prompt nobody publishes.
+    const rapidjson::Document prompt =
+        answerOf(request(8, "prompts/get", R"({"name":"no_such_prompt"})"), 8);
+    ASSERT_TRUE(prompt.HasMember("error"));
+    EXPECT_EQ(prompt["error"]["code"].GetInt(), -32602);
+}
+
+TEST_F(FederationSuite, AnUpstreamThatCannotStartLeavesTheOthersWorking) {
+    const std::string log = process_->stderrSoFar(std::chrono::milliseconds(300));
+    EXPECT_NE(log.find("upstream broken: tools/list: "), std::string::npos) << log;
+    EXPECT_NE(log.find("/nonexistent/mcp-server"), std::string::npos) << log;
+    // The others answer (a prompt of third's, by its published name).
+    const rapidjson::Document prompt =
+        answerOf(request(9, "prompts/get", R"({"name":"t.test_simple_prompt"})"), 9);
+    ASSERT_TRUE(prompt.HasMember("result")) << prompt.HasMember("error");
+    EXPECT_TRUE(prompt["result"]["messages"].IsArray());
+}
+
+TEST_F(FederationSuite, HostileCatalogRequestsGetErrorsThatNameTheProblem) {
+    const rapidjson::Document cursor =
+        answerOf(request(10, "resources/list", R"({"cursor":"zz"})"), 10);
+    ASSERT_TRUE(cursor.HasMember("error"));
+    EXPECT_EQ(cursor["error"]["code"].GetInt(), -32602);
+    EXPECT_NE(std::string(cursor["error"]["message"].GetString()).find("invalid cursor"),
+              std::string::npos);
+    const rapidjson::Document noUri = answerOf(request(11, "resources/read", "{}"), 11);
+    ASSERT_TRUE(noUri.HasMember("error"));
+    EXPECT_NE(std::string(noUri["error"]["message"].GetString()).find("params.uri is required"),
+              std::string::npos);
+    const rapidjson::Document ref = answerOf(
+        request(12, "completion/complete", R"({"ref":{"type":"ref/nothing"},"argument":{}})"), 12);
+    ASSERT_TRUE(ref.HasMember("error"));
+    EXPECT_NE(std::string(ref["error"]["message"].GetString()).find("unknown ref.type"),
+              std::string::npos);
+    const rapidjson::Document task =
+        answerOf(request(13, "tasks/get", R"({"taskId":"up-0123456789abcdef"})"), 13);
+    ASSERT_TRUE(task.HasMember("error"));
+    EXPECT_EQ(task["error"]["code"].GetInt(), -32602);
+}
+
+}  // namespace
+}  // namespace crank::testing
