@@ -9,8 +9,8 @@ namespace crank::app {
 namespace {
 
 constexpr std::array<std::string_view, 14> kOptions = {
-    "--config", "--listen",  "--check",  "--version", "--log-format",   "--log-level", "--help",
-    "-h",       "--json",    "plugins",  "--prefix",  "import-openapi", "--server",    "upstreams"};
+    "--config", "--listen", "--check", "--version", "--log-format",   "--log-level", "--help",
+    "-h",       "--json",   "plugins", "--prefix",  "import-openapi", "--server",    "upstreams"};
 
 Error usageError(std::string message) {
     return Error{ErrorCode::invalid_argument, std::move(message)};
