@@ -1701,6 +1701,7 @@ bool HttpConnection::notify(std::string_view method, std::string_view params_jso
     const bool ok = post(message, options_.send_timeout, method);
     if (ok && method == "notifications/initialized") {
         maybeStartStandaloneStream();
+        awaitStreamRequested();
     }
     return ok;
 }
@@ -1728,7 +1729,29 @@ void HttpConnection::maybeStartStandaloneStream() {
         } catch (const std::exception& e) {
             log(std::string("the standalone SSE stream stopped: ") + e.what());
         }
+        markStreamRequested();
     });
+}
+
+namespace {
+/// The most notifications/initialized waits for the standalone stream's GET to be sent.
+constexpr std::chrono::milliseconds kGetHeadStart{2'000};
+}  // namespace
+
+void HttpConnection::markStreamRequested() {
+    {
+        const std::lock_guard lock(mutex_);
+        stream_requested_ = true;
+    }
+    changed_.notify_all();
+}
+
+void HttpConnection::awaitStreamRequested() {
+    std::unique_lock lock(mutex_);
+    // Bounded short: a server slow to take the GET must not hold up initialization.
+    changed_.wait_for(lock,
+                      std::min<std::chrono::milliseconds>(options_.connect_timeout, kGetHeadStart),
+                      [&] { return stream_requested_ || !stream_started_ || stop_ || ended_; });
 }
 
 void HttpConnection::standaloneStream() {
@@ -1743,6 +1766,7 @@ void HttpConnection::standaloneStream() {
             HttpWire wire("GET", *url_, options_, forever, halt);
             wire.send(requestHead("GET", *url_, true, std::string::npos, parser.lastEventId()),
                       forever, halt);
+            markStreamRequested();
             const HttpHead& head = wire.readHead(forever, halt);
             if (head.status == 405) {
                 log("the server offers no standalone SSE stream (" + wire.what() +

@@ -152,6 +152,9 @@ private:
     /// Takes the session id of the initialize answer; false (and `error`) for an invalid one.
     bool noteSessionId(const std::string* header, std::string& error);
     void maybeStartStandaloneStream();
+    void markStreamRequested();
+    /// Waits (at most connect_timeout) until the standalone stream's GET is sent.
+    void awaitStreamRequested();
     void standaloneStream();
     void legacyStream();
     void end(const std::string& reason);
@@ -173,6 +176,9 @@ private:
     std::string protocol_version_;
     std::unique_ptr<HttpUrl> endpoint_;  // legacy: where messages are POSTed
     bool stream_started_ = false;
+    /// The standalone stream's first GET is on the wire (or will never be): requests sent after
+    /// notifications/initialized reach the server after it, as a client's would.
+    bool stream_requested_ = false;
     std::thread stream_thread_;  // the standalone GET stream, or the legacy SSE stream
     bool ended_ = false;
     std::string end_reason_;
