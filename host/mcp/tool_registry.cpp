@@ -5,19 +5,9 @@
 namespace crank::mcp {
 
 void FunctionToolRegistry::add(ToolDefinition definition, Function function) {
-    {
-        std::lock_guard lock(mutex_);
-        auto it = std::lower_bound(
-            tools_.begin(), tools_.end(), definition.name,
-            [](const Entry& e, const std::string& name) { return e.definition.name < name; });
-        Entry entry{std::move(definition), std::make_shared<Function>(std::move(function))};
-        if (it != tools_.end() && it->definition.name == entry.definition.name) {
-            *it = std::move(entry);
-        } else {
-            tools_.insert(it, std::move(entry));
-        }
-    }
-    notify();
+    std::vector<std::pair<ToolDefinition, Function>> one;
+    one.emplace_back(std::move(definition), std::move(function));
+    replace({}, std::move(one));
 }
 
 void FunctionToolRegistry::remove(std::string_view name) {

@@ -8,8 +8,10 @@
 // connection's handler otherwise.
 //
 // THREADING: every member may be called from any thread, concurrently. Handlers run on the
-// transport's reader threads; a handler may block (a server-to-client request waits for the
-// downstream client) but only for a bounded time.
+// transport's reader threads; with Streamable HTTP, the messages on a POST's stream (on_related,
+// or the handler) and RequestHooks::cancelled run on the thread that called request(). A handler
+// may block (a server-to-client request waits for the downstream client) but only for a bounded
+// time.
 
 #include <chrono>
 #include <cstdint>

@@ -43,16 +43,6 @@ constexpr std::string_view kSchema = R"({
 constexpr std::string_view kClientCapabilities =
     R"({"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}})";
 
-std::string member(const rapidjson::Value& object, const char* name) {
-    if (!object.IsObject()) {
-        return {};
-    }
-    const auto it = object.FindMember(name);
-    return it != object.MemberEnd() && it->value.IsString()
-               ? std::string(it->value.GetString(), it->value.GetStringLength())
-               : std::string();
-}
-
 std::int64_t integer(const rapidjson::Value& object, const char* name, std::int64_t fallback) {
     const auto it = object.FindMember(name);
     return it != object.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : fallback;
@@ -85,13 +75,13 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
         throw sdk::Error(sdk::ErrorCode::invalid_argument, "the config must be a JSON object");
     }
     McpUpstreamConfig c;
-    std::string transport = member(doc, "transport");
+    std::string transport = stringMember(doc, "transport");
     if (transport.empty()) {
         transport = doc.HasMember("url") ? "auto" : "stdio";
     }
     if (transport == "stdio") {
         StdioOptions stdio;
-        stdio.command = member(doc, "command");
+        stdio.command = stringMember(doc, "command");
         if (stdio.command.empty()) {
             throw sdk::Error(sdk::ErrorCode::invalid_argument,
                              "command: the server's command is required (transport stdio)",
@@ -113,7 +103,7 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
                 }
             }
         }
-        stdio.cwd = member(doc, "cwd");
+        stdio.cwd = stringMember(doc, "cwd");
         stdio.close_wait = milliseconds(integer(doc, "close_wait_ms", stdio.close_wait.count()));
         stdio.term_wait = milliseconds(integer(doc, "term_wait_ms", stdio.term_wait.count()));
         stdio.max_message_bytes = static_cast<std::size_t>(
@@ -121,7 +111,7 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
         c.options.transport = stdioTransport(std::move(stdio));
     } else {
         HttpOptions http;
-        http.url = member(doc, "url");
+        http.url = stringMember(doc, "url");
         if (http.url.empty()) {
             throw sdk::Error(sdk::ErrorCode::invalid_argument,
                              "url: the server's URL is required (transport " + transport + ")",
@@ -142,7 +132,7 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
                                                         : std::string();
                 if (m->value.IsObject()) {
                     // A secret stays out of the config file: {"env": "NAME"}.
-                    const std::string variable = member(m->value, "env");
+                    const std::string variable = stringMember(m->value, "env");
                     // NOLINTNEXTLINE(concurrency-mt-unsafe): read while opening, not racing setenv
                     const char* found = variable.empty() ? nullptr : std::getenv(variable.c_str());
                     if (found == nullptr || *found == '\0') {
@@ -212,7 +202,7 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     std::string params(params_json);
     rapidjson::Document doc;
     if (!params.empty()) {
-        doc.Parse(params.c_str());
+        doc.Parse(params.data(), params.size());
         if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("_meta") &&
             doc["_meta"].IsObject() && doc["_meta"].HasMember("progressToken")) {
             const std::lock_guard lock(mutex_);
@@ -282,7 +272,7 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
     if (doc.HasParseError() || !doc.IsObject()) {
         return;
     }
-    const std::string method = member(doc, "method");
+    const std::string method = stringMember(doc, "method");
     const bool isRequest = doc.HasMember("id") && !method.empty();
     std::string params = "{}";
     if (doc.HasMember("params") && doc["params"].IsObject()) {
@@ -336,7 +326,7 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
         const std::string token = doc["params"].IsObject() &&
                                           doc["params"].HasMember("progressToken") &&
                                           doc["params"]["progressToken"].IsString()
-                                      ? member(doc["params"], "progressToken")
+                                      ? stringMember(doc["params"], "progressToken")
                                       : std::string();
         std::shared_ptr<Flight> flight;
         {
@@ -351,7 +341,7 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
             flight->call.progress(
                 p["progress"].GetDouble(),
                 p.HasMember("total") && p["total"].IsNumber() ? p["total"].GetDouble() : -1,
-                member(p, "message"));
+                stringMember(p, "message"));
         }
         return;
     }
@@ -474,7 +464,7 @@ public:
         if (config.HasParseError() || !config.IsObject()) {
             throw sdk::Error(sdk::ErrorCode::invalid_argument, "the config must be an object");
         }
-        const std::string upstream = member(config, "upstream");
+        const std::string upstream = stringMember(config, "upstream");
         std::shared_ptr<McpUpstream> core;
         {
             const std::lock_guard lock(mutex_);
@@ -493,10 +483,10 @@ public:
             config.HasMember("arguments") ? jsonText(config["arguments"]) : std::string("{}");
         const std::string result =
             core->request(call, "tools/call",
-                          R"({"name":)" + sdk::jsonQuote(member(config, "tool")) +
+                          R"({"name":)" + sdk::jsonQuote(stringMember(config, "tool")) +
                               R"(,"arguments":)" + arguments + "}");
         rapidjson::Document doc;
-        doc.Parse(result.c_str());
+        doc.Parse(result.data(), result.size());
         if (doc.HasParseError() || !doc.IsObject()) {
             throw sdk::Error(sdk::ErrorCode::protocol, "tools/call answered no object");
         }
@@ -504,7 +494,7 @@ public:
             std::string text;
             if (doc.HasMember("content") && doc["content"].IsArray()) {
                 for (const rapidjson::Value& block : doc["content"].GetArray()) {
-                    text += member(block, "text");
+                    text += stringMember(block, "text");
                 }
             }
             throw sdk::Error(sdk::ErrorCode::upstream, "the tool failed: " + text.substr(0, 2000));

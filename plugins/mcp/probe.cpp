@@ -31,17 +31,8 @@ namespace {
 
 using crank::mcpc::RequestHooks;
 using crank::mcpc::RpcOutcome;
+using crank::mcpc::stringMember;
 using crank::mcpc::UpstreamSession;
-
-std::string member(const rapidjson::Value& object, const char* name) {
-    if (!object.IsObject()) {
-        return {};
-    }
-    const auto it = object.FindMember(name);
-    return it != object.MemberEnd() && it->value.IsString()
-               ? std::string(it->value.GetString(), it->value.GetStringLength())
-               : std::string();
-}
 
 /// A value for a property of `schema`: its default, else one of its type.
 std::string sampleValue(const rapidjson::Value& schema) {
@@ -54,7 +45,7 @@ std::string sampleValue(const rapidjson::Value& schema) {
     if (schema.HasMember("enum") && schema["enum"].IsArray() && !schema["enum"].Empty()) {
         return crank::mcpc::jsonText(schema["enum"][0]);
     }
-    const std::string type = member(schema, "type");
+    const std::string type = stringMember(schema, "type");
     if (type == "number" || type == "integer") {
         return "1";
     }
@@ -170,13 +161,13 @@ int main(int argc, char** argv) {
         rapidjson::Document doc;
         doc.Parse(message.data(), message.size());
         if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("id") ||
-            member(doc, "method").empty() || self == nullptr) {
+            stringMember(doc, "method").empty() || self == nullptr) {
             std::printf("server says: %.*s\n",
                         static_cast<int>(std::min<std::size_t>(message.size(), 500)),
                         message.data());
             return;
         }
-        const std::string method = member(doc, "method");
+        const std::string method = stringMember(doc, "method");
         static const rapidjson::Value kNone;
         const std::string answer =
             answerFor(method, doc.HasMember("params") ? doc["params"] : kNone);
@@ -208,8 +199,8 @@ int main(int argc, char** argv) {
     int failures = 0;
     for (const std::string& text : tools) {
         rapidjson::Document tool;
-        tool.Parse(text.c_str());
-        const std::string name = member(tool, "name");
+        tool.Parse(text.data(), text.size());
+        const std::string name = stringMember(tool, "name");
         if (!onlyTool.empty() && name != onlyTool) {
             continue;
         }

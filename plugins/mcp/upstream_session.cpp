@@ -19,16 +19,6 @@ std::int64_t unixMs() {
         .count();
 }
 
-std::string member(const rapidjson::Value& object, const char* name) {
-    if (!object.IsObject()) {
-        return {};
-    }
-    const auto it = object.FindMember(name);
-    return it != object.MemberEnd() && it->value.IsString()
-               ? std::string(it->value.GetString(), it->value.GetStringLength())
-               : std::string();
-}
-
 RpcOutcome failure(std::string message) {
     RpcOutcome r;
     r.error_message = std::move(message);
@@ -54,8 +44,8 @@ std::string initialize(Connection& c, const UpstreamOptions& o, Handshake& out) 
         return "initialize failed: " + r.error_message;
     }
     rapidjson::Document doc;
-    doc.Parse(r.result_json.c_str());
-    out.version = member(doc, "protocolVersion");
+    doc.Parse(r.result_json.data(), r.result_json.size());
+    out.version = stringMember(doc, "protocolVersion");
     if (std::find(o.protocol_versions.begin(), o.protocol_versions.end(), out.version) ==
         o.protocol_versions.end()) {
         std::string offered;
@@ -66,13 +56,13 @@ std::string initialize(Connection& c, const UpstreamOptions& o, Handshake& out) 
                ", which is not one crank speaks (" + offered + ")";
     }
     if (doc.IsObject() && doc.HasMember("serverInfo")) {
-        out.server_name = member(doc["serverInfo"], "name").substr(0, 256);
-        out.server_version = member(doc["serverInfo"], "version").substr(0, 256);
+        out.server_name = stringMember(doc["serverInfo"], "name").substr(0, 256);
+        out.server_version = stringMember(doc["serverInfo"], "version").substr(0, 256);
     }
     if (doc.IsObject() && doc.HasMember("capabilities") && doc["capabilities"].IsObject()) {
         out.capabilities_json = jsonText(doc["capabilities"]);
     }
-    out.instructions = member(doc, "instructions");
+    out.instructions = stringMember(doc, "instructions");
     c.setProtocolVersion(out.version);
     if (!c.notify("notifications/initialized", "")) {
         return "the server went away after initialize";
@@ -252,7 +242,7 @@ RpcOutcome UpstreamSession::listAll(std::string_view method, const char* array_m
             return r;
         }
         rapidjson::Document doc;
-        doc.Parse(r.result_json.c_str());
+        doc.Parse(r.result_json.data(), r.result_json.size());
         if (!doc.IsObject() || !doc.HasMember(array_member) || !doc[array_member].IsArray()) {
             return failure(std::string(method) + ": the server's answer has no " + array_member +
                            " array");
@@ -260,7 +250,7 @@ RpcOutcome UpstreamSession::listAll(std::string_view method, const char* array_m
         for (const rapidjson::Value& item : doc[array_member].GetArray()) {
             items.push_back(jsonText(item));
         }
-        cursor = member(doc, "nextCursor");
+        cursor = stringMember(doc, "nextCursor");
         if (cursor.empty()) {
             return r;
         }

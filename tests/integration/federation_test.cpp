@@ -43,7 +43,7 @@ rapidjson::Document answerOf(const Reply& reply, int id) {
             line = line.substr(6);
         }
         if (line.find(wanted) != std::string::npos && line.front() == '{') {
-            doc.Parse(line.c_str());
+            doc.Parse(line.data(), line.size());
             return doc;
         }
     }
