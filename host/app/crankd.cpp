@@ -227,7 +227,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         federatedTools[workspace] = wsTools.get();
     }
     federation::Federation federation(cfg->upstreams, registry, std::move(federatedTools),
-                                      static_cast<std::size_t>(cfg->mcp.tools_page_size));
+                                      static_cast<std::size_t>(cfg->mcp.tools_page_size), store);
     if (auto started = federation.start(); !started) {
         log::error("{}", started.error().message);
         runner.stop();

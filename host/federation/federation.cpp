@@ -355,6 +355,7 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     const plugins::PluginRegistry& registry;
     std::map<std::string, mcp::FunctionToolRegistry*> tools;
     std::size_t pageSize;
+    std::shared_ptr<store::Store> store;
 
     std::vector<std::unique_ptr<Link>> links;
     std::map<std::string, std::unique_ptr<WorkspaceCatalog>> catalogs;
@@ -413,8 +414,49 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     }
 
     Impl(std::vector<config::UpstreamConfig> c, const plugins::PluginRegistry& r,
-         std::map<std::string, mcp::FunctionToolRegistry*> t, std::size_t p)
-        : configs(std::move(c)), registry(r), tools(std::move(t)), pageSize(p) {}
+         std::map<std::string, mcp::FunctionToolRegistry*> t, std::size_t p,
+         std::shared_ptr<store::Store> s)
+        : configs(std::move(c)),
+          registry(r),
+          tools(std::move(t)),
+          pageSize(p),
+          store(std::move(s)) {}
+
+    /// One audit event `upstream.<verb>` for `call`'s agent: which upstream, which of its
+    /// names (a tool, a task), how it ended and how long it took.
+    void audit(const Link& link, const mcp::ToolCall& call, std::string_view verb,
+               std::string_view name, const Answer& answer, Clock::time_point started) const {
+        if (!store) {
+            return;
+        }
+        const mcp::Caller caller = call.caller();
+        store::AuditEvent event;
+        event.workspace_id = caller.workspace;
+        event.agent_id = caller.agent.empty() ? "anonymous" : caller.agent;
+        event.operation_id = link.config.name;
+        event.action = "upstream." + std::string(verb);
+        std::string detail =
+            R"({"upstream":)" + jsonString(link.config.name) + R"(,"name":)" +
+            jsonString(name.substr(0, 256)) +
+            fmt::format(R"(,"elapsed_ms":{})",
+                        std::chrono::duration_cast<milliseconds>(Clock::now() - started).count());
+        if (answer.ok) {
+            // A tool that ran and failed is a result, not an error of crank's.
+            event.outcome =
+                answer.json.find(R"("isError":true)") != std::string::npos ? "tool_error" : "ok";
+        } else {
+            rapidjson::Document error;
+            parseObject(answer.json, error);
+            const std::string message = stringMember(error, "message");
+            event.outcome = call.cancelled() ? "cancelled" : "error";
+            detail += R"(,"error":)" + jsonString(message.substr(0, 512));
+        }
+        event.detail_json = detail + "}";
+        if (auto r = store->appendAudit(std::move(event)); !r) {
+            log::warn("upstream {}: the audit log refused upstream.{}: {}", link.config.name, verb,
+                      r.error().message);
+        }
+    }
 
     /// One request to `link`; `call` is the downstream call it serves (or null).
     Answer request(Link& link, std::string_view method, std::string_view params,
@@ -937,8 +979,12 @@ private:
             }
             route = it->second;
         }
+        const Clock::time_point started = Clock::now();
         Answer a = impl_.request(*route.link, method,
                                  withStringMember(params, "taskId", route.upstream_id), &call);
+        if (method == "tasks/cancel") {
+            impl_.audit(*route.link, call, "task_cancel", id, a, started);
+        }
         return a.ok ? mcp::CatalogReply{withTaskId(a.json, route.upstream_id, id), {}}
                     : mcp::CatalogReply{{}, std::move(a.json)};
     }
@@ -1084,7 +1130,9 @@ void Federation::Impl::publish(const std::string& workspace) {
                                 params += R"(,"_meta":{"progressToken":"crank"})";
                             }
                             params += "}";
+                            const Clock::time_point started = Clock::now();
                             Answer a = self->request(*target, "tools/call", params, &call);
+                            self->audit(*target, call, "call", original, a, started);
                             mcp::ToolResult r;
                             (a.ok ? r.raw_json : r.rpc_error_json) = std::move(a.json);
                             return r;
@@ -1154,9 +1202,9 @@ void Federation::Impl::publish(const std::string& workspace) {
 Federation::Federation(std::vector<config::UpstreamConfig> upstreams,
                        const plugins::PluginRegistry& registry,
                        std::map<std::string, mcp::FunctionToolRegistry*> tools,
-                       std::size_t page_size)
+                       std::size_t page_size, std::shared_ptr<store::Store> store)
     : impl_(std::make_shared<Impl>(std::move(upstreams), registry, std::move(tools),
-                                   std::max<std::size_t>(page_size, 1))) {}
+                                   std::max<std::size_t>(page_size, 1), std::move(store))) {}
 
 Federation::~Federation() {
     stop();

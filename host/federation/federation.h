@@ -10,6 +10,7 @@
 #include "mcp/catalog.h"
 #include "mcp/tool_registry.h"
 #include "plugins/plugin_registry.h"
+#include "store/store.h"
 #include "util/error.h"
 
 namespace crank::federation {
@@ -28,10 +29,13 @@ namespace crank::federation {
 class Federation {
 public:
     /// `tools`: each workspace's registry (operations already in it). `page_size`: of the
-    /// resources/list, resources/templates/list and prompts/list answers.
+    /// resources/list, resources/templates/list and prompts/list answers. `store`: where the
+    /// audit log goes (every tools/call, task creation and task cancel that reaches an upstream,
+    /// with its agent); null: none.
     Federation(std::vector<config::UpstreamConfig> upstreams,
                const plugins::PluginRegistry& registry,
-               std::map<std::string, mcp::FunctionToolRegistry*> tools, std::size_t page_size);
+               std::map<std::string, mcp::FunctionToolRegistry*> tools, std::size_t page_size,
+               std::shared_ptr<store::Store> store = nullptr);
     ~Federation();
     Federation(const Federation&) = delete;
     Federation& operator=(const Federation&) = delete;

@@ -17,6 +17,7 @@
 
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
+#include "store/open_store.h"
 
 namespace crank::testing {
 namespace {
@@ -136,6 +137,40 @@ TEST_F(FederationSuite, TheOperationRunsTheUpstreamToolAndThePrefixedToolAnswers
         answerOf(request(5, "tools/call", R"({"name":"t.echo","arguments":{"text":"hi"}})"), 5);
     ASSERT_TRUE(direct.HasMember("result"));
     EXPECT_STREQ(direct["result"]["content"][0]["text"].GetString(), "hi");
+}
+
+TEST_F(FederationSuite, EveryCallThatReachesAnUpstreamIsAuditedWithItsAgent) {
+    const rapidjson::Document ok = answerOf(
+        request(20, "tools/call", R"({"name":"t.echo","arguments":{"text":"audit"}})"), 20);
+    ASSERT_TRUE(ok.HasMember("result"));
+    const rapidjson::Document failed = answerOf(
+        request(21, "tools/call", R"({"name":"t.test_error_handling","arguments":{}})"), 21);
+    ASSERT_TRUE(failed.HasMember("result"));
+    crank::store::StoreOptions options;
+    options.path = storePath();
+    auto opened = crank::store::openStore(options);
+    ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
+    crank::store::AuditQuery q;
+    q.action = "upstream.call";
+    q.limit = 1000;
+    const auto found = (*opened)->queryAudit(q);
+    ASSERT_TRUE(static_cast<bool>(found));
+    int echo = 0;
+    int toolError = 0;
+    for (const auto& e : *found) {
+        EXPECT_EQ(e.workspace_id, "default");
+        EXPECT_EQ(e.agent_id, "anonymous");
+        EXPECT_EQ(e.operation_id, "third");
+        if (e.detail_json.find(R"("name":"echo")") != std::string::npos && e.outcome == "ok") {
+            ++echo;
+        }
+        if (e.detail_json.find(R"("name":"test_error_handling")") != std::string::npos &&
+            e.outcome == "tool_error") {
+            ++toolError;
+        }
+    }
+    EXPECT_GE(echo, 1);
+    EXPECT_EQ(toolError, 1);
 }
 
 TEST_F(FederationSuite, TheUpstreamsErrorsReachTheClientAsTheyAre) {
