@@ -509,8 +509,9 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
                 // upstream's (a JSON-RPC error of its own) do not.
                 const std::string message = stringMember(doc, "message");
                 const std::string context = "upstream " + link.config.name + ": ";
-                error =
-                    message.rfind(context, 0) == 0 ? message : context + method + ": " + message;
+                error = message.rfind(context, 0) == 0
+                            ? message
+                            : fmt::format("{}{}: {}", context, method, message);
                 return std::nullopt;
             }
             if (!parseObject(a.json, doc) || !doc.HasMember(member) || !doc[member].IsArray()) {
