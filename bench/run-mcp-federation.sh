@@ -31,7 +31,7 @@ if [[ -z "${CRANK_BENCH_FEDERATION_INNER:-}" ]]; then  # start crankd, then come
     threads=$((max * 2 > 16 ? max * 2 : 16))
     upstream="{\"name\": \"fixture\", \"naming\": \"keep\",
                \"config\": {\"command\": \"$node\", \"args\": [\"$fixture\", \"--stdio\"]}}"
-    export CRANK_EXTRA_CONFIG="\"server\": {\"threads\": $threads}, \"upstreams\": [$upstream]"
+    export CRANK_EXTRA_CONFIG="\"server\": {\"threads\": $threads}, \"auth\": {\"workspaces\": [{\"id\": \"default\", \"limits\": {\"max_concurrent_calls\": $threads}}]}, \"upstreams\": [$upstream]"
     export CRANK_BENCH_FEDERATION_INNER=1
     exec "$root/tests/e2e/with-crankd.sh" "$build/bin/crankd" -- "$0" "$@"
 fi

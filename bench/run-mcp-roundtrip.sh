@@ -11,7 +11,7 @@ command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)
 
 if [[ -z "${CRANK_MCP_URL:-}" ]]; then  # start crankd, then come back here with its URL
     "$root/scripts/build.sh" --target crankd-test-tools >/dev/null
-    export CRANK_EXTRA_CONFIG="\"server\": {\"threads\": $((connections * 2)), \"queue\": 256}"
+    export CRANK_EXTRA_CONFIG="\"server\": {\"threads\": $((connections * 2)), \"queue\": 256}, \"auth\": {\"workspaces\": [{\"id\": \"default\", \"limits\": {\"max_concurrent_calls\": $((connections * 2))}}]}"
     exec "$root/tests/e2e/with-crankd.sh" "$root/build/bin/crankd-test-tools" -- "$0" "$@"
 fi
 url="${CRANK_MCP_URL%/mcp}"

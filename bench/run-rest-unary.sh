@@ -162,7 +162,7 @@ op='{"name": "rest_item", "description": "one item of the demo catalogue", "prot
   "config": {"url": "'"$upstream"'/items/{{ id | url }}",
              "keep_alive": {"max_idle": '$((connections * 2))'}},
   "execution": {"mode": "unary"}}'
-export CRANK_EXTRA_CONFIG="\"server\": {\"threads\": $((connections * 2)), \"queue\": 256}, \"operations\": [$op]"
+export CRANK_EXTRA_CONFIG="\"server\": {\"threads\": $((connections * 2)), \"queue\": 256}, \"auth\": {\"workspaces\": [{\"id\": \"default\", \"limits\": {\"max_concurrent_calls\": $((connections * 2))}}]}, \"operations\": [$op]"
 export BENCH_RESULT="$work/crank.result"
 "$root/tests/e2e/with-crankd.sh" "$build/bin/crankd" -- "$0" "$seconds" "$connections"
 crank="$(cat "$BENCH_RESULT")"

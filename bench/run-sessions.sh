@@ -27,5 +27,5 @@ if [[ "${POLLED:-0}" == 1 ]]; then
                     "items_path": "items", "cursor_path": "next_cursor", "max_items": 10,
                     "poll_interval_ms": 1000, "idle_timeout_ms": 600000}}'
 fi
-export CRANK_EXTRA_CONFIG="\"plugins\": {\"directories\": [\"$build/lib/crank/plugins\", \"$build/lib/crank/test-plugins\"]}, \"auth\": {\"workspaces\": [{\"id\": \"default\", \"limits\": {\"max_sessions\": $((SESSIONS + 1))}}]}, \"server\": {\"threads\": $((CONCURRENCY * 2))}, \"operations\": [$op]"
+export CRANK_EXTRA_CONFIG="\"plugins\": {\"directories\": [\"$build/lib/crank/plugins\", \"$build/lib/crank/test-plugins\"]}, \"auth\": {\"workspaces\": [{\"id\": \"default\", \"limits\": {\"max_sessions\": $((SESSIONS + 1)), \"max_concurrent_calls\": $((CONCURRENCY * 2))}}]}, \"server\": {\"threads\": $((CONCURRENCY * 2))}, \"operations\": [$op]"
 exec "$root/tests/e2e/with-crankd.sh" "$build/bin/crankd" -- "$root/.tools/node/bin/node" "$root/bench/sessions.mjs"

@@ -280,6 +280,47 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     http::OriginPolicy origins;
     std::atomic<std::uint64_t> nextToken{1};
 
+    /// tools/call in progress, bounded per agent and per workspace (limits.max_concurrent_calls).
+    std::map<std::string, std::int64_t> agentCallLimits;      // agent id -> its limit
+    std::map<std::string, std::int64_t> workspaceCallLimits;  // workspace -> its limit
+    std::mutex callMutex;
+    std::map<std::string, std::int64_t> agentCalls;      // agent id -> calls running
+    std::map<std::string, std::int64_t> workspaceCalls;  // workspace -> calls running
+
+    /// Takes a call slot of `who`: empty when taken, else why not (nothing is taken then).
+    std::string acquireCall(const Who& who) {
+        const std::lock_guard lock(callMutex);
+        const auto agentLimit = agentCallLimits.find(who.agent);
+        if (!who.agent.empty() && agentLimit != agentCallLimits.end() &&
+            agentCalls[who.agent] >= agentLimit->second) {
+            return fmt::format(
+                "agent \"{}\" already has {} calls running, its limit "
+                "(auth.agents[].limits.max_concurrent_calls); retry when one ends",
+                who.agent, agentLimit->second);
+        }
+        const auto wsLimit = workspaceCallLimits.find(who.workspace);
+        if (wsLimit != workspaceCallLimits.end() &&
+            workspaceCalls[who.workspace] >= wsLimit->second) {
+            return fmt::format(
+                "workspace \"{}\" already has {} calls running, its limit "
+                "(auth.workspaces[].limits.max_concurrent_calls); retry when one "
+                "ends",
+                who.workspace, wsLimit->second);
+        }
+        ++agentCalls[who.agent];
+        ++workspaceCalls[who.workspace];
+        return {};
+    }
+    void releaseCall(const Who& who) {
+        const std::lock_guard lock(callMutex);
+        if (--agentCalls[who.agent] <= 0) {
+            agentCalls.erase(who.agent);
+        }
+        if (--workspaceCalls[who.workspace] <= 0) {
+            workspaceCalls.erase(who.workspace);
+        }
+    }
+
     std::mutex taskMutex;
     std::map<std::string, std::weak_ptr<McpSession>> taskCreators;  // live task -> its session
     std::multimap<std::string, TaskWaiter> taskWaiters;             // task -> tasks/result
@@ -297,8 +338,12 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
           catalogs(std::move(cat)),
           origins(c.server.allowed_hosts, c.server.allowed_origins) {
         authRequired = c.auth.mode == config::AuthConfig::Mode::api_key;
+        for (const config::Workspace& workspace : c.auth.workspaces) {
+            workspaceCallLimits[workspace.id] = workspace.limits.max_concurrent_calls;
+        }
         for (const config::Agent& agent : c.auth.agents) {
             agentWorkspaces[agent.id] = agent.workspace;
+            agentCallLimits[agent.id] = agent.limits.max_concurrent_calls;
             if (agent.api_key) {
                 agentKeys.emplace_back(agent.api_key->reveal(), agent.id);
             }
@@ -895,6 +940,26 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
                              "tools/call: tool " + name + " must be called as a task");
         }
     }
+    if (const std::string refusal = acquireCall(who); !refusal.empty()) {
+        // A limit, not a failure of the tool: the model reads it and may retry later.
+        ToolResult refused;
+        refused.content_json = R"([{"type":"text","text":)" + jsonString(refusal) + "}]";
+        refused.is_error = true;
+        return makeResult(id, refused.toJson());
+    }
+    class Slot {  // released however the call ends
+    public:
+        Slot(Impl& impl, const Who& who) : impl_(impl), who_(who) {}
+        Slot(const Slot&) = delete;
+        Slot& operator=(const Slot&) = delete;
+        Slot(Slot&&) = delete;
+        Slot& operator=(Slot&&) = delete;
+        ~Slot() { impl_.releaseCall(who_); }
+
+    private:
+        Impl& impl_;
+        const Who& who_;
+    } slot(*this, who);
     const std::string key = id.toJson();
     auto cancelled = session->beginRequest(key);
     EndpointToolCall call(session, stream, progressToken, cancelled, who.caller());

@@ -487,3 +487,35 @@ TEST_F(McpHttpTest, ApiKeysAuthenticateAgentsAndSessionsBelongToTheirAgent) {
 }
 
 }  // namespace
+
+TEST_F(McpHttpTest, CallsBeyondTheConcurrencyLimitAreRefusedAsToolErrors) {
+    startCrankd(R"(, "auth": {"workspaces": [{"id": "default",
+                    "limits": {"max_concurrent_calls": 1}}]})");
+    const std::string session = openSession();
+    // One long call holds the workspace's only slot...
+    SseReader sse(port_, "POST", streamHeaders(session),
+                  R"({"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":)"
+                  R"("slow_progress","arguments":{"steps":40,"delay_ms":50},)"
+                  R"("_meta":{"progressToken":"p"}}})");
+    sse.next();               // priming
+    ASSERT_TRUE(sse.next());  // the call runs (its first progress)
+    // ... so a second one is refused, as a tool error that names the limit.
+    const Reply refused =
+        post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":)"
+             R"({"text":"x"}}})",
+             session);
+    EXPECT_EQ(refused.status, 200);
+    EXPECT_NE(refused.body.find(R"("isError":true)"), std::string::npos) << refused.body;
+    EXPECT_NE(refused.body.find("limits.max_concurrent_calls"), std::string::npos) << refused.body;
+    // Once the long call ended, the slot is free again.
+    bool ended = false;
+    while (auto e = sse.next()) {
+        ended = ended || e->data.find(R"("id":"long")") != std::string::npos;
+    }
+    ASSERT_TRUE(ended);
+    const Reply again =
+        post(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":)"
+             R"({"text":"x"}}})",
+             session);
+    EXPECT_NE(again.body.find(R"("isError":false)"), std::string::npos) << again.body;
+}
