@@ -111,6 +111,18 @@ std::string memberString(const rapidjson::Value& object, const char* key) {
     return {it->value.GetString(), it->value.GetStringLength()};
 }
 
+/// True when the session's client declared a capability that lets a server ask it something
+/// during a call (sampling, elicitation, roots).
+bool clientCanBeAsked(const McpSession& session) {
+    for (const char* capability : {"sampling", "elicitation", "roots"}) {
+        auto declared = extractMember(session.clientCapabilities(), capability);
+        if (declared && !declared->empty()) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /// `params.taskId` of a tasks/* request ("" when absent). Defined with the Tasks code below.
 std::string taskIdOf(std::string_view params_json);
 
@@ -664,7 +676,10 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
                 rapidjson::Document params;
                 if (parseObject(message.params_json, params)) {
                     const auto definition = who.tools->find(memberString(params, "name"));
-                    streamed = definition && definition->requests_client;
+                    // Only a client that can be asked something needs the stream (an SSE
+                    // answer costs clients more than a JSON one).
+                    streamed =
+                        definition && definition->requests_client && clientCanBeAsked(*session);
                 }
             }
             if (streamed && !(tasksEnabled(*session) && hasTask(message.params_json))) {
