@@ -215,6 +215,8 @@ struct Link final : plugins::PluginPeer {
     crank_upstream* upstream = nullptr;  // set by start(), cleared by stop()
     std::atomic<int> dirty{kAllLists};
     std::atomic<bool> settled{false};
+    /// Requests running in the adapter now: the upstream is closed only once none is.
+    std::atomic<int> active{0};
 
     // Guarded by Impl::mutex.
     Lists lists;
@@ -472,8 +474,20 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
         FederatedCall c(link, call, Clock::now() + milliseconds(link.config.request_timeout_ms),
                         stopping);
         plugins::PluginWriter writer(kMaxAnswerBytes);
-        const crank_status status =
-            link.adapter->upstreamRequest(handle, c, method, params, writer.handle());
+        // Counted from before the check of `upstream` that stop() makes after raising
+        // `stopping`: either stop() sees this request, or this request sees `stopping`.
+        ++link.active;
+        crank_status status = CRANK_ERROR;
+        {
+            const std::lock_guard lock(mutex);
+            handle = link.upstream;
+        }
+        if (handle != nullptr && !stopping.load()) {
+            status = link.adapter->upstreamRequest(handle, c, method, params, writer.handle());
+        } else {
+            c.setError(CRANK_ERR_UNAVAILABLE, "the upstream is closed", {});
+        }
+        --link.active;
         if (status == CRANK_OK && !writer.overflowed() && !writer.text().empty()) {
             return {true, writer.text()};
         }
@@ -1266,14 +1280,28 @@ void Federation::stop() {
         impl.refresher.join();
     }
     for (auto& link : impl.links) {
+        // Requests still running see `stopping` as a cancellation and end soon; the upstream
+        // is closed only after them (closing under a running request would free its state).
+        const Clock::time_point giveUp = Clock::now() + milliseconds(10'000);
+        while (link->active.load() > 0 && Clock::now() < giveUp) {
+            std::this_thread::sleep_for(milliseconds(10));
+        }
         crank_upstream* handle = nullptr;
         {
             const std::lock_guard lock(impl.mutex);
             handle = std::exchange(link->upstream, nullptr);
         }
-        if (handle != nullptr) {
-            link->adapter->upstreamClose(handle);
+        if (handle == nullptr) {
+            continue;
         }
+        if (link->active.load() > 0) {
+            log::error(
+                "upstream {}: {} request(s) did not end within 10 s of the stop; the "
+                "upstream is left open until exit",
+                link->config.name, link->active.load());
+            continue;
+        }
+        link->adapter->upstreamClose(handle);
     }
 }
 
