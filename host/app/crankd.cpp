@@ -75,6 +75,30 @@ std::optional<config::Config> loadConfig(const CommandLine& cl) {
     return std::move(result.config);
 }
 
+/// Every upstream's adapter is loaded, can federate, and accepts the upstream's config; each
+/// problem is printed with its place in the config. False when there is one.
+bool checkUpstreams(const config::Config& cfg, const plugins::PluginRegistry& registry) {
+    bool ok = true;
+    for (std::size_t i = 0; i < cfg.upstreams.size(); ++i) {
+        const config::UpstreamConfig& u = cfg.upstreams[i];
+        const std::string where = cfg.source + ": upstreams[" + std::to_string(i) + "]";
+        const plugins::AdapterHandle* adapter = registry.adapter(u.protocol);
+        if (adapter == nullptr || !adapter->hasCapability(CRANK_CAP_FEDERATION)) {
+            log::error(
+                "{}.protocol: no loaded adapter \"{}\" federates upstreams (see `crankd "
+                "plugins`)",
+                where, u.protocol);
+            ok = false;
+            continue;
+        }
+        for (const plugins::Diagnostic& d : adapter->validate(u.config_json)) {
+            log::error("{}.config{}{}: {}", where, d.path.empty() ? "" : ".", d.path, d.message);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
 plugins::PluginRegistry loadPlugins(const config::PluginsConfig& c) {
     plugins::LoadPluginsOptions options;
     options.directories = c.directories;
@@ -155,6 +179,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     plugins::PluginRegistry registry = loadPlugins(cfg->plugins);
     std::optional<runtime::CompiledOperations> operations = compileOperations(*cfg, registry);
     if (!operations) {
+        return kExitConfig;
+    }
+    if (!checkUpstreams(*cfg, registry)) {
         return kExitConfig;
     }
     if (cl.check) {

@@ -209,7 +209,6 @@ std::string randomHex() {
 /// The host side of one upstream: its config, the adapter's handle, its lists.
 struct Link final : plugins::PluginPeer {
     Federation::Impl* owner = nullptr;
-    std::size_t index = 0;
     config::UpstreamConfig config;
     const plugins::AdapterHandle* adapter = nullptr;
     crank_upstream* upstream = nullptr;  // set by start(), cleared by stop()
@@ -319,6 +318,13 @@ public:
 
     /// `params_json` with the upstream's task ids (a related-task `_meta`) turned into crank's.
     std::string clientTaskIds(std::string_view params_json) const;
+
+    /// The message of errorJson(): what an operator reads.
+    std::string errorMessage(std::string_view method) const {
+        rapidjson::Document error;
+        const std::string json = errorJson(method);
+        return parseObject(json, error) ? stringMember(error, "message") : json;
+    }
 
     /// The JSON-RPC error object for a failed request.
     std::string errorJson(std::string_view method) const {
@@ -1238,7 +1244,6 @@ Result<void> Federation::start() {
         }
         auto link = std::make_unique<Link>();
         link->owner = &impl;
-        link->index = i;
         link->config = c;
         link->adapter = adapter;
         if (problem.empty()) {
@@ -1247,7 +1252,7 @@ Result<void> Federation::start() {
             link->upstream =
                 adapter->upstreamOpen(link->handle(), c.name, c.config_json, diagnostics);
             if (link->upstream == nullptr) {
-                problem = diagnostics.errorJson("open");
+                problem = diagnostics.errorMessage("open");
             }
         }
         if (!problem.empty()) {
@@ -1329,7 +1334,7 @@ std::vector<Federation::TestResult> Federation::test(
                                   impl.stopping);
         link->upstream = adapter->upstreamOpen(link->handle(), c.name, c.config_json, diagnostics);
         if (link->upstream == nullptr) {
-            r.detail = diagnostics.errorJson("open");
+            r.detail = diagnostics.errorMessage("open");
             results.push_back(std::move(r));
             continue;
         }

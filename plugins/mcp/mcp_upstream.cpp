@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <utility>
 
 #include <rapidjson/document.h>
@@ -15,29 +16,6 @@ namespace crank::mcpc {
 namespace {
 
 using std::chrono::milliseconds;
-
-constexpr std::string_view kSchema = R"({
-  "type": "object",
-  "properties": {
-    "transport": {"enum": ["stdio", "streamable_http", "sse", "auto"]},
-    "command": {"type": "string", "minLength": 1},
-    "url": {"type": "string", "minLength": 1},
-    "headers": {"type": "object", "additionalProperties": {"anyOf": [
-      {"type": "string"},
-      {"type": "object", "properties": {"env": {"type": "string"}}, "required": ["env"]}]}},
-    "connect_timeout_ms": {"type": "integer", "minimum": 100},
-    "args": {"type": "array", "items": {"type": "string"}},
-    "env": {"type": "object", "additionalProperties": {"type": "string"}},
-    "cwd": {"type": "string"},
-    "request_timeout_ms": {"type": "integer", "minimum": 100},
-    "initialize_timeout_ms": {"type": "integer", "minimum": 100},
-    "close_wait_ms": {"type": "integer", "minimum": 0},
-    "term_wait_ms": {"type": "integer", "minimum": 0},
-    "max_message_bytes": {"type": "integer", "minimum": 1024},
-    "max_client_requests": {"type": "integer", "minimum": 1, "maximum": 1024}
-  },
-  "additionalProperties": false
-})";
 
 /// What crank tells upstreams it can do: it forwards these to the client that made the call.
 constexpr std::string_view kClientCapabilities =
@@ -62,11 +40,75 @@ std::string errorMessage(std::int64_t code, const std::string& message) {
     return R"({"code":)" + std::to_string(code) + R"(,"message":)" + sdk::jsonQuote(message) + "}";
 }
 
-}  // namespace
-
-std::string_view mcpUpstreamConfigSchema() {
-    return kSchema;
+/// Refuses what the config may not hold: an unknown member (a typo would otherwise be ignored)
+/// or a member of the wrong type, naming it.
+void checkMembers(const rapidjson::Value& doc) {
+    enum class Kind { string, strings, string_map, header_map, integer };
+    static const std::map<std::string_view, Kind> kKnown = {
+        {"transport", Kind::string},
+        {"command", Kind::string},
+        {"args", Kind::strings},
+        {"env", Kind::string_map},
+        {"cwd", Kind::string},
+        {"url", Kind::string},
+        {"headers", Kind::header_map},
+        {"connect_timeout_ms", Kind::integer},
+        {"request_timeout_ms", Kind::integer},
+        {"initialize_timeout_ms", Kind::integer},
+        {"close_wait_ms", Kind::integer},
+        {"term_wait_ms", Kind::integer},
+        {"max_message_bytes", Kind::integer},
+        {"max_client_requests", Kind::integer}};
+    const auto fail = [](const std::string& name, const std::string& what) {
+        throw sdk::Error(sdk::ErrorCode::invalid_argument, name + ": " + what,
+                         R"({"path":)" + sdk::jsonQuote(name) + "}");
+    };
+    for (auto m = doc.MemberBegin(); m != doc.MemberEnd(); ++m) {
+        const std::string name(m->name.GetString(), m->name.GetStringLength());
+        const auto known = kKnown.find(name);
+        if (known == kKnown.end()) {
+            std::string all;
+            for (const auto& [key, kind] : kKnown) {
+                all += (all.empty() ? "" : ", ") + std::string(key);
+            }
+            fail(name.substr(0, 64), "unknown member (known: " + all + ")");
+        }
+        const rapidjson::Value& v = m->value;
+        bool ok = true;
+        switch (known->second) {
+            case Kind::string:
+                ok = v.IsString() && v.GetStringLength() > 0;
+                break;
+            case Kind::integer:
+                ok = v.IsInt64() && v.GetInt64() >= 0;
+                break;
+            case Kind::strings:
+                ok = v.IsArray() && std::all_of(v.Begin(), v.End(), [](const rapidjson::Value& a) {
+                         return a.IsString();
+                     });
+                break;
+            case Kind::string_map:
+            case Kind::header_map:
+                ok = v.IsObject();
+                for (auto e = v.MemberBegin(); ok && e != v.MemberEnd(); ++e) {
+                    ok = e->value.IsString() || (known->second == Kind::header_map &&
+                                                 e->value.IsObject() && e->value.HasMember("env"));
+                }
+                break;
+        }
+        if (!ok) {
+            static const std::map<Kind, const char*> kExpected = {
+                {Kind::string, "a non-empty string"},
+                {Kind::integer, "a non-negative integer"},
+                {Kind::strings, "an array of strings"},
+                {Kind::string_map, "an object of strings"},
+                {Kind::header_map, "an object of strings or {\"env\": NAME}"}};
+            fail(name, std::string("expected ") + kExpected.at(known->second));
+        }
+    }
 }
+
+}  // namespace
 
 McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
     rapidjson::Document doc;
@@ -74,6 +116,7 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
     if (doc.HasParseError() || !doc.IsObject()) {
         throw sdk::Error(sdk::ErrorCode::invalid_argument, "the config must be a JSON object");
     }
+    checkMembers(doc);
     McpUpstreamConfig c;
     std::string transport = stringMember(doc, "transport");
     if (transport.empty()) {

@@ -36,9 +36,7 @@ struct McpUpstreamConfig {
     std::size_t max_client_requests = 16;
 };
 
-/// JSON Schema of `upstreams[].config` for the mcp adapter.
-std::string_view mcpUpstreamConfigSchema();
-/// Reads a config (already valid against the schema); throws sdk::Error naming the member.
+/// Reads `upstreams[].config` (plugins/mcp/README.md); throws sdk::Error naming the member.
 McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json);
 
 class McpUpstream final : public sdk::Upstream {

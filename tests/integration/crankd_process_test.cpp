@@ -266,6 +266,21 @@ TEST(CrankdProcess, CheckValidatesWithoutServing) {
               std::string::npos)
         << failing.stderrText();
 
+    // ... and upstreams against their adapter: a typo in an upstream's config is named.
+    const std::string typo = dir.write("typo.json", R"({
+        "plugins": {"directories": [")" CRANK_PLUGIN_DIR R"("]},
+        "upstreams": [{"name": "u", "config": {"comand": "node"}},
+                      {"name": "v", "protocol": "rest", "config": {}}]})");
+    ChildProcess upstreams({CRANKD_PATH, "--check", "--config", typo});
+    EXPECT_EQ(upstreams.waitForExit(kExitTimeout), 3);
+    EXPECT_NE(upstreams.stderrText().find("upstreams[0].config: comand: unknown member (known: "),
+              std::string::npos)
+        << upstreams.stderrText();
+    EXPECT_NE(upstreams.stderrText().find(
+                  R"(upstreams[1].protocol: no loaded adapter "rest" federates upstreams)"),
+              std::string::npos)
+        << upstreams.stderrText();
+
     const std::string broken = dir.write("broken.json", "{\n  \"server\": {\n    \"listen\": \n}");
     ChildProcess syntax({CRANKD_PATH, "--check", "--config", broken});
     EXPECT_EQ(syntax.waitForExit(kExitTimeout), 3);
