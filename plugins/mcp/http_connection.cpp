@@ -1397,6 +1397,20 @@ RpcOutcome HttpConnection::streamableCall(Call& call, bool detecting, std::strin
     return std::move(*own);
 }
 
+std::chrono::milliseconds HttpConnection::reconnectDelay(const SseParser& parser,
+                                                         int failures) const {
+    // The server's `retry:` when it gave one; else retry_delay, doubled after each failed
+    // attempt; both at most max_retry_delay.
+    if (parser.retryMs()) {
+        return std::min(milliseconds(*parser.retryMs()), options_.max_retry_delay);
+    }
+    milliseconds delay = options_.retry_delay;
+    for (int i = 1; i < failures && delay < options_.max_retry_delay; ++i) {
+        delay *= 2;
+    }
+    return std::min(delay, options_.max_retry_delay);
+}
+
 RpcOutcome HttpConnection::answerStream(Call& call, std::unique_ptr<HttpWire> wire) {
     SseParser parser(options_.max_message_bytes);
     int failures = 0;     // reconnection attempts since the stream last gave an event
@@ -1455,15 +1469,7 @@ RpcOutcome HttpConnection::answerStream(Call& call, std::unique_ptr<HttpWire> wi
                            std::to_string(failures) + " attempts): " + problem);
         }
         ++failures;
-        milliseconds delay = options_.retry_delay;
-        if (parser.retryMs()) {
-            delay = std::min(milliseconds(*parser.retryMs()), options_.max_retry_delay);
-        } else {
-            for (int i = 1; i < failures && delay < options_.max_retry_delay; ++i) {
-                delay *= 2;
-            }
-            delay = std::min(delay, options_.max_retry_delay);
-        }
+        const milliseconds delay = reconnectDelay(parser, failures);
         pause(delay, call.deadline, call.halt);
         try {
             auto next =
@@ -1824,15 +1830,7 @@ void HttpConnection::standaloneStream() {
                 " failed attempts: " + problem);
             return;
         }
-        milliseconds delay = options_.retry_delay;
-        if (parser.retryMs()) {
-            delay = std::min(milliseconds(*parser.retryMs()), options_.max_retry_delay);
-        } else {
-            for (int i = 1; i < failures && delay < options_.max_retry_delay; ++i) {
-                delay *= 2;
-            }
-            delay = std::min(delay, options_.max_retry_delay);
-        }
+        const milliseconds delay = reconnectDelay(parser, failures);
         if (!delivered) {
             log("the standalone SSE stream failed (" + problem + "); trying again in " +
                 std::to_string(delay.count()) + " ms");

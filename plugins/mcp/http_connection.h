@@ -87,6 +87,7 @@ struct HttpOptions {
 
 struct HttpUrl;
 class HttpWire;
+class SseParser;
 
 class HttpConnection final : public Connection {
 public:
@@ -133,6 +134,8 @@ private:
     bool startDetection(Call& call);
     RpcOutcome streamableCall(Call& call, bool detecting, std::string& refused);
     RpcOutcome answerStream(Call& call, std::unique_ptr<HttpWire> wire);
+    /// How long to wait before reconnecting a stream after `failures` failed attempts.
+    std::chrono::milliseconds reconnectDelay(const SseParser& parser, int failures) const;
     RpcOutcome legacyCall(Call& call, const std::string& detection);
     std::string openLegacy(Call& call);
     RpcOutcome waitAnswer(Call& call);
