@@ -653,6 +653,7 @@ void Loader::readExecution(const Json* v, const std::string& path, OperationConf
     // With an unknown mode, the checks that depend on the mode would only add noise.
     const bool modeKnown = errors_.size() == errorsBefore;
     const bool behaviorGiven = r.get("transport_behavior") != nullptr;
+    e.transport_behavior_given = behaviorGiven;
     e.transport_behavior = r.enumeration("transport_behavior", TransportBehavior::request_response,
                                          Behaviors(kBehaviors));
     if (modeKnown && behaviorGiven && e.mode == ExecutionMode::unary &&
@@ -793,7 +794,9 @@ OperationConfig Loader::readOperation(const Json& v, const std::string& path) {
     }
     op.workspace = r.optionalString("workspace", 64).value_or("default");
     op.title = r.optionalString("title", 256).value_or("");
-    op.description = r.requiredString("description", kMaxDescriptionLength);
+    // Required, unless the protocol describes the operation itself (a gRPC method): checked when
+    // operations are compiled against the plugins.
+    op.description = r.optionalString("description", kMaxDescriptionLength).value_or("");
     op.protocol = r.requiredString("protocol", 64);
     if (!op.protocol.empty() && !isPluginName(op.protocol)) {
         errors_.add(r.pathOf("protocol"),
@@ -825,6 +828,7 @@ OperationConfig Loader::readOperation(const Json& v, const std::string& path) {
                         "a tool's input schema must have \"type\": \"object\"");
         } else {
             op.input_schema_json = detail::toJsonText(*schema);
+            op.input_schema_given = true;
         }
     } else {
         op.input_schema_json = R"({"type":"object"})";

@@ -49,6 +49,9 @@ struct ExecutionCeilings {
 struct ExecutionConfig {
     ExecutionMode mode = ExecutionMode::unary;
     TransportBehavior transport_behavior = TransportBehavior::request_response;
+    /// False when the operation left transport_behavior out: the adapter may then say what the
+    /// upstream does (crank_adapter.describe, e.g. a gRPC method that streams).
+    bool transport_behavior_given = false;
 
     std::int64_t window_duration_ms = ExecutionDefaults::window_duration_ms;
     std::int64_t poll_interval_ms = ExecutionDefaults::poll_interval_ms;
@@ -103,6 +106,9 @@ struct OperationConfig {
     std::string config_json;   ///< the protocol plugin's own config, as JSON text ("{}" if none)
     std::string auth_profile;  ///< empty: none
     std::string input_schema_json;  ///< JSON Schema of the tool input, as JSON text
+    /// False when the operation left input_schema out ({"type":"object"} then, unless the
+    /// adapter derives one: crank_adapter.describe).
+    bool input_schema_given = false;
     ExecutionConfig execution;
 
     /// The MCP tool names this operation publishes, in a fixed order: one for unary and window,

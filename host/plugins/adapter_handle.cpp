@@ -32,6 +32,28 @@ std::vector<Diagnostic> AdapterHandle::validate(std::string_view config_json) co
     return call.finish(status);
 }
 
+AdapterHandle::Description AdapterHandle::describe(std::string_view config_json) const {
+    Description out;
+    if (adapter_.describe == nullptr) {
+        return out;
+    }
+    // A derived input schema of a large message is a few hundred KiB at most.
+    PluginWriter writer(std::size_t{4} * 1024 * 1024);
+    DiagnosticsCall call;
+    const crank_status status =
+        adapter_.describe(adapter_.state, crank_str{config_json.data(), config_json.size()},
+                          writer.handle(), call.handle());
+    out.diagnostics = call.finish(status);
+    if (status == CRANK_OK && writer.overflowed()) {
+        out.diagnostics.push_back(
+            Diagnostic{"", "the adapter's description of the operation is larger than 4 MiB"});
+    }
+    if (out.diagnostics.empty() && !writer.text().empty()) {
+        out.json = writer.text();
+    }
+    return out;
+}
+
 crank_status AdapterHandle::unaryCall(PluginCall& call, const crank_request& request) const {
     if (adapter_.unary_call == nullptr || !hasCapability(CRANK_CAP_UNARY)) {
         call.setError(CRANK_ERR_UNSUPPORTED,

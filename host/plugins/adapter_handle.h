@@ -38,6 +38,14 @@ public:
     /// the config is fine or the adapter has no validate().
     std::vector<Diagnostic> validate(std::string_view config_json) const;
 
+    /// What the adapter tells about an operation's tool (ABI 1.3 describe()): `json` is one
+    /// JSON object's text ("{}" when the adapter has nothing to say or no describe()).
+    struct Description {
+        std::string json = "{}";
+        std::vector<Diagnostic> diagnostics;  ///< non-empty: the config is refused
+    };
+    Description describe(std::string_view config_json) const;
+
     /// CRANK_CAP_UNARY. Without it: call.setError(UNSUPPORTED) and CRANK_ERROR.
     crank_status unaryCall(PluginCall& call, const crank_request& request) const;
     /// CRANK_CAP_SERVER_STREAM. NULL after call.setError() (UNSUPPORTED without the capability).

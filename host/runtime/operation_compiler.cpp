@@ -4,7 +4,10 @@
 #include <string_view>
 
 #include <fmt/core.h>
+#include <rapidjson/document.h>
 
+#include "json/json_parse.h"
+#include "json/json_text.h"
 #include "plugins/adapter_handle.h"
 #include "plugins/aggregator_handle.h"
 #include "plugins/plugin_registry.h"
@@ -133,6 +136,73 @@ void resolveAuth(const OperationConfig& op, const std::string& path,
     out.scrubber = SecretScrubber(authSecrets(it->second));
 }
 
+/// Applies what the adapter says about the operation's tool (crank_adapter.describe): its input
+/// schema and transport behaviour when the operation gives none, its description when the
+/// operation has none. A behaviour the operation gives that contradicts the adapter is an error.
+void applyDescription(const plugins::AdapterHandle& adapter, const std::string& path,
+                      OperationConfig& op, ConfigErrors& errors) {
+    plugins::AdapterHandle::Description d = adapter.describe(op.config_json);
+    if (!d.diagnostics.empty()) {
+        addDiagnostics(d.diagnostics, path + ".config", errors);
+        return;
+    }
+    const std::string where = "the protocol \"" + adapter.name() + "\"'s description";
+    json::Document doc;
+    // Derived schemas of nested messages nest deeper than a config would.
+    json::ParseLimits limits;
+    limits.max_depth = 512;
+    if (auto parsed = json::parseJson(d.json, doc, where, limits); !parsed) {
+        errors.add(path + ".config", parsed.error().message);
+        return;
+    }
+    if (!doc.IsObject()) {
+        errors.add(path + ".config", where + " is not a JSON object");
+        return;
+    }
+    const json::Value& root = doc;
+    if (const auto schema = root.FindMember("input_schema");
+        schema != root.MemberEnd() && !op.input_schema_given) {
+        const auto type =
+            schema->value.IsObject() ? schema->value.FindMember("type") : schema->value.MemberEnd();
+        if (!schema->value.IsObject() || type == schema->value.MemberEnd() ||
+            !type->value.IsString() || std::string_view(type->value.GetString()) != "object") {
+            errors.add(path + ".config", where + ": input_schema is not an object's schema");
+        } else {
+            op.input_schema_json = json::toJsonText(schema->value);
+        }
+    }
+    if (const auto behavior = root.FindMember("transport_behavior"); behavior != root.MemberEnd()) {
+        const std::string_view said =
+            behavior->value.IsString()
+                ? std::string_view(behavior->value.GetString(), behavior->value.GetStringLength())
+                : std::string_view();
+        std::optional<TransportBehavior> parsed;
+        if (said == config::toString(TransportBehavior::request_response)) {
+            parsed = TransportBehavior::request_response;
+        } else if (said == config::toString(TransportBehavior::server_stream)) {
+            parsed = TransportBehavior::server_stream;
+        }
+        config::ExecutionConfig& e = op.execution;
+        if (!parsed) {
+            errors.add(path + ".config", where +
+                                             ": transport_behavior is neither "
+                                             "\"request_response\" nor \"server_stream\"");
+        } else if (!e.transport_behavior_given) {
+            e.transport_behavior = *parsed;
+        } else if (e.transport_behavior != *parsed) {
+            errors.add(
+                path + ".execution.transport_behavior",
+                fmt::format("is \"{}\", but the upstream's method is \"{}\" (the "
+                            "protocol \"{}\" says so): leave it out or write \"{}\"",
+                            config::toString(e.transport_behavior), said, adapter.name(), said));
+        }
+    }
+    if (const auto text = root.FindMember("description");
+        text != root.MemberEnd() && text->value.IsString() && op.description.empty()) {
+        op.description.assign(text->value.GetString(), text->value.GetStringLength());
+    }
+}
+
 std::optional<Operation> compileOne(const OperationConfig& op, const std::string& path,
                                     const std::map<std::string, config::AuthProfile>& profiles,
                                     const plugins::PluginRegistry& registry,
@@ -141,7 +211,7 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     Operation out;
     out.config = op;
     out.path = path;
-    const config::ExecutionConfig& e = op.execution;
+    const config::ExecutionConfig& e = out.config.execution;
     const std::string execution = path + ".execution";
 
     out.adapter = registry.adapter(op.protocol);
@@ -157,7 +227,21 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
                        fmt::format("the protocol \"{}\" does not support mode \"{}\"", a.name(),
                                    config::toString(e.mode)));
         }
+        if (checker.checkSchema("adapter " + a.name(), a.configSchemaJson(), op.config_json,
+                                path + ".config", errors)) {
+            const std::size_t before = errors.size();
+            addDiagnostics(a.validate(op.config_json), path + ".config", errors);
+            if (errors.size() == before) {
+                applyDescription(a, path, out.config, errors);
+            }
+        }
         const bool streams = e.transport_behavior == TransportBehavior::server_stream;
+        if (streams && e.mode == ExecutionMode::unary && !e.transport_behavior_given) {
+            errors.add(execution + ".mode",
+                       fmt::format("the protocol \"{}\" says this operation's upstream streams: "
+                                   "use mode \"window\", \"session\" or \"async_job\"",
+                                   a.name()));
+        }
         if (streams && !a.hasCapability(CRANK_CAP_SERVER_STREAM)) {
             errors.add(execution + ".transport_behavior",
                        fmt::format("the protocol \"{}\" cannot stream; use \"request_response\"",
@@ -167,10 +251,6 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
             errors.add(
                 execution + ".transport_behavior",
                 fmt::format("the protocol \"{}\" only streams; use \"server_stream\"", a.name()));
-        }
-        if (checker.checkSchema("adapter " + a.name(), a.configSchemaJson(), op.config_json,
-                                path + ".config", errors)) {
-            addDiagnostics(a.validate(op.config_json), path + ".config", errors);
         }
     }
 
@@ -208,7 +288,13 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
                    "request/response call returns its response");
     }
 
-    if (auto schema = json::compileSchema(op.input_schema_json, path + ".input_schema")) {
+    if (out.config.description.empty() && out.adapter != nullptr) {
+        errors.add(path + ".description",
+                   fmt::format("is required (a non-empty string): the protocol \"{}\" does not "
+                               "describe this operation itself",
+                               op.protocol));
+    }
+    if (auto schema = json::compileSchema(out.config.input_schema_json, path + ".input_schema")) {
         out.input_schema = std::move(*schema);
     } else {
         errors.add("", schema.error().message);

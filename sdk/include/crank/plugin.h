@@ -1,5 +1,5 @@
 /*
- * Crank plugin ABI, version 1 (minor 2).
+ * Crank plugin ABI, version 1 (minor 3).
  *
  * This header is the whole contract between crankd (the host) and a plugin library. It is pure C
  * and includes only <stddef.h> and <stdint.h>, so a plugin can be written in any language that can
@@ -39,7 +39,7 @@ extern "C" {
 /* NOLINTBEGIN(readability-identifier-naming,modernize-use-using,cppcoreguidelines-macro-usage) */
 
 #define CRANK_ABI_MAJOR 1
-#define CRANK_ABI_MINOR 2
+#define CRANK_ABI_MINOR 3
 
 /* The one symbol every plugin exports (see crank_plugin_entry_fn). */
 #define CRANK_PLUGIN_ENTRY_SYMBOL "crank_plugin_entry"
@@ -320,6 +320,21 @@ typedef struct crank_adapter {
     /* Closes the upstream: ends its connection, joins its threads. No request is running, and
      * no callback on its peer may happen after it returns. */
     void (*upstream_close)(crank_upstream* upstream);
+
+    /* ABI 1.3. Optional. What an operation's config tells the adapter about the tool it
+     * publishes, that only the adapter can know (a gRPC method's request message and whether the
+     * method streams). Called at config load after validate() passed; any thread, concurrently;
+     * may block briefly (a gRPC adapter asks the upstream's reflection service). Writes one JSON
+     * object into `out`, every member optional:
+     *   "input_schema": a JSON Schema of the tool input ("type":"object"), used when the
+     *                   operation gives no input_schema of its own;
+     *   "transport_behavior": "request_response" or "server_stream", what the upstream does;
+     *                   used when the operation gives none, a config error when it gives the other;
+     *   "description": one line, used when the operation gives no description.
+     * CRANK_ERROR after set_error(diagnostics, CRANK_ERR_..., message, {"path": ...}) fails the
+     * operation's config with that message. */
+    crank_status (*describe)(void* state, crank_str config_json, crank_writer* out,
+                             crank_call* diagnostics);
 } crank_adapter;
 
 /* ---------------------------------------------------------------------------------------------

@@ -134,5 +134,99 @@ TEST(OperationCompiler, BadTemplatesSchemasAndPathsNameTheirPlace) {
     EXPECT_THAT(errors[3], HasSubstr("operations[0].execution.redacted_paths[0]"));
 }
 
+/// An operation as compiled, with the plugins it runs on (loaded for as long as this lives: a
+/// library is loaded once per process at a time).
+struct Compiled {
+    plugins::PluginRegistry registry;
+    OperationPtr op;
+};
+
+std::unique_ptr<Compiled> compiledOne(const std::string& operation) {
+    plugins::LoadPluginsOptions options;
+    options.directories = {CRANK_PLUGIN_DIR, CRANK_TEST_PLUGIN_DIR};
+    auto out = std::unique_ptr<Compiled>(new Compiled{plugins::loadPlugins(options), nullptr});
+    config::LoadResult loaded =
+        config::loadConfigText(R"({"operations": [)" + operation + "]}", "test");
+    EXPECT_TRUE(loaded.config) << (loaded.errors.empty() ? "" : loaded.errors[0].toString());
+    if (!loaded.config) {
+        return out;
+    }
+    CompiledOperations compiled = compileOperations(*loaded.config, out->registry);
+    EXPECT_TRUE(compiled.errors.empty())
+        << (compiled.errors.empty() ? "" : compiled.errors[0].toString());
+    if (!compiled.operations.empty()) {
+        out->op = compiled.operations[0];
+    }
+    return out;
+}
+
+// ABI 1.3: what the adapter's describe() says completes what the operation leaves out.
+TEST(OperationCompiler, TheAdaptersDescriptionFillsWhatTheOperationLeavesOut) {
+    const auto compiled = compiledOne(R"({"name": "a", "protocol": "synthetic", "config": {
+        "describe": {"input_schema": {"type": "object", "properties": {"n": {"type": "integer"}},
+                                      "additionalProperties": false},
+                     "transport_behavior": "server_stream", "description": "from the adapter"}},
+        "execution": {"mode": "window"}})");
+    const OperationPtr op = compiled->op;
+    ASSERT_NE(op, nullptr);
+    EXPECT_THAT(op->config.input_schema_json, HasSubstr(R"("n":{"type":"integer"})"));
+    EXPECT_EQ(op->config.execution.transport_behavior, config::TransportBehavior::server_stream);
+    EXPECT_EQ(op->config.description, "from the adapter");
+    // The derived schema is the one the tool input is checked against.
+    EXPECT_FALSE(op->input_schema->validate(R"({"n": "x"})", "input").ok());
+    EXPECT_FALSE(op->input_schema->validate(R"({"m": 1})", "input").ok());
+    EXPECT_TRUE(op->input_schema->validate(R"({"n": 1})", "input").ok());
+}
+
+TEST(OperationCompiler, WhatTheOperationGivesWinsOverTheDescription) {
+    const auto compiled =
+        compiledOne(R"({"name": "a", "protocol": "synthetic", "description": "mine",
+        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+        "config": {"describe": {"input_schema": {"type": "object", "properties": {}},
+                                "description": "from the adapter"}}})");
+    const OperationPtr op = compiled->op;
+    ASSERT_NE(op, nullptr);
+    EXPECT_THAT(op->config.input_schema_json, HasSubstr(R"("q")"));
+    EXPECT_EQ(op->config.description, "mine");
+}
+
+TEST(OperationCompiler, ADescriptionIsRequiredUnlessTheAdapterGivesOne) {
+    EXPECT_THAT(errorsOf(R"({"name": "a", "protocol": "synthetic"})"),
+                ElementsAre("operations[0].description: is required (a non-empty string): the "
+                            "protocol \"synthetic\" does not describe this operation itself"));
+}
+
+TEST(OperationCompiler, ADescribedStreamNeedsAStreamingModeAndAgreement) {
+    // The adapter says the upstream streams; unary (the default mode) cannot hold it.
+    EXPECT_THAT(errorsOf(op("a", "synthetic",
+                            R"("config": {"describe": {"transport_behavior": "server_stream"}})")),
+                ElementsAre(HasSubstr("operations[0].execution.mode: the protocol \"synthetic\" "
+                                      "says this operation's upstream streams")));
+    // A behaviour given that contradicts the adapter is named, with the fix.
+    EXPECT_THAT(errorsOf(op("a", "synthetic", R"("config": {"describe": {"transport_behavior":
+                 "server_stream"}}, "execution": {"mode": "window",
+                 "transport_behavior": "request_response"})")),
+                ElementsAre(HasSubstr("operations[0].execution.transport_behavior: is "
+                                      "\"request_response\", but the upstream's method is "
+                                      "\"server_stream\"")));
+}
+
+TEST(OperationCompiler, ABadDescriptionIsAConfigErrorNotACrash) {
+    EXPECT_THAT(errorsOf(op("a", "synthetic", R"("config": {"describe": "fail"})")),
+                ElementsAre("operations[0].config.describe: describe was told to fail"));
+    EXPECT_THAT(errorsOf(op("a", "synthetic", R"("config": {"describe": [1]})")),
+                ElementsAre(HasSubstr("is not a JSON object")));
+    EXPECT_THAT(errorsOf(op("a", "synthetic",
+                            R"("config": {"describe": {"input_schema": {"type": "string"}}})")),
+                ElementsAre(HasSubstr("input_schema is not an object's schema")));
+    EXPECT_THAT(errorsOf(op("a", "synthetic",
+                            R"("config": {"describe": {"transport_behavior": "sometimes"}})")),
+                ElementsAre(HasSubstr("transport_behavior is neither")));
+    EXPECT_THAT(errorsOf(op("a", "synthetic",
+                            R"("config": {"describe": {"input_schema": {"type": "object",
+                                "properties": {"x": {"type": "nonsense"}}}}})")),
+                Contains(HasSubstr("operations[0].input_schema")));
+}
+
 }  // namespace
 }  // namespace crank::runtime

@@ -46,6 +46,14 @@ public:
     /// problem.
     virtual void validate(std::string_view /*config_json*/, Diagnostics& /*diagnostics*/) {}
 
+    /// ABI 1.3: what the operation config tells about the tool, known only to the adapter, as
+    /// one JSON object's text (crank_adapter.describe): "input_schema", "transport_behavior",
+    /// "description", each optional. Empty: nothing to add. Called at config load after
+    /// validate() passed. Report a problem with diagnostics.error(path, message) (or throw).
+    virtual std::string describe(std::string_view /*config_json*/, Diagnostics& /*diagnostics*/) {
+        return {};
+    }
+
     /// CRANK_CAP_UNARY: runs one request on a host worker thread, may block up to
     /// request.timeout_ms (check call.isCancelled() when you can), emits the response as one
     /// item (several for a paged upstream). Returning normally is CRANK_OK; throwing is

@@ -101,6 +101,27 @@ inline crank_status adapterValidate(void* state, crank_str config_json,
     }
 }
 
+inline crank_status adapterDescribe(void* state, crank_str config_json, crank_writer* out,
+                                    crank_call* diagnostics) noexcept {
+    auto* slot = static_cast<AdapterSlot*>(state);
+    try {
+        Diagnostics sink(slot->host.api(), diagnostics);
+        const std::string description = slot->adapter->describe(toView(config_json), sink);
+        if (sink.failed()) {
+            return CRANK_ERROR;
+        }
+        Writer writer(slot->host.api(), out);
+        if (!description.empty() && !writer.append(description)) {
+            throw Error(ErrorCode::resource_exhausted,
+                        "the description of the operation is larger than the host accepts");
+        }
+        return CRANK_OK;
+    } catch (...) {
+        setErrorFromCurrentException(slot->host.api(), diagnostics);
+        return CRANK_ERROR;
+    }
+}
+
 inline crank_status adapterUnaryCall(void* state, crank_call* call,
                                      const crank_request* request) noexcept {
     auto* slot = static_cast<AdapterSlot*>(state);
@@ -334,6 +355,7 @@ public:
         d.config_schema_json = toCStr(slot->info.config_schema_json);
         d.state = slot.get();
         d.validate = &detail::adapterValidate;
+        d.describe = &detail::adapterDescribe;
         if ((slot->info.capabilities & CRANK_CAP_UNARY) != 0) {
             d.unary_call = &detail::adapterUnaryCall;
         }

@@ -72,6 +72,15 @@ struct ValidateResult {
     bool ok() const { return status == sdk::Status::ok && diagnostics.empty(); }
 };
 
+/// What describe() (ABI 1.3) answered.
+struct DescribeResult {
+    sdk::Status status = sdk::Status::error;
+    std::string json;  ///< what it wrote ("" when nothing, or the adapter has no describe)
+    std::vector<Diagnostic> diagnostics;
+    std::vector<std::string> violations;
+    bool ok() const { return status == sdk::Status::ok && diagnostics.empty(); }
+};
+
 /// One progress() report.
 struct ProgressEvent {
     double progress = 0;
@@ -848,6 +857,34 @@ public:
         }
         if (status == CRANK_OK && !result.diagnostics.empty()) {
             result.violations.emplace_back("validate reported problems but returned CRANK_OK");
+        }
+        return result;
+    }
+
+    /// Runs the adapter's describe() (ABI 1.3) on `config_json`, with a writer of `writer_limit`
+    /// bytes.
+    DescribeResult describe(std::string_view adapter_name, std::string_view config_json,
+                            std::size_t writer_limit = std::size_t{4} << 20) {
+        const crank_adapter a = requireLoaded().adapter(adapter_name);
+        DescribeResult result;
+        if (a.struct_size < offsetof(crank_adapter, describe) + sizeof(a.describe) ||
+            a.describe == nullptr) {
+            result.status = sdk::Status::ok;
+            return result;
+        }
+        auto call = newCall(detail::CallState::Kind::validation);
+        detail::WriterState writer;
+        writer.limit = writer_limit;
+        const std::string config(config_json);
+        const crank_status status = a.describe(
+            a.state, sdk::toCStr(config), reinterpret_cast<crank_writer*>(&writer), call->handle());
+        std::lock_guard<std::mutex> lock(call->mutex);
+        result.status = sdk::fromC(status);
+        result.json = writer.text;
+        result.diagnostics = call->diagnostics;
+        result.violations = call->result.violations;
+        if (status == CRANK_ERROR && result.diagnostics.empty()) {
+            result.violations.emplace_back("describe returned CRANK_ERROR without set_error()");
         }
         return result;
     }
