@@ -1,5 +1,7 @@
 #include "runtime/error_names.h"
 
+#include <rapidjson/document.h>
+
 namespace crank::runtime {
 
 std::string_view errorCodeName(crank_error_code code) {
@@ -22,6 +24,19 @@ std::string_view errorCodeName(crank_error_code code) {
             return "internal";
     }
     return "internal";
+}
+
+std::string clientErrorDetails(std::string_view details_json, const SecretScrubber& scrubber) {
+    if (details_json.empty() || details_json.size() > kMaxErrorDetailsBytes) {
+        return {};
+    }
+    std::string scrubbed = scrubber.scrubJson(details_json);
+    rapidjson::Document doc;
+    doc.Parse(scrubbed.data(), scrubbed.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return {};
+    }
+    return scrubbed;
 }
 
 }  // namespace crank::runtime

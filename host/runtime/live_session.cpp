@@ -73,11 +73,12 @@ void LiveSession::fail(UpstreamError error) noexcept {
 }
 
 void LiveSession::setError(crank_error_code code, std::string_view message,
-                           std::string_view /*details_json*/) noexcept {
+                           std::string_view details_json) noexcept {
     try {
         const std::lock_guard<std::mutex> lock(mutex_);
         error_ = UpstreamError{std::string(errorCodeName(code)),
-                               scrubber_.empty() ? std::string(message) : scrubber_.scrub(message)};
+                               scrubber_.empty() ? std::string(message) : scrubber_.scrub(message),
+                               clientErrorDetails(details_json, scrubber_)};
     } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory; the failure still completes
     }
 }

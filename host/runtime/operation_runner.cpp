@@ -70,8 +70,13 @@ std::int64_t msSince(Clock::time_point start) {
 }
 
 std::string describeUpstreamError(const std::optional<UpstreamError>& error) {
-    return error ? fmt::format("{} ({})", error->message, error->code)
-                 : std::string("the plugin reported a failure without a reason");
+    if (!error) {
+        return "the plugin reported a failure without a reason";
+    }
+    if (error->details_json.empty()) {
+        return fmt::format("{} ({})", error->message, error->code);
+    }
+    return fmt::format("{} ({})\ndetails: {}", error->message, error->code, error->details_json);
 }
 
 }  // namespace

@@ -88,9 +88,10 @@ crank_emit_result WindowCollector::emit(std::string_view item_json) noexcept {
 }
 
 void WindowCollector::setError(crank_error_code code, std::string_view message,
-                               std::string_view /*details_json*/) noexcept {
+                               std::string_view details_json) noexcept {
     try {
-        UpstreamError error{std::string(errorCodeName(code)), scrubber_.scrub(message)};
+        UpstreamError error{std::string(errorCodeName(code)), scrubber_.scrub(message),
+                            clientErrorDetails(details_json, scrubber_)};
         std::lock_guard lock(error_mutex_);
         error_ = std::move(error);
     } catch (...) {

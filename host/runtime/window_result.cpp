@@ -65,6 +65,11 @@ std::string render(const WindowResult& r, const rapidjson::Value& aggregate, boo
         writeString(w, r.error->code);
         writeKey(w, "message");
         writeString(w, r.error->message);
+        if (!r.error->details_json.empty()) {
+            writeKey(w, "details");
+            w.RawValue(r.error->details_json.data(), r.error->details_json.size(),
+                       rapidjson::kObjectType);
+        }
         w.EndObject();
     }
     for (auto it = aggregate.MemberBegin(); it != aggregate.MemberEnd(); ++it) {
@@ -163,7 +168,8 @@ Result<std::string> windowOutputSchema(std::string_view aggregator_output_schema
                                      "upstream_timeout", "upstream_error", "cancelled"]},
             "elapsed_ms": {"type": "integer", "minimum": 0},
             "error": {"type": "object",
-                      "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                      "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                                     "details": {"type": "object"}},
                       "required": ["code", "message"]}
         },
         "required": ["item_count", "dropped_count", "bytes", "truncated", "window_complete",

@@ -14,6 +14,9 @@ namespace crank::runtime {
 struct UpstreamError {
     std::string code;  ///< "unavailable", "upstream", "timeout", ... (crank_error_code names)
     std::string message;
+    /// What the plugin said beyond the message (a JSON object's text, scrubbed, bounded:
+    /// clientErrorDetails()), e.g. {"grpc_status": {...}}; "" when nothing.
+    std::string details_json = {};
 };
 
 /// Everything a window collected, before it is rendered as the tool result (DESIGN.md, "Result

@@ -55,9 +55,10 @@ TEST(PluginLoader, NewerMinorIsRejected) {
     const PluginInfo& info = only(registry);
     EXPECT_EQ(info.status, PluginStatus::rejected);
     EXPECT_EQ(info.name, "newer_minor");
-    EXPECT_EQ(info.reason,
-              "built for ABI 1.3, newer than this crankd's 1.2: upgrade crankd or rebuild the "
-              "plugin against ABI 1.2");
+    const std::string ours = "1." + std::to_string(CRANK_ABI_MINOR);
+    EXPECT_EQ(info.reason, "built for ABI 1." + std::to_string(CRANK_ABI_MINOR + 1) +
+                               ", newer than this crankd's " + ours +
+                               ": upgrade crankd or rebuild the plugin against ABI " + ours);
     EXPECT_FALSE(registry.allLoaded());
 }
 

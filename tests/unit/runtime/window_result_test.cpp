@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include "runtime/error_names.h"
+
 namespace crank::runtime {
 namespace {
 
@@ -32,6 +34,30 @@ TEST(WindowResult, RendersEveryContractMemberThenTheAggregatorsOwn) {
     EXPECT_EQ(rendered->json, R"({"item_count":3,"dropped_count":1,"bytes":120,"truncated":false,)"
                               R"("window_complete":true,"has_more":false,"cursor":"c3",)"
                               R"("stop_reason":"upstream_end","elapsed_ms":42,"items":[1,2,3]})");
+}
+
+TEST(WindowResult, AnUpstreamErrorCarriesThePluginsDetails) {
+    WindowResult r = sample(StopReason::upstream_error, R"({"items":[]})");
+    r.error = UpstreamError{"upstream", "gRPC INVALID_ARGUMENT from a.B/C: bad",
+                            R"({"grpc_status":{"code":3}})"};
+    auto rendered = renderWindowResult(r, 1 << 20);
+    ASSERT_TRUE(rendered) << rendered.error().message;
+    EXPECT_NE(rendered->json.find(R"("error":{"code":"upstream","message":"gRPC INVALID_ARGUMENT )"
+                                  R"(from a.B/C: bad","details":{"grpc_status":{"code":3}}})"),
+              std::string::npos)
+        << rendered->json;
+}
+
+TEST(ErrorDetails, ReachClientsScrubbedBoundedAndOnlyAsAnObject) {
+    const SecretScrubber scrubber({"hunter2-secret"});
+    EXPECT_EQ(clientErrorDetails(R"({"why":"token hunter2-secret refused"})", scrubber),
+              R"({"why":"token [redacted] refused"})");
+    EXPECT_EQ(clientErrorDetails(R"({"a":1})", SecretScrubber()), R"({"a":1})");
+    EXPECT_EQ(clientErrorDetails("", scrubber), "");
+    EXPECT_EQ(clientErrorDetails("[1,2]", scrubber), "");
+    EXPECT_EQ(clientErrorDetails(R"({"a":)", scrubber), "");
+    const std::string huge = R"({"a":")" + std::string(kMaxErrorDetailsBytes, 'x') + R"("})";
+    EXPECT_EQ(clientErrorDetails(huge, scrubber), "");
 }
 
 TEST(WindowResult, StopReasonsDecideCompletenessAndMore) {
