@@ -28,10 +28,12 @@
 #include "child_process.h"
 #include "mcp_http_client.h"
 #include "temp_dir.h"
+#include "test_json.h"
 
 namespace {
 
 using crank::testing::ChildProcess;
+using crank::testing::eventually;
 using crank::testing::exchange;
 using crank::testing::McpClient;
 using crank::testing::TempDir;
@@ -44,38 +46,15 @@ constexpr const char* kService = "crank.fixture.v1.Fixture";
 constexpr const char* kDescription = "gRPC integration test operation";
 
 std::string text(const rapidjson::Value& v) {
-    rapidjson::StringBuffer out;
-    rapidjson::Writer<rapidjson::StringBuffer> w(out);
-    v.Accept(w);
-    return out.GetString();
+    return crank::testing::jsonText(v);
 }
 
 rapidjson::Document parse(const std::string& body) {
-    rapidjson::Document doc;
-    doc.Parse(body.c_str());
-    EXPECT_FALSE(doc.HasParseError()) << body;
-    if (doc.HasParseError()) {
-        doc.SetObject();
-    }
-    return doc;
+    return crank::testing::parseJsonOrFail(body);
 }
 
 std::int64_t msBetween(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
-}
-
-/// Polls `condition` until it holds or `timeout` passes (bounded; no fixed sleeps).
-bool eventually(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    while (true) {
-        if (condition()) {
-            return true;
-        }
-        if (Clock::now() >= deadline) {
-            return false;
-        }
-        std::this_thread::sleep_for(25ms);
-    }
 }
 
 ::testing::AssertionResult contains(const std::string& haystack, const std::string& needle) {

@@ -19,6 +19,7 @@
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
 #include "store/open_store.h"
+#include "test_json.h"
 
 namespace {
 
@@ -43,10 +44,7 @@ std::string jobOperation(const std::string& name, const std::string& extra = "")
 }
 
 std::string text(const rapidjson::Value& v) {
-    rapidjson::StringBuffer b;
-    rapidjson::Writer<rapidjson::StringBuffer> w(b);
-    v.Accept(w);
-    return b.GetString();
+    return crank::testing::jsonText(v);
 }
 
 /// The JSON-RPC message in an answer that is either JSON or an SSE stream (its last data line).
