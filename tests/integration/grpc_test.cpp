@@ -33,9 +33,12 @@
 namespace {
 
 using crank::testing::ChildProcess;
+using crank::testing::contains;
 using crank::testing::eventually;
 using crank::testing::exchange;
+using crank::testing::lacks;
 using crank::testing::McpClient;
+using crank::testing::msBetween;
 using crank::testing::TempDir;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -51,24 +54,6 @@ std::string text(const rapidjson::Value& v) {
 
 rapidjson::Document parse(const std::string& body) {
     return crank::testing::parseJsonOrFail(body);
-}
-
-std::int64_t msBetween(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
-}
-
-::testing::AssertionResult contains(const std::string& haystack, const std::string& needle) {
-    if (haystack.find(needle) != std::string::npos) {
-        return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "\"" << needle << "\" not in: " << haystack;
-}
-
-::testing::AssertionResult lacks(const std::string& haystack, const std::string& needle) {
-    if (haystack.find(needle) == std::string::npos) {
-        return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "\"" << needle << "\" unexpectedly in: " << haystack;
 }
 
 std::string target(std::uint16_t port) {

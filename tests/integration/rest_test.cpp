@@ -29,9 +29,12 @@
 namespace {
 
 using crank::testing::ChildProcess;
+using crank::testing::contains;
 using crank::testing::eventually;
 using crank::testing::exchange;
 using crank::testing::kAccept;
+using crank::testing::lacks;
+using crank::testing::msBetween;
 using crank::testing::Reply;
 using crank::testing::TempDir;
 using Clock = std::chrono::steady_clock;
@@ -49,10 +52,6 @@ std::string text(const rapidjson::Value& v) {
 
 rapidjson::Document parse(const std::string& body) {
     return crank::testing::parseJsonOrFail(body);
-}
-
-std::int64_t msBetween(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
 }
 
 // --- operations --------------------------------------------------------------------------------
@@ -375,20 +374,6 @@ std::uint16_t RestTest::port_ = 0;
 std::uint16_t RestTest::fixturePort_ = 0;
 std::uint16_t RestTest::refusedPort_ = 0;
 std::size_t RestTest::operationCount_ = 0;
-
-::testing::AssertionResult contains(const std::string& haystack, const std::string& needle) {
-    if (haystack.find(needle) != std::string::npos) {
-        return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "\"" << needle << "\" not in: " << haystack;
-}
-
-::testing::AssertionResult lacks(const std::string& haystack, const std::string& needle) {
-    if (haystack.find(needle) == std::string::npos) {
-        return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << "\"" << needle << "\" unexpectedly in: " << haystack;
-}
 
 std::vector<int> seqs(const rapidjson::Value& window) {
     std::vector<int> out;

@@ -1,9 +1,11 @@
 #pragma once
 
 // Small helpers the integration suites share: JSON text of a value, a parse that fails the test
-// (not the process) on bad JSON, and a bounded wait for a condition.
+// (not the process) on bad JSON, substring assertions that show the text, milliseconds between two
+// instants, and a bounded wait for a condition.
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -33,6 +35,27 @@ inline rapidjson::Document parseJsonOrFail(std::string_view body) {
         doc.SetObject();
     }
     return doc;
+}
+
+/// `needle` is in `haystack`; the failure shows both.
+inline ::testing::AssertionResult contains(const std::string& haystack, const std::string& needle) {
+    if (haystack.find(needle) != std::string::npos) {
+        return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << "\"" << needle << "\" not in: " << haystack;
+}
+
+/// `needle` is not in `haystack` (a secret, an error that must not show).
+inline ::testing::AssertionResult lacks(const std::string& haystack, const std::string& needle) {
+    if (haystack.find(needle) == std::string::npos) {
+        return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << "\"" << needle << "\" unexpectedly in: " << haystack;
+}
+
+inline std::int64_t msBetween(std::chrono::steady_clock::time_point a,
+                              std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count();
 }
 
 /// Polls `condition` every 25 ms until it holds (true) or `timeout` passes (false): bounded, and
