@@ -594,7 +594,9 @@ Result<std::string> SessionRegistry::pollImpl(const Operation& op, const json::V
         const std::optional<UpstreamError> failure = entry->call->error();
         if (failure) {
             out += ",\"error\":{\"code\":" + jsonString(failure->code) +
-                   ",\"message\":" + jsonString(failure->message) + "}";
+                   ",\"message\":" + jsonString(failure->message) +
+                   (failure->details_json.empty() ? "" : ",\"details\":" + failure->details_json) +
+                   "}";
         }
     }
     out += "}";

@@ -836,6 +836,28 @@ TEST_F(GrpcTest, AStreamThatFailsMidwayKeepsItsItemsAndSaysWhy) {
     EXPECT_TRUE(contains(none["error"]["message"].GetString(), "INVALID_ARGUMENT"));
 }
 
+TEST_F(GrpcTest, AFailedSessionShowsTheStatusDetailsInItsPoll) {
+    const auto started = ok("ticks_session_start", R"({"count": 10, "intervalMs": 5,
+                                                        "failAfter": 2})");
+    ASSERT_TRUE(started.HasMember("session_id")) << text(started);
+    const std::string session =
+        R"({"session_id": ")" + std::string(started["session_id"].GetString()) + R"("})";
+    rapidjson::Document poll;
+    ASSERT_TRUE(eventually(
+        [&] {
+            poll = ok("ticks_session_poll", session);
+            return poll.HasMember("status") && std::string(poll["status"].GetString()) == "failed";
+        },
+        5s))
+        << text(poll);
+    ASSERT_TRUE(poll.HasMember("error")) << text(poll);
+    EXPECT_STREQ(poll["error"]["code"].GetString(), "unavailable");
+    ASSERT_TRUE(poll["error"].HasMember("details")) << text(poll);
+    EXPECT_STREQ(poll["error"]["details"]["grpc_status"]["name"].GetString(), "UNAVAILABLE");
+    EXPECT_STREQ(poll["error"]["details"]["grpc_status"]["message"].GetString(),
+                 "backend went away");
+}
+
 TEST_F(GrpcTest, ASessionReadsANeverEndingStreamUntilStopped) {
     ASSERT_TRUE(eventually([&] { return activeStreams() == 0; }, 5s))
         << "a stream of an earlier test is still running";
