@@ -7,8 +7,8 @@
 #include <google/protobuf/wire_format_lite.h>
 #include <grpcpp/support/status.h>
 
-#include "base64.h"
 #include "descriptor_catalog.h"
+#include <crank/sdk/base64.hpp>
 #include <crank/sdk/error.hpp>
 #include <crank/sdk/json.hpp>
 
@@ -113,7 +113,7 @@ std::string detailsJson(const std::string& status_details, const DescriptorCatal
                 std::string raw = "{\"@type\":";
                 sdk::appendJsonString(raw, any.type_url);
                 raw += ",\"value_base64\":";
-                sdk::appendJsonString(raw, base64(any.value));
+                sdk::appendJsonString(raw, sdk::base64(any.value));
                 raw += "}";
                 json = std::move(raw);
             }

@@ -4,7 +4,7 @@
 
 #include <rapidjson/document.h>
 
-#include "base64.h"
+#include <crank/sdk/base64.hpp>
 #include <crank/sdk/error.hpp>
 
 namespace crank::grpc_plugin {
@@ -112,8 +112,8 @@ Metadata authMetadata(std::string_view auth_json) {
     if (type == "bearer") {
         out.emplace_back("authorization", "Bearer " + member(root, "token"));
     } else if (type == "basic") {
-        out.emplace_back("authorization", "Basic " + base64(member(root, "username") + ":" +
-                                                            member(root, "password")));
+        out.emplace_back("authorization", "Basic " + sdk::base64(member(root, "username") + ":" +
+                                                                 member(root, "password")));
     } else if (type == "api_key") {
         if (member(root, "in") == "query") {
             throw sdk::Error(sdk::ErrorCode::invalid_argument,

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <crank/sdk/base64.hpp>
+
 namespace crank::rest {
 
 /// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
@@ -26,7 +28,7 @@ std::string jsonError(std::string_view text);
 /// RapidJSON's writer recurses, so depth is bounded before a value is written back.
 std::size_t jsonNestingDepth(std::string_view json);
 
-/// Standard base64 with padding.
-std::string base64(std::string_view bytes);
+/// Standard base64 with padding (the SDK's).
+using sdk::base64;
 
 }  // namespace crank::rest

@@ -11,6 +11,7 @@
 
 #include "crank/sdk/adapter.hpp"
 #include "crank/sdk/aggregator.hpp"
+#include "crank/sdk/base64.hpp"
 #include "crank/sdk/call.hpp"
 #include "crank/sdk/diagnostics.hpp"
 #include "crank/sdk/entry.hpp"
