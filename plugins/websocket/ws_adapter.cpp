@@ -5,6 +5,9 @@
 #include <memory>
 
 #include <rapidjson/document.h>
+#include <rapidjson/encodedstream.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -20,29 +23,6 @@ using sdk::ErrorCode;
 constexpr auto kReadSlice = std::chrono::milliseconds(100);
 constexpr auto kCloseWait = std::chrono::milliseconds(1000);
 constexpr auto kProgressEvery = std::chrono::milliseconds(250);
-
-std::string base64(std::string_view bytes) {
-    static constexpr std::string_view kAlphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    std::uint32_t buffer = 0;
-    int bits = 0;
-    for (const char c : bytes) {
-        buffer = (buffer << 8) | static_cast<unsigned char>(c);
-        bits += 8;
-        while (bits >= 6) {
-            bits -= 6;
-            out.push_back(kAlphabet[(buffer >> bits) & 63]);
-        }
-    }
-    if (bits > 0) {
-        out.push_back(kAlphabet[(buffer << (6 - bits)) & 63]);
-    }
-    while (out.size() % 4 != 0) {
-        out.push_back('=');
-    }
-    return out;
-}
 
 std::string percentEncode(std::string_view text) {
     static constexpr std::string_view kHex = "0123456789ABCDEF";
@@ -91,8 +71,9 @@ void applyAuth(std::string_view auth_json, WsConfig& config, Headers& headers) {
     if (type == "bearer") {
         headers.emplace_back("Authorization", "Bearer " + member(root, "token"));
     } else if (type == "basic") {
-        headers.emplace_back("Authorization", "Basic " + base64(member(root, "username") + ":" +
-                                                                member(root, "password")));
+        headers.emplace_back(
+            "Authorization",
+            "Basic " + sdk::base64(member(root, "username") + ":" + member(root, "password")));
     } else if (type == "api_key") {
         if (member(root, "in") == "query") {
             config.path_and_query +=
@@ -137,11 +118,22 @@ Prepared prepare(const sdk::Request& request) {
     return p;
 }
 
+/// True when `text` is one JSON value. SAX, no document built, and iterative: an upstream's
+/// message nested a million levels deep must not recurse on the stack.
+bool isJson(const std::string& text) {
+    rapidjson::MemoryStream memory(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(memory);
+    rapidjson::Reader reader;
+    rapidjson::BaseReaderHandler<> ignore;
+    return !reader
+                .Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(
+                    in, ignore)
+                .IsError();
+}
+
 /// A text message as an item: JSON as it is, any other text as {"text": "..."}.
 std::string itemOf(const std::string& text) {
-    rapidjson::Document doc;
-    doc.Parse(text.data(), text.size());
-    if (!doc.HasParseError()) {
+    if (isJson(text)) {
         return text;
     }
     rapidjson::StringBuffer buffer;
@@ -397,7 +389,7 @@ void WsAdapter::unaryCall(sdk::Call& call, const sdk::Request& request) {
             continue;
         }
         rapidjson::Document doc;
-        doc.Parse(message.data.data(), message.data.size());
+        doc.Parse<rapidjson::kParseIterativeFlag>(message.data.data(), message.data.size());
         if (doc.HasParseError()) {
             call.log(sdk::LogLevel::debug, "a job message that is not JSON was ignored");
             continue;

@@ -336,6 +336,41 @@ std::string textFrame(const std::string& payload, bool fin = true, int opcode = 
     return out + payload;
 }
 
+/// A final text frame of any length (7-, 16- or 64-bit length encoding), unmasked.
+std::string bigTextFrame(const std::string& payload) {
+    std::string out(1, static_cast<char>(0x81));
+    const std::size_t n = payload.size();
+    if (n < 126) {
+        out.push_back(static_cast<char>(n));
+    } else if (n <= 0xffff) {
+        out.push_back(static_cast<char>(126));
+        out.push_back(static_cast<char>(n >> 8));
+        out.push_back(static_cast<char>(n & 0xff));
+    } else {
+        out.push_back(static_cast<char>(127));
+        for (int shift = 56; shift >= 0; shift -= 8) {
+            out.push_back(static_cast<char>((n >> shift) & 0xff));
+        }
+    }
+    return out + payload;
+}
+
+TEST_F(WsAdapterTest, AMessageNestedHalfAMillionLevelsDeepIsNoCrash) {
+    // 500,000 "[" then as many "]": valid JSON the host refuses to nest into; the plugin must not
+    // recurse over it either. It is passed on, and the host counts it malformed (too deep).
+    const std::string deep = std::string(500000, '[') + std::string(500000, ']');
+    RawUpstream upstream(bigTextFrame(deep) + bigTextFrame(R"({"seq":2})") +
+                         std::string("\x88\x02\x03\xe8", 4));
+    StreamOptions options;
+    options.timeout = 10s;
+    const CallResult r =
+        stream(R"({"url":")" + upstream.url() + R"(","max_message_bytes":2000000})", options);
+    EXPECT_EQ(r.status, sdk::Status::ok) << (r.error ? r.error->message : "");
+    EXPECT_EQ(r.malformed_items, 1U);  // the host's own check: too deep
+    ASSERT_EQ(r.items.size(), 1U);
+    EXPECT_EQ(r.items.back(), R"({"seq":2})");
+}
+
 TEST_F(WsAdapterTest, HostileFramesEndTheStreamWithAClearErrorAndKeepWhatCameBefore) {
     struct Case {
         const char* what;
