@@ -2,6 +2,8 @@
 
 #include <rapidjson/document.h>
 
+#include "json/json_parse.h"
+
 namespace crank::runtime {
 
 std::string_view errorCodeName(crank_error_code code) {
@@ -31,9 +33,9 @@ std::string clientErrorDetails(std::string_view details_json, const SecretScrubb
         return {};
     }
     std::string scrubbed = scrubber.scrubJson(details_json);
-    rapidjson::Document doc;
-    doc.Parse(scrubbed.data(), scrubbed.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
+    // The plugin's text: parsed with crankd's bounded parser (depth, UTF-8), never recursively.
+    json::Document doc;
+    if (!json::parseJson(scrubbed, doc, "") || !doc.IsObject()) {
         return {};
     }
     return scrubbed;

@@ -58,6 +58,9 @@ TEST(ErrorDetails, ReachClientsScrubbedBoundedAndOnlyAsAnObject) {
     EXPECT_EQ(clientErrorDetails(R"({"a":)", scrubber), "");
     const std::string huge = R"({"a":")" + std::string(kMaxErrorDetailsBytes, 'x') + R"("})";
     EXPECT_EQ(clientErrorDetails(huge, scrubber), "");
+    // Nested deeper than crankd parses anything: left out, not recursed into.
+    const std::string deep = R"({"a":)" + std::string(5000, '[') + std::string(5000, ']') + "}";
+    EXPECT_EQ(clientErrorDetails(deep, scrubber), "");
 }
 
 TEST(WindowResult, StopReasonsDecideCompletenessAndMore) {
