@@ -5,13 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace crank::rest {
+#include "http.h"
 
-struct FetchedResponse {
-    std::string prefix;  ///< "METHOD scheme://host:port/path: " of the request that answered
-    std::string type;    ///< the media type, lowercase, without parameters; "" when none was sent
-    std::string body;
-};
+namespace crank::rest {
 
 /// The item a response becomes: an empty body is null; a JSON type (or none) is checked and
 /// passed as is; any other type in `accept` becomes a JSON string. Throws sdk::Error (protocol)

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string_view>
 
-#include "http_client.h"
+#include "http.h"
 #include <crank/sdk.hpp>
 
 namespace crank::rest {

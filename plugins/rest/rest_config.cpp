@@ -18,7 +18,6 @@ using Json = rapidjson::Value;
 
 constexpr std::int64_t kMaxMs = 24LL * 3'600'000;
 constexpr std::size_t kMaxDepth = 256;
-constexpr std::size_t kMaxResponseCeiling = std::size_t{1} << 30U;  // 1 GiB
 constexpr std::size_t kMaxEventCeiling = std::size_t{256} * 1024 * 1024;
 constexpr std::size_t kMaxJobUrl = 8192;
 constexpr std::uint64_t kMaxPolls = 1'000'000'000;
@@ -27,34 +26,12 @@ constexpr std::array<std::string_view, 7> kMethods = {"GET",   "HEAD",   "POST",
                                                       "PATCH", "DELETE", "OPTIONS"};
 constexpr std::array<std::string_view, 5> kCancelMethods = {"DELETE", "POST", "PUT", "PATCH",
                                                             "GET"};
-// Headers the plugin writes itself (framing and connection management).
-constexpr std::array<std::string_view, 5> kOwnHeaders = {"host", "content-length",
-                                                         "transfer-encoding", "connection", "te"};
-
 std::string lower(std::string_view s) {
     std::string out(s);
     std::transform(out.begin(), out.end(), out.begin(), [](char c) {
         return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     });
     return out;
-}
-
-bool isToken(std::string_view s) {
-    if (s.empty()) {
-        return false;
-    }
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
-               std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-    });
-}
-
-bool hasControl(std::string_view s) {
-    return std::any_of(s.begin(), s.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return (u < 0x20 && c != '\t') || u == 0x7f;
-    });
 }
 
 class Parser {
@@ -119,6 +96,8 @@ public:
                        {"url", "method", "query", "headers", "body", "timeouts", "tls",
                         "max_response_bytes", "accept", "follow_redirects", "compression",
                         "cursor_param", "keep_alive", "sse", "job"});
+        // headers, timeouts, tls, max_response_bytes, follow_redirects, compression, keep_alive:
+        // sdk::http::readHttpSettings() (parseRestConfig).
         // url
         const auto url = root.FindMember("url");
         if (url == root.MemberEnd()) {
@@ -183,39 +162,6 @@ public:
                 }
             }
         }
-        // headers
-        if (const Json* h = object(root, "headers", "headers")) {
-            for (const auto& m : h->GetObject()) {
-                const std::string name = jsonStr(m.name);
-                const std::string path = "headers." + name;
-                const std::string lowerName = lower(name);
-                if (!isToken(name)) {
-                    problem(path, "not a valid HTTP header name");
-                    continue;
-                }
-                if (std::find(kOwnHeaders.begin(), kOwnHeaders.end(), lowerName) !=
-                    kOwnHeaders.end()) {
-                    problem(path, "the REST plugin sets this header itself");
-                    continue;
-                }
-                if (m.value.IsNull()) {
-                    continue;
-                }
-                auto text = scalarText(m.value);
-                if (!text) {
-                    problem(path, "expected a string (or a number or boolean)");
-                    continue;
-                }
-                if (hasControl(*text)) {
-                    problem(path,
-                            "a header value must not contain line breaks or other control "
-                            "characters");
-                    continue;
-                }
-                c.has_content_type = c.has_content_type || lowerName == "content-type";
-                c.headers.emplace_back(name, std::move(*text));
-            }
-        }
         // body
         const auto body = root.FindMember("body");
         if (body != root.MemberEnd()) {
@@ -225,36 +171,6 @@ public:
                 c.body = compactJson(body->value);
             }
         }
-        // timeouts
-        if (const Json* t = object(root, "timeouts", "timeouts")) {
-            unknownMembers(*t, "timeouts.", {"connect_ms", "headers_ms", "total_ms"});
-            c.connect_ms = millis(*t, "connect_ms", "timeouts.connect_ms").value_or(c.connect_ms);
-            c.headers_ms = millis(*t, "headers_ms", "timeouts.headers_ms").value_or(c.headers_ms);
-            c.total_ms = millis(*t, "total_ms", "timeouts.total_ms");
-        }
-        // tls
-        if (const Json* t = object(root, "tls", "tls")) {
-            unknownMembers(*t, "tls.", {"verify", "ca_file"});
-            const auto verify = t->FindMember("verify");
-            if (verify != t->MemberEnd()) {
-                if (verify->value.IsBool()) {
-                    c.tls.verify = verify->value.GetBool();
-                } else {
-                    problem("tls.verify", "expected true or false");
-                }
-            }
-            const auto ca = t->FindMember("ca_file");
-            if (ca != t->MemberEnd()) {
-                if (ca->value.IsString() && ca->value.GetStringLength() > 0) {
-                    c.tls.ca_file = jsonStr(ca->value);
-                } else {
-                    problem("tls.ca_file", "expected the path of a PEM file");
-                }
-            }
-        }
-        c.max_response_bytes =
-            bytes(root, "max_response_bytes", "max_response_bytes", kMaxResponseCeiling)
-                .value_or(c.max_response_bytes);
         // accept
         const auto accept = root.FindMember("accept");
         if (accept != root.MemberEnd()) {
@@ -275,23 +191,6 @@ public:
                 }
             }
         }
-        const auto redirects = root.FindMember("follow_redirects");
-        if (redirects != root.MemberEnd()) {
-            if (!redirects->value.IsInt() || redirects->value.GetInt() < 0 ||
-                redirects->value.GetInt() > 20) {
-                problem("follow_redirects", "expected a whole number from 0 to 20");
-            } else {
-                c.follow_redirects = redirects->value.GetInt();
-            }
-        }
-        const auto compression = root.FindMember("compression");
-        if (compression != root.MemberEnd()) {
-            if (compression->value.IsBool()) {
-                c.compression = compression->value.GetBool();
-            } else {
-                problem("compression", "expected true or false");
-            }
-        }
         const auto cursor = root.FindMember("cursor_param");
         if (cursor != root.MemberEnd()) {
             if (cursor->value.IsString() && cursor->value.GetStringLength() > 0) {
@@ -299,19 +198,6 @@ public:
             } else {
                 problem("cursor_param", "expected the name of a query parameter");
             }
-        }
-        if (const Json* k = object(root, "keep_alive", "keep_alive")) {
-            unknownMembers(*k, "keep_alive.", {"max_idle", "idle_timeout_ms"});
-            const auto maxIdle = k->FindMember("max_idle");
-            if (maxIdle != k->MemberEnd()) {
-                if (!maxIdle->value.IsUint() || maxIdle->value.GetUint() > 1024) {
-                    problem("keep_alive.max_idle", "expected a whole number from 0 to 1024");
-                } else {
-                    c.max_idle = maxIdle->value.GetUint();
-                }
-            }
-            c.idle_timeout_ms = millis(*k, "idle_timeout_ms", "keep_alive.idle_timeout_ms")
-                                    .value_or(c.idle_timeout_ms);
         }
         if (const Json* s = object(root, "sse", "sse")) {
             unknownMembers(*s, "sse.",
@@ -555,6 +441,11 @@ std::optional<RestConfig> parseRestConfig(std::string_view json, bool rendered,
     RestConfig config;
     const std::size_t before = problems.size();
     Parser(rendered, problems).parse(doc, config);
+    std::vector<sdk::http::SettingProblem> settingProblems;
+    sdk::http::readHttpSettings(json, "REST", config.http, settingProblems);
+    for (auto& p : settingProblems) {
+        problems.push_back({std::move(p.path), std::move(p.message)});
+    }
     if (problems.size() != before) {
         return std::nullopt;
     }

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "http_client.h"
-#include "url.h"
+#include "http.h"
+#include <crank/sdk/http/settings.hpp>
 #include <crank/sdk/path.hpp>
 
 namespace crank::rest {
@@ -58,14 +58,8 @@ struct JobOptions {
     bool needsId() const;
 };
 
-/// Documented defaults (README.md).
+/// Documented defaults (README.md; the HTTP settings' are sdk::http::HttpSettings').
 struct RestDefaults {
-    static constexpr std::int64_t connect_ms = 5'000;
-    static constexpr std::int64_t headers_ms = 10'000;
-    static constexpr std::size_t max_response_bytes = std::size_t{1024} * 1024;
-    static constexpr int follow_redirects = 5;
-    static constexpr std::size_t max_idle = 16;
-    static constexpr std::int64_t idle_timeout_ms = 30'000;
     static constexpr std::size_t max_event_bytes = std::size_t{1024} * 1024;
     static constexpr std::int64_t job_poll_interval_ms = 1'000;
     static constexpr std::int64_t job_min_poll_interval_ms = 10;
@@ -77,20 +71,11 @@ struct RestConfig {
     std::string url_text;    ///< as given (may hold templates before rendering)
     std::optional<Url> url;  ///< parsed when the text has no template left
     std::vector<std::pair<std::string, std::string>> query;
-    HeaderList headers;
     std::optional<std::string> body;  ///< compact JSON text
-    bool has_content_type = false;    ///< headers set Content-Type
-    std::int64_t connect_ms = RestDefaults::connect_ms;
-    std::int64_t headers_ms = RestDefaults::headers_ms;
-    std::optional<std::int64_t> total_ms;
-    TlsOptions tls;
-    std::size_t max_response_bytes = RestDefaults::max_response_bytes;
+    /// headers, timeouts, tls, max_response_bytes, follow_redirects, compression, keep_alive
+    sdk::http::HttpSettings http;
     std::vector<std::string> accept{"application/json", "application/*+json", "text/*"};
-    int follow_redirects = RestDefaults::follow_redirects;
-    bool compression = true;
     std::string cursor_param;
-    std::size_t max_idle = RestDefaults::max_idle;
-    std::int64_t idle_timeout_ms = RestDefaults::idle_timeout_ms;
     SseOptions sse;
     std::optional<JobOptions> job;
 };

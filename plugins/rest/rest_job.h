@@ -11,9 +11,8 @@
 #include <string_view>
 
 #include "fetched_response.h"
-#include "http_connection.h"
+#include "http.h"
 #include "rest_config.h"
-#include "url.h"
 #include <crank/sdk/call.hpp>
 
 namespace crank::rest {

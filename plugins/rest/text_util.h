@@ -1,34 +1,18 @@
 #pragma once
 
-// Small text helpers of the REST plugin: UTF-8 repair, bounded excerpts, JSON checks, base64.
-
-#include <cstddef>
-#include <string>
-#include <string_view>
+// The text helpers the REST plugin uses: the SDK HTTP client's (UTF-8 repair, excerpts, JSON
+// checks) and base64.
 
 #include <crank/sdk/base64.hpp>
+#include <crank/sdk/http/text.hpp>
 
 namespace crank::rest {
 
-/// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
-std::string validUtf8(std::string_view text);
-
-/// At most `max_bytes` of `text` (valid UTF-8, cut on a character boundary), with "..." appended
-/// when something was cut.
-std::string excerpt(std::string_view text, std::size_t max_bytes);
-
-/// True when `text` is one complete JSON value (RFC 8259, UTF-8), parsed without recursion.
-bool isValidJson(std::string_view text);
-
-/// Why `text` is not one complete JSON value ("Missing a comma or ']' after an array element at
-/// byte 7"), or "" when it is one.
-std::string jsonError(std::string_view text);
-
-/// The deepest nesting of arrays and objects in `json` (strings skipped), without parsing it:
-/// RapidJSON's writer recurses, so depth is bounded before a value is written back.
-std::size_t jsonNestingDepth(std::string_view json);
-
-/// Standard base64 with padding (the SDK's).
 using sdk::base64;
+using sdk::http::excerpt;
+using sdk::http::isValidJson;
+using sdk::http::jsonError;
+using sdk::http::jsonNestingDepth;
+using sdk::http::validUtf8;
 
 }  // namespace crank::rest

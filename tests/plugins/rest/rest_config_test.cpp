@@ -27,15 +27,15 @@ std::vector<ConfigProblem> bad(std::string_view json, bool rendered = true) {
 TEST(RestConfig, DefaultsAreTheDocumentedOnes) {
     const RestConfig c = ok(R"({"url": "http://127.0.0.1:1/x"})");
     EXPECT_EQ(c.method, "GET");
-    EXPECT_EQ(c.connect_ms, 5000);
-    EXPECT_EQ(c.headers_ms, 10000);
-    EXPECT_FALSE(c.total_ms.has_value());
-    EXPECT_TRUE(c.tls.verify);
-    EXPECT_EQ(c.max_response_bytes, 1048576U);
-    EXPECT_EQ(c.follow_redirects, 5);
-    EXPECT_TRUE(c.compression);
-    EXPECT_EQ(c.max_idle, 16U);
-    EXPECT_EQ(c.idle_timeout_ms, 30000);
+    EXPECT_EQ(c.http.connect_ms, 5000);
+    EXPECT_EQ(c.http.headers_ms, 10000);
+    EXPECT_FALSE(c.http.total_ms.has_value());
+    EXPECT_TRUE(c.http.tls.verify);
+    EXPECT_EQ(c.http.max_response_bytes, 1048576U);
+    EXPECT_EQ(c.http.follow_redirects, 5);
+    EXPECT_TRUE(c.http.compression);
+    EXPECT_EQ(c.http.max_idle, 16U);
+    EXPECT_EQ(c.http.idle_timeout_ms, 30000);
     EXPECT_FALSE(c.body.has_value());
     ASSERT_TRUE(c.url.has_value());
     EXPECT_EQ(c.url->port, 1);
@@ -54,7 +54,7 @@ TEST(RestConfig, BodyIsCompactJsonAndContentTypeIsNoticed) {
         R"({"url": "http://h/", "method": "POST", "body": {"a": [1, 2], "b": "x"}, "headers": {"content-TYPE": "application/x+json"}})");
     ASSERT_TRUE(c.body.has_value());
     EXPECT_EQ(*c.body, R"({"a":[1,2],"b":"x"})");
-    EXPECT_TRUE(c.has_content_type);
+    EXPECT_TRUE(c.http.has_content_type);
 }
 
 TEST(RestConfig, TemplatedUrlsAreCheckedOnlyForTheirSchemeAtLoad) {

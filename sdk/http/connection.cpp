@@ -1,5 +1,3 @@
-#include "http_connection.h"
-
 #include <poll.h>
 
 #include <algorithm>
@@ -21,9 +19,10 @@
 #include <Poco/Net/X509Certificate.h>
 #include <Poco/Timespan.h>
 
+#include <crank/sdk/http/connection.hpp>
 #include <sys/socket.h>
 
-namespace crank::rest {
+namespace crank::sdk::http {
 namespace {
 
 // A blocking wait is cut into slices this long so that a cancelled call is noticed.
@@ -243,7 +242,7 @@ std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& t
                                              Clock::time_point deadline,
                                              const CancelCheck& cancel) {
     std::unique_ptr<Connection> c(new Connection());
-    c->pool_key_ = rest::poolKey(url, tls);
+    c->pool_key_ = http::poolKey(url, tls);
     c->impl_->authority = url.authority();
     const std::vector<Poco::Net::IPAddress> addresses = resolve(url.host, deadline, cancel);
     if (addresses.empty()) {
@@ -441,4 +440,4 @@ bool Connection::usableWhenIdle() const {
     return r == 0;
 }
 
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

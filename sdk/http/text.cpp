@@ -1,12 +1,12 @@
-#include "text_util.h"
-
 #include <algorithm>
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
-namespace crank::rest {
+#include <crank/sdk/http/text.hpp>
+
+namespace crank::sdk::http {
 namespace {
 
 /// Length of the valid UTF-8 sequence at the start of `s`, 0 when it is not one.
@@ -122,4 +122,4 @@ bool isValidJson(std::string_view text) {
     return jsonError(text).empty();
 }
 
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

@@ -1,11 +1,10 @@
-#include "http_client.h"
-
 #include <algorithm>
 #include <cstring>
 
+#include <crank/sdk/http/exchange.hpp>
 #include <zlib.h>
 
-namespace crank::rest {
+namespace crank::sdk::http {
 namespace {
 
 constexpr std::size_t kReadChunk = std::size_t{16} * 1024;
@@ -220,7 +219,7 @@ const ResponseHead& HttpExchange::start(const HttpRequest& request,
         wire.append(name).append(": ").append(value).append("\r\n");
     }
     if (!userAgent) {
-        wire.append("User-Agent: crank-rest/1.0\r\n");
+        wire.append("User-Agent: ").append(options_.user_agent).append("\r\n");
     }
     if (!acceptEncoding && options_.decompress) {
         wire.append("Accept-Encoding: gzip, deflate\r\n");
@@ -269,7 +268,7 @@ const ResponseHead& HttpExchange::start(const HttpRequest& request,
                                (e.error().kind == TransportError::Kind::closed ||
                                 e.error().kind == TransportError::Kind::io);
             dropConnection();
-            if (stale && attempt == 0 && idempotent(request.method)) {
+            if (stale && attempt == 0 && (request.replayable || idempotent(request.method))) {
                 continue;  // the keep-alive race: the upstream closed an idle connection
             }
             throw ExchangeFailure(ExchangeFailure::Phase::headers, e.error());
@@ -439,7 +438,7 @@ void HttpExchange::readHead(const std::string& method, Clock::time_point deadlin
             b.inflating = true;
         } else if (!lower.empty() && lower != "identity") {
             failHead(TransportError::Kind::io, "the response uses Content-Encoding \"" + lower +
-                                                   "\", which the REST plugin cannot decode");
+                                                   "\", which crank cannot decode");
         }
     }
 }
@@ -639,4 +638,4 @@ void HttpExchange::finish() {
     body_.reset();
 }
 
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

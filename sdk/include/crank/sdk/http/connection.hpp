@@ -1,8 +1,8 @@
 #pragma once
 
 // One HTTP/1.1 connection to an upstream (TCP, or TLS over it), with every wait bounded by a
-// deadline and interruptible from another thread. The REST plugin's own client: it keeps full
-// control of timeouts (connect, headers, total), framing and byte limits.
+// deadline and interruptible from another thread. Crank's own client (the REST and GraphQL plugins
+// use it): it keeps full control of timeouts (connect, headers, total), framing and byte limits.
 
 #include <chrono>
 #include <cstddef>
@@ -13,13 +13,13 @@
 #include <string>
 #include <string_view>
 
-#include "url.h"
+#include <crank/sdk/http/url.hpp>
 
 namespace Poco::Net {
 class StreamSocket;
 }
 
-namespace crank::rest {
+namespace crank::sdk::http {
 
 using Clock = std::chrono::steady_clock;
 
@@ -104,4 +104,4 @@ private:
 /// The pool key of `url` with `tls`: connections are only shared between equal keys.
 std::string poolKey(const Url& url, const TlsOptions& tls);
 
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

@@ -1,8 +1,6 @@
-// The REST plugin's HTTP/1.1 client against a loopback server that answers with canned bytes:
-// framing (Content-Length, chunked, until close), gzip, 1xx, hostile heads, keep-alive reuse and
-// the keep-alive race, deadlines and interrupts.
-#include "http_client.h"
-
+// crank's HTTP/1.1 client (the SDK's, crank::sdk_http) against a loopback server that answers with
+// canned bytes: framing (Content-Length, chunked, until close), gzip, 1xx, hostile heads,
+// keep-alive reuse and the keep-alive race, deadlines and interrupts.
 #include <unistd.h>
 
 #include <atomic>
@@ -22,9 +20,10 @@
 #include <Poco/Net/StreamSocket.h>
 #include <gtest/gtest.h>
 
+#include <crank/sdk/http/exchange.hpp>
 #include <zlib.h>
 
-namespace crank::rest {
+namespace crank::sdk::http {
 namespace {
 
 using namespace std::chrono_literals;
@@ -217,7 +216,7 @@ std::string chunked(const std::string& body, std::size_t piece) {
     return out + "0\r\n\r\n";
 }
 
-TEST(RestHttpClient, KeepAliveReusesOneConnection) {
+TEST(HttpClient, KeepAliveReusesOneConnection) {
     CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"),
                          answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nyou")});
     ConnectionPool pool;
@@ -236,7 +235,7 @@ TEST(RestHttpClient, KeepAliveReusesOneConnection) {
     EXPECT_NE(requests[0].find("Accept-Encoding: gzip"), std::string::npos);
 }
 
-TEST(RestHttpClient, ChunkedBodiesWithExtensionsAndTrailers) {
+TEST(HttpClient, ChunkedBodiesWithExtensionsAndTrailers) {
     CannedServer server({answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
                                 "5;ext=1\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nX-T: 1\r\n\r\n"),
                          answer("HTTP/1.1 204 No Content\r\n\r\n")});
@@ -247,7 +246,7 @@ TEST(RestHttpClient, ChunkedBodiesWithExtensionsAndTrailers) {
     EXPECT_TRUE(second.reused);
 }
 
-TEST(RestHttpClient, GzipIsDecodedWhateverTheFraming) {
+TEST(HttpClient, GzipIsDecodedWhateverTheFraming) {
     const std::string text(100000, 'z');
     const std::string packed = gzip(text);
     CannedServer server(
@@ -260,7 +259,7 @@ TEST(RestHttpClient, GzipIsDecodedWhateverTheFraming) {
     EXPECT_EQ(fetch(pool, server.url()).body, text);
 }
 
-TEST(RestHttpClient, CorruptOrTruncatedGzipIsAnError) {
+TEST(HttpClient, CorruptOrTruncatedGzipIsAnError) {
     CannedServer server(
         {answer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 9\r\n\r\nnot gzip!"),
          answer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n" +
@@ -274,7 +273,7 @@ TEST(RestHttpClient, CorruptOrTruncatedGzipIsAnError) {
     EXPECT_NE(failure(pool, server.url()).find("Content-Encoding \"br\""), std::string::npos);
 }
 
-TEST(RestHttpClient, BrokenFramingIsNamed) {
+TEST(HttpClient, BrokenFramingIsNamed) {
     CannedServer server(
         {answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nonly-part", true),
          answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", true),
@@ -291,7 +290,7 @@ TEST(RestHttpClient, BrokenFramingIsNamed) {
     EXPECT_NE(failure(pool, server.url()).find("longer than its size"), std::string::npos);
 }
 
-TEST(RestHttpClient, HostileHeads) {
+TEST(HttpClient, HostileHeads) {
     CannedServer server(
         {answer("SSH-2.0-OpenSSH_9\r\n\r\n", true),
          answer("HTTP/1.1 200 OK\r\nX: " + std::string(70000, 'a') + "\r\n\r\n", true),
@@ -310,7 +309,7 @@ TEST(RestHttpClient, HostileHeads) {
         std::string::npos);
 }
 
-TEST(RestHttpClient, InformationalAnswersAreSkipped) {
+TEST(HttpClient, InformationalAnswersAreSkipped) {
     CannedServer server(
         {answer("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\n"
                 "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok")});
@@ -321,7 +320,7 @@ TEST(RestHttpClient, InformationalAnswersAreSkipped) {
     EXPECT_EQ(f.body, "ok");
 }
 
-TEST(RestHttpClient, BodyUntilCloseIsReadAndTheConnectionIsNotKept) {
+TEST(HttpClient, BodyUntilCloseIsReadAndTheConnectionIsNotKept) {
     CannedServer server({answer("HTTP/1.1 200 OK\r\n\r\nall of it", true),
                          answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")});
     ConnectionPool pool;
@@ -331,7 +330,7 @@ TEST(RestHttpClient, BodyUntilCloseIsReadAndTheConnectionIsNotKept) {
     EXPECT_EQ(server.accepted(), 2);
 }
 
-TEST(RestHttpClient, AKeepAliveConnectionClosedByTheUpstreamIsReplacedOnce) {
+TEST(HttpClient, AKeepAliveConnectionClosedByTheUpstreamIsReplacedOnce) {
     // The first answer promises keep-alive but the server closes: the next GET finds the pooled
     // connection dead and goes to a fresh one without the caller seeing it.
     CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na", true),
@@ -343,7 +342,7 @@ TEST(RestHttpClient, AKeepAliveConnectionClosedByTheUpstreamIsReplacedOnce) {
     EXPECT_EQ(server.accepted(), 2);
 }
 
-TEST(RestHttpClient, HeadersDeadline) {
+TEST(HttpClient, HeadersDeadline) {
     CannedServer server({Answer{{{3000ms, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"}}, true}});
     ConnectionPool pool;
     const auto start = Clock::now();
@@ -351,7 +350,7 @@ TEST(RestHttpClient, HeadersDeadline) {
     EXPECT_LT(Clock::now() - start, 2000ms);
 }
 
-TEST(RestHttpClient, TricklingBodyHitsTheTotalDeadline) {
+TEST(HttpClient, TricklingBodyHitsTheTotalDeadline) {
     Answer slow;
     slow.pieces.emplace_back(0ms, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
     for (int i = 0; i < 100; ++i) {
@@ -364,7 +363,7 @@ TEST(RestHttpClient, TricklingBodyHitsTheTotalDeadline) {
     EXPECT_LT(Clock::now() - start, 2000ms);
 }
 
-TEST(RestHttpClient, InterruptWakesABlockedRead) {
+TEST(HttpClient, InterruptWakesABlockedRead) {
     CannedServer server({Answer{
         {{0ms, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab"}, {5000ms, "cde"}}, false}});
     ConnectionPool pool;
@@ -399,7 +398,7 @@ TEST(RestHttpClient, InterruptWakesABlockedRead) {
     EXPECT_EQ(pool.idleCount(), 0U);  // an interrupted connection is never reused
 }
 
-TEST(RestHttpClient, HostNamesAreResolvedAndEveryAddressIsTried) {
+TEST(HttpClient, HostNamesAreResolvedAndEveryAddressIsTried) {
     // "localhost" comes from /etc/hosts (no network); it may list ::1 first, where nothing
     // listens: the client goes on to 127.0.0.1.
     CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")});
@@ -409,7 +408,7 @@ TEST(RestHttpClient, HostNamesAreResolvedAndEveryAddressIsTried) {
     EXPECT_EQ(fetch(pool, url).body, "ok");
 }
 
-TEST(RestHttpClient, RefusedConnection) {
+TEST(HttpClient, RefusedConnection) {
     Url url;
     {
         Poco::Net::ServerSocket closed(Poco::Net::SocketAddress("127.0.0.1", 0));
@@ -421,7 +420,7 @@ TEST(RestHttpClient, RefusedConnection) {
               std::string::npos);
 }
 
-TEST(RestHttpClient, TlsToAPlainHttpServerFailsAsTls) {
+TEST(HttpClient, TlsToAPlainHttpServerFailsAsTls) {
     // A plain HTTP server that answers garbage to the ClientHello at once.
     Poco::Net::ServerSocket plain(Poco::Net::SocketAddress("127.0.0.1", 0));
     std::thread server([&plain] {
@@ -441,7 +440,7 @@ TEST(RestHttpClient, TlsToAPlainHttpServerFailsAsTls) {
     server.join();
 }
 
-TEST(RestHttpClient, AStalledTlsHandshakeEndsAtTheConnectDeadline) {
+TEST(HttpClient, AStalledTlsHandshakeEndsAtTheConnectDeadline) {
     Poco::Net::ServerSocket silent(Poco::Net::SocketAddress("127.0.0.1", 0));  // never accepts
     std::string error;
     const Url url =
@@ -531,7 +530,7 @@ private:
     std::atomic<bool> stop_{false};
 };
 
-TEST(RestHttpClient, TlsVerifiesTheChainAgainstTheCaFileOrTheSystem) {
+TEST(HttpClient, TlsVerifiesTheChainAgainstTheCaFileOrTheSystem) {
     Poco::Net::initializeSSL();
     {
         TlsServer server;
@@ -561,7 +560,7 @@ TEST(RestHttpClient, TlsVerifiesTheChainAgainstTheCaFileOrTheSystem) {
     Poco::Net::uninitializeSSL();
 }
 
-TEST(RestHttpClient, TlsRefusesACertificateForAnotherHost) {
+TEST(HttpClient, TlsRefusesACertificateForAnotherHost) {
     Poco::Net::initializeSSL();
     {
         TlsServer server("other.invalid");  // trusted through the CA file, but not 127.0.0.1's
@@ -581,4 +580,4 @@ TEST(RestHttpClient, TlsRefusesACertificateForAnotherHost) {
 }
 
 }  // namespace
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

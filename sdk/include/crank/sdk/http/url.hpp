@@ -1,6 +1,6 @@
 #pragma once
 
-// Absolute http(s) URLs as the REST plugin sends them: parsed, resolved against a redirect's
+// Absolute http(s) URLs as crank's HTTP client sends them: parsed, resolved against a redirect's
 // Location, and described without their query (which may carry an API key).
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace crank::rest {
+namespace crank::sdk::http {
 
 struct Url {
     std::string scheme;  ///< "http" or "https"
@@ -43,4 +43,4 @@ void appendQueryComponent(std::string& out, std::string_view text);
 /// Appends "name=value" to a query string, with '&' when it is not empty.
 void appendQueryParameter(std::string& query, std::string_view name, std::string_view value);
 
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

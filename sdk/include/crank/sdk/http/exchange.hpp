@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "http_connection.h"
-#include "url.h"
+#include <crank/sdk/http/connection.hpp>
+#include <crank/sdk/http/url.hpp>
 
-namespace crank::rest {
+namespace crank::sdk::http {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
@@ -28,6 +28,10 @@ struct HttpRequest {
     Url url;
     HeaderList headers;  ///< without Host, Content-Length, Connection (the client adds them)
     std::optional<std::string> body;
+    /// The request may be sent again when a reused keep-alive connection turns out closed before
+    /// any byte of the answer (GET, HEAD, PUT, DELETE and OPTIONS always may; a POST only when
+    /// the caller knows it is safe, like a GraphQL query).
+    bool replayable = false;
 };
 
 struct ResponseHead {
@@ -90,6 +94,7 @@ struct ExchangeOptions {
     std::size_t max_idle = 16;  ///< keep-alive: idle connections kept per upstream
     Clock::duration idle_timeout = std::chrono::seconds(30);
     std::size_t max_head_bytes = std::size_t{64} * 1024;  ///< status line plus headers
+    std::string user_agent = "crank/1.0";  ///< sent when the request has no User-Agent
 };
 
 /// One request and its response. Not thread-safe except interrupt().
@@ -146,4 +151,4 @@ private:
     bool reused_ = false;
 };
 
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

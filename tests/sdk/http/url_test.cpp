@@ -1,10 +1,10 @@
-#include "url.h"
-
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace crank::rest {
+#include <crank/sdk/http/url.hpp>
+
+namespace crank::sdk::http {
 namespace {
 
 Url parsed(std::string_view text) {
@@ -20,7 +20,7 @@ std::string parseError(std::string_view text) {
     return error;
 }
 
-TEST(RestUrl, ParsesSchemeHostPortPathQuery) {
+TEST(HttpUrl, ParsesSchemeHostPortPathQuery) {
     const Url u = parsed("HTTP://Example.COM:8080/a/b?x=1&y=2");
     EXPECT_EQ(u.scheme, "http");
     EXPECT_EQ(u.host, "example.com");
@@ -31,31 +31,31 @@ TEST(RestUrl, ParsesSchemeHostPortPathQuery) {
     EXPECT_EQ(u.describe(), "http://example.com:8080/a/b");
 }
 
-TEST(RestUrl, DefaultsPortsAndPath) {
+TEST(HttpUrl, DefaultsPortsAndPath) {
     EXPECT_EQ(parsed("http://h").port, 80);
     EXPECT_EQ(parsed("https://h").port, 443);
     EXPECT_EQ(parsed("http://h").path, "/");
     EXPECT_EQ(parsed("http://h?q=1").target(), "/?q=1");
 }
 
-TEST(RestUrl, Ipv6HostsKeepTheirBracketsInTheAuthority) {
+TEST(HttpUrl, Ipv6HostsKeepTheirBracketsInTheAuthority) {
     const Url u = parsed("http://[::1]:9000/x");
     EXPECT_EQ(u.host, "::1");
     EXPECT_EQ(u.authority(), "[::1]:9000");
     EXPECT_EQ(u.origin(), "http://[::1]:9000");
 }
 
-TEST(RestUrl, EncodesBytesThatCannotAppearInAUrl) {
+TEST(HttpUrl, EncodesBytesThatCannotAppearInAUrl) {
     const Url u = parsed("http://h/a b/\xC3\xA9?q=a b&r=%41");
     EXPECT_EQ(u.path, "/a%20b/%C3%A9");
     EXPECT_EQ(u.query, "q=a%20b&r=%41");  // an existing escape is kept, not encoded twice
 }
 
-TEST(RestUrl, DescribeNeverShowsTheQuery) {
+TEST(HttpUrl, DescribeNeverShowsTheQuery) {
     EXPECT_EQ(parsed("http://h:1/p?api_key=secret").describe(), "http://h:1/p");
 }
 
-TEST(RestUrl, RefusesWhatCannotBeSent) {
+TEST(HttpUrl, RefusesWhatCannotBeSent) {
     EXPECT_NE(parseError("ftp://h/").find("http or https"), std::string::npos);
     EXPECT_NE(parseError("/relative").find("absolute"), std::string::npos);
     EXPECT_NE(parseError("http://user:pw@h/").find("auth profile"), std::string::npos);
@@ -68,7 +68,7 @@ TEST(RestUrl, RefusesWhatCannotBeSent) {
     EXPECT_NE(parseError("http://a b/").find("host"), std::string::npos);
 }
 
-TEST(RestUrl, ResolvesRedirectLocations) {
+TEST(HttpUrl, ResolvesRedirectLocations) {
     const Url base = parsed("http://h:1/a/b/c?q=1");
     std::string error;
     EXPECT_EQ(resolveUrl(base, "https://o:2/x", error)->describe(), "https://o:2/x");
@@ -83,7 +83,7 @@ TEST(RestUrl, ResolvesRedirectLocations) {
     EXPECT_FALSE(resolveUrl(base, "ftp://x/", error).has_value());
 }
 
-TEST(RestUrl, QueryParametersArePercentEncoded) {
+TEST(HttpUrl, QueryParametersArePercentEncoded) {
     std::string q;
     appendQueryParameter(q, "a b", "x&y=z");
     appendQueryParameter(q, "n", "\xC3\xA9~-._");
@@ -91,4 +91,4 @@ TEST(RestUrl, QueryParametersArePercentEncoded) {
 }
 
 }  // namespace
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

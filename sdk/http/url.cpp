@@ -1,9 +1,9 @@
-#include "url.h"
-
 #include <algorithm>
 #include <charconv>
 
-namespace crank::rest {
+#include <crank/sdk/http/url.hpp>
+
+namespace crank::sdk::http {
 namespace {
 
 constexpr char kHex[] = "0123456789ABCDEF";
@@ -270,4 +270,4 @@ void appendQueryParameter(std::string& query, std::string_view name, std::string
     appendQueryComponent(query, value);
 }
 
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

@@ -1,13 +1,14 @@
-#include "text_util.h"
-
 #include <string>
 
 #include <gtest/gtest.h>
 
-namespace crank::rest {
+#include <crank/sdk/base64.hpp>
+#include <crank/sdk/http/text.hpp>
+
+namespace crank::sdk::http {
 namespace {
 
-TEST(RestText, InvalidUtf8IsReplaced) {
+TEST(HttpText, InvalidUtf8IsReplaced) {
     EXPECT_EQ(validUtf8("a\xC3\xA9z"), "a\xC3\xA9z");
     EXPECT_EQ(validUtf8("a\xFFz"), "a\xEF\xBF\xBDz");
     EXPECT_EQ(validUtf8("\xC3"), "\xEF\xBF\xBD");                                  // truncated
@@ -15,13 +16,13 @@ TEST(RestText, InvalidUtf8IsReplaced) {
     EXPECT_EQ(validUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
 }
 
-TEST(RestText, ExcerptsCutOnCharacterBoundaries) {
+TEST(HttpText, ExcerptsCutOnCharacterBoundaries) {
     EXPECT_EQ(excerpt("short", 10), "short");
     EXPECT_EQ(excerpt("0123456789abc", 10), "0123456789...");
     EXPECT_EQ(excerpt("\xC3\xA9\xC3\xA9\xC3\xA9", 3), "\xC3\xA9...");
 }
 
-TEST(RestText, JsonValidity) {
+TEST(HttpText, JsonValidity) {
     EXPECT_TRUE(isValidJson(R"({"a":[1,2,{"b":null}]})"));
     EXPECT_TRUE(isValidJson("  42 "));
     EXPECT_FALSE(isValidJson(R"({"a":)"));
@@ -33,7 +34,7 @@ TEST(RestText, JsonValidity) {
     EXPECT_EQ(jsonError("[1]"), "");
 }
 
-TEST(RestText, Base64) {
+TEST(HttpText, Base64) {
     EXPECT_EQ(base64(""), "");
     EXPECT_EQ(base64("f"), "Zg==");
     EXPECT_EQ(base64("fo"), "Zm8=");
@@ -42,4 +43,4 @@ TEST(RestText, Base64) {
 }
 
 }  // namespace
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

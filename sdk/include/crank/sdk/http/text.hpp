@@ -1,0 +1,30 @@
+#pragma once
+
+// Text helpers of crank's HTTP client and the plugins on it: UTF-8 repair, bounded excerpts, JSON
+// checks without recursion.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace crank::sdk::http {
+
+/// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string validUtf8(std::string_view text);
+
+/// At most `max_bytes` of `text` (valid UTF-8, cut on a character boundary), with "..." appended
+/// when something was cut.
+std::string excerpt(std::string_view text, std::size_t max_bytes);
+
+/// True when `text` is one complete JSON value (RFC 8259, UTF-8), parsed without recursion.
+bool isValidJson(std::string_view text);
+
+/// Why `text` is not one complete JSON value ("Missing a comma or ']' after an array element at
+/// byte 7"), or "" when it is one.
+std::string jsonError(std::string_view text);
+
+/// The deepest nesting of arrays and objects in `json` (strings skipped), without parsing it:
+/// RapidJSON's writer recurses, so depth is bounded before a value is written back.
+std::size_t jsonNestingDepth(std::string_view json);
+
+}  // namespace crank::sdk::http
