@@ -2,15 +2,17 @@
 
 #include <array>
 
+#include "graphql/import_command.h"
 #include "openapi/openapi_import.h"
 #include "util/suggest.h"
 
 namespace crank::app {
 namespace {
 
-constexpr std::array<std::string_view, 14> kOptions = {
-    "--config", "--listen", "--check", "--version", "--log-format",   "--log-level", "--help",
-    "-h",       "--json",   "plugins", "--prefix",  "import-openapi", "--server",    "upstreams"};
+constexpr std::array<std::string_view, 18> kOptions = {
+    "--config", "--listen",  "--check",    "--version", "--log-format", "--log-level",
+    "--help",   "-h",        "--json",     "plugins",   "--prefix",     "import-openapi",
+    "--server", "upstreams", "--endpoint", "--depth",   "--header",     "import-graphql"};
 
 Error usageError(std::string message) {
     return Error{ErrorCode::invalid_argument, std::move(message)};
@@ -24,6 +26,8 @@ std::string usage() {
            "       crankd plugins [--config FILE] [--json]\n"
            "       crankd upstreams [--config FILE]\n"
            "       crankd import-openapi SPEC.json [--prefix P] [--server URL]\n"
+           "       crankd import-graphql ENDPOINT_OR_SCHEMA_FILE [--prefix P] [--endpoint URL]\n"
+           "                             [--depth N] [--header 'Name: value']...\n"
            "\n"
            "Crank, an MCP gateway.\n"
            "\n"
@@ -38,6 +42,15 @@ std::string usage() {
            "                       (\"-\": stdin); warnings go to stderr. --prefix P begins\n"
            "                       every tool name; --server URL replaces the document's\n"
            "                       servers. Exits 1 on a bad document, 2 on bad arguments\n"
+           "  import-graphql ENDPOINT_OR_SCHEMA_FILE\n"
+           "                       print {\"operations\": [...]}, one graphql operation per\n"
+           "                       root query and mutation field, from an endpoint's\n"
+           "                       introspection (http:// or https://; --header adds a\n"
+           "                       request header, e.g. credentials) or a schema file (SDL or\n"
+           "                       introspection JSON; \"-\": stdin; --endpoint URL is then\n"
+           "                       required). --prefix P begins every tool name; --depth N\n"
+           "                       (1-8, default 2) bounds the selected object levels.\n"
+           "                       Exits 1 on a bad schema, 2 on bad arguments\n"
            "  --config FILE        configuration file (JSON; comments and trailing commas "
            "allowed);\n"
            "                       without it, every setting has its default\n"
@@ -124,8 +137,35 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
             out.upstreams = true;
         } else if (arg == "import-openapi" && i == 0) {
             out.import_openapi = true;
+        } else if (arg == "import-graphql" && i == 0) {
+            out.import_graphql = true;
+        } else if (arg == "--prefix" && !out.import_openapi && !out.import_graphql) {
+            return usageError(
+                "--prefix is an option of the `import-openapi` and `import-graphql` commands");
+        } else if (arg == "--endpoint" || arg == "--depth" || arg == "--header") {
+            if (!out.import_graphql) {
+                return usageError(std::string(arg) +
+                                  " is an option of the `import-graphql` command");
+            }
+            auto v = value();
+            if (!v) {
+                return v.error();
+            }
+            if (arg == "--endpoint") {
+                step = graphql_import::checkEndpoint(*v);
+                out.endpoint = *v;
+            } else if (arg == "--depth") {
+                auto depth = graphql_import::parseDepth(*v);
+                if (!depth) {
+                    return depth.error();
+                }
+                out.depth = *depth;
+            } else {
+                step = graphql_import::checkHeader(*v);
+                out.headers.push_back(*v);
+            }
         } else if (arg == "--prefix" || arg == "--server") {
-            if (!out.import_openapi) {
+            if (!out.import_openapi && arg == "--server") {
                 return usageError(std::string(arg) +
                                   " is an option of the `import-openapi` command");
             }
@@ -146,6 +186,12 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
                                   "\" and \"" + std::string(arg) + "\"");
             }
             out.openapi_path = std::string(arg);
+        } else if (out.import_graphql && !inlineValue && (arg == "-" || !arg.starts_with("-"))) {
+            if (!out.graphql_source.empty()) {
+                return usageError("import-graphql takes one endpoint or schema file, got \"" +
+                                  out.graphql_source + "\" and \"" + std::string(arg) + "\"");
+            }
+            out.graphql_source = std::string(arg);
         } else if (arg == "--json") {
             step = flag(out.json);
         } else if (arg == "--check") {
@@ -176,6 +222,23 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
         }
         if (out.config_path || out.listen || out.check) {
             return usageError("import-openapi takes only --prefix and --server");
+        }
+    }
+    if (out.import_graphql && !out.help) {
+        if (out.graphql_source.empty()) {
+            return usageError(
+                "import-graphql needs a GraphQL endpoint or schema file: crankd import-graphql "
+                "ENDPOINT_OR_SCHEMA_FILE [--prefix P] [--endpoint URL] [--depth N] "
+                "[--header 'Name: value']...");
+        }
+        if (out.config_path || out.listen || out.check) {
+            return usageError(
+                "import-graphql takes only --prefix, --endpoint, --depth and --header");
+        }
+        if (!graphql_import::isUrl(out.graphql_source) && !out.endpoint) {
+            return usageError(
+                "import-graphql: --endpoint URL is needed with a schema file: the URL the "
+                "operations send their requests to");
         }
     }
     return out;

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/listen_address.h"
 #include "log/log.h"
@@ -21,8 +23,13 @@ struct CommandLine {
     bool json = false;                            ///< --json (with `plugins`)
     bool import_openapi = false;                  ///< the `import-openapi` command
     std::string openapi_path;                     ///< its SPEC.json ("-": standard input)
-    std::string prefix;                           ///< --prefix P (with `import-openapi`)
+    std::string prefix;                           ///< --prefix P (with either import command)
     std::optional<std::string> server;            ///< --server URL (with `import-openapi`)
+    bool import_graphql = false;                  ///< the `import-graphql` command
+    std::string graphql_source;                   ///< its endpoint URL or schema file ("-": stdin)
+    std::optional<std::string> endpoint;          ///< --endpoint URL (with `import-graphql`)
+    std::size_t depth = 2;                        ///< --depth N (with `import-graphql`)
+    std::vector<std::string> headers;             ///< --header 'Name: value' (`import-graphql`)
     bool version = false;                         ///< --version
     bool help = false;                            ///< --help, -h
     log::Format log_format = log::Format::text;   ///< --log-format text|json

@@ -17,6 +17,7 @@
 #include "app/version.h"
 #include "config/config_loader.h"
 #include "federation/federation.h"
+#include "graphql/import_command.h"
 #include "http/http_server.h"
 #include "http/stream_reactor.h"
 #include "log/log.h"
@@ -144,6 +145,18 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         options.prefix = cl.prefix;
         options.server = cl.server;
         const openapi::CommandOutput output = openapi::runImportCommand(cl.openapi_path, options);
+        std::fwrite(output.out.data(), 1, output.out.size(), stdout);
+        std::fwrite(output.err.data(), 1, output.err.size(), stderr);
+        return output.exit_code;
+    }
+    if (cl.import_graphql) {
+        graphql_import::CommandOptions options;
+        options.source = cl.graphql_source;
+        options.prefix = cl.prefix;
+        options.endpoint = cl.endpoint;
+        options.depth = cl.depth;
+        options.headers = cl.headers;
+        const graphql_import::CommandOutput output = graphql_import::runImportCommand(options);
         std::fwrite(output.out.data(), 1, output.out.size(), stdout);
         std::fwrite(output.err.data(), 1, output.err.size(), stderr);
         return output.exit_code;
