@@ -30,6 +30,7 @@
 #include "json/json_text.h"
 #include "openapi/openapi_import.h"
 #include "schema_import.h"
+#include "util/read_input.h"
 
 namespace crank::graphql_import {
 namespace {
@@ -38,47 +39,6 @@ constexpr std::string_view kPrefix = "crankd: import-graphql: ";
 constexpr std::size_t kMaxDepth = 8;
 constexpr std::size_t kMaxWarnings = 200;
 constexpr std::size_t kExcerptBytes = 200;
-
-struct FileCloser {
-    void operator()(std::FILE* f) const {
-        if (f != nullptr) {
-            std::fclose(f);  // NOLINT(cert-err33-c): read-only file, nothing to lose
-        }
-    }
-};
-
-/// The whole content of `path` ("-": stdin), at most `max_bytes`; `shown` names it in errors.
-Result<std::string> readFile(const std::string& path, const std::string& shown,
-                             std::size_t max_bytes) {
-    std::unique_ptr<std::FILE, FileCloser> owned;
-    std::FILE* file = stdin;
-    if (path != "-") {
-        owned.reset(std::fopen(path.c_str(), "rb"));
-        if (!owned) {
-            return Error{ErrorCode::io, fmt::format("cannot read {}: {}", path,
-                                                    std::generic_category().message(errno))};
-        }
-        file = owned.get();
-    }
-    std::string text;
-    std::string chunk(std::size_t{64} * 1024, '\0');
-    while (true) {
-        const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
-        text.append(chunk.data(), n);
-        if (text.size() > max_bytes) {
-            return Error{ErrorCode::invalid_argument,
-                         fmt::format("{}: larger than {} bytes", shown, max_bytes)};
-        }
-        if (n < chunk.size()) {
-            if (std::ferror(file) != 0) {
-                return Error{ErrorCode::io, fmt::format("cannot read {}: {}", shown,
-                                                        std::generic_category().message(errno))};
-            }
-            break;
-        }
-    }
-    return text;
-}
 
 /// At most kExcerptBytes of a response body for a message: control characters as spaces, cut on
 /// a UTF-8 boundary.
@@ -357,7 +317,7 @@ CommandOutput runImportCommand(const CommandOptions& options) {
                                                       : options.source;
     Result<std::string> text = from_url
                                    ? introspect(options)
-                                   : readFile(options.source, shown, options.max_document_bytes);
+                                   : readInput(options.source, shown, options.max_document_bytes);
     if (!text) {
         return fail(kImportBadDocument, text.error().message);
     }

@@ -7,51 +7,12 @@
 
 #include <fmt/core.h>
 
+#include "util/read_input.h"
+
 namespace crank::openapi {
 namespace {
 
 constexpr std::string_view kPrefix = "crankd: import-openapi: ";
-
-struct FileCloser {
-    void operator()(std::FILE* f) const {
-        if (f != nullptr) {
-            std::fclose(f);  // NOLINT(cert-err33-c): read-only file, nothing to lose
-        }
-    }
-};
-
-/// The whole content of `path` ("-": stdin), at most `max_bytes`; `shown` names it in errors.
-Result<std::string> readDocument(const std::string& path, const std::string& shown,
-                                 std::size_t max_bytes) {
-    std::unique_ptr<std::FILE, FileCloser> owned;
-    std::FILE* file = stdin;
-    if (path != "-") {
-        owned.reset(std::fopen(path.c_str(), "rb"));
-        if (!owned) {
-            return Error{ErrorCode::io, fmt::format("cannot read {}: {}", path,
-                                                    std::generic_category().message(errno))};
-        }
-        file = owned.get();
-    }
-    std::string text;
-    std::string chunk(std::size_t{64} * 1024, '\0');
-    while (true) {
-        const std::size_t n = std::fread(chunk.data(), 1, chunk.size(), file);
-        text.append(chunk.data(), n);
-        if (text.size() > max_bytes) {
-            return Error{ErrorCode::invalid_argument,
-                         fmt::format("{}: larger than {} bytes", shown, max_bytes)};
-        }
-        if (n < chunk.size()) {
-            if (std::ferror(file) != 0) {
-                return Error{ErrorCode::io, fmt::format("cannot read {}: {}", shown,
-                                                        std::generic_category().message(errno))};
-            }
-            break;
-        }
-    }
-    return text;
-}
 
 }  // namespace
 
@@ -71,7 +32,7 @@ CommandOutput runImportCommand(const std::string& path, const ImportOptions& opt
         }
     }
     const std::string shown = path == "-" ? "standard input" : path;
-    Result<std::string> text = readDocument(path, shown, options.limits.max_document_bytes);
+    Result<std::string> text = readInput(path, shown, options.limits.max_document_bytes);
     if (!text) {
         return fail(kImportBadDocument, text.error().message);
     }

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <crank/sdk/json.hpp>
+
 namespace crank::graphql {
 
 namespace detail {
@@ -188,42 +190,7 @@ std::string blockStringValue(std::string_view raw) {
 }  // namespace
 
 std::string jsonString(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
-    out += '"';
-    for (const char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\b':
-                out += "\\b";
-                break;
-            case '\f':
-                out += "\\f";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    out += "\\u" + hex4(static_cast<unsigned char>(c));
-                } else {
-                    out += c;
-                }
-        }
-    }
-    out += '"';
-    return out;
+    return sdk::jsonQuote(text);
 }
 
 Lexer::Lexer(std::string_view text, const ParseLimits& limits) : text_(text), limits_(limits) {

@@ -13,6 +13,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <crank/sdk/json.hpp>
+
 namespace crank::graphql {
 namespace {
 
@@ -101,43 +103,9 @@ const TypeRef* unwrapNonNull(const TypeRef* type) {
     return type != nullptr && type->kind == TypeRef::Kind::non_null ? type->of.get() : type;
 }
 
+/// A GraphQL string literal: JSON's escapes are GraphQL's.
 void quoteGraphqlString(std::string_view s, std::string& out) {
-    out.push_back('"');
-    for (const char c : s) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\b':
-                out += "\\b";
-                break;
-            case '\f':
-                out += "\\f";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20U) {
-                    static constexpr std::string_view kHex = "0123456789ABCDEF";
-                    out += "\\u00";
-                    out.push_back(kHex[(static_cast<unsigned char>(c) >> 4U) & 0xFU]);
-                    out.push_back(kHex[static_cast<unsigned char>(c) & 0xFU]);
-                } else {
-                    out.push_back(c);
-                }
-        }
-    }
-    out.push_back('"');
+    sdk::appendJsonString(out, s);
 }
 
 /// A default value (JSON) as a GraphQL literal of type `type` (nullptr: unknown, e.g. inside a
