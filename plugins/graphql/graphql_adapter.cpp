@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -109,7 +108,8 @@ std::string requestBody(const PreparedOperation& prepared, const GraphqlConfig& 
                 config.variables ? "config.variables" : "the tool's input");
     rapidjson::Document variables(rapidjson::kObjectType);
     auto& alloc = variables.GetAllocator();
-    for (auto& m : source.GetObject()) {
+    const rapidjson::Value& from = source;
+    for (const auto& m : from.GetObject()) {
         const std::string_view name(m.name.GetString(), m.name.GetStringLength());
         if (config.variables || declares(prepared.operation, name)) {
             variables.AddMember(rapidjson::Value(m.name, alloc), rapidjson::Value(m.value, alloc),
@@ -228,8 +228,10 @@ void GraphqlAdapter::validate(std::string_view config_json, sdk::Diagnostics& di
                                                  sdk::http::excerpt(config->cursor_variable, 128));
     }
     if (config->variables) {
-        rapidjson::Document variables;
-        variables.Parse(config->variables->data(), config->variables->size());
+        rapidjson::Document parsed;
+        parsed.Parse<rapidjson::kParseIterativeFlag>(config->variables->data(),
+                                                     config->variables->size());
+        const rapidjson::Value& variables = parsed;
         for (const auto& m : variables.GetObject()) {
             const std::string name(m.name.GetString(), m.name.GetStringLength());
             if (!declares(op, name)) {
@@ -293,9 +295,7 @@ std::shared_ptr<const Schema> GraphqlAdapter::schemaFor(const GraphqlConfig& con
         const std::lock_guard<std::mutex> lock(mutex_);
         const auto it = schemas_.find(key);
         if (it != schemas_.end() && Clock::now() - it->second.fetched < kSchemaTtl) {
-            if (!it->second.schema) {
-                why = "an earlier attempt failed";
-            }
+            why = it->second.why;
             return it->second.schema;
         }
     }
@@ -320,7 +320,7 @@ std::shared_ptr<const Schema> GraphqlAdapter::schemaFor(const GraphqlConfig& con
     if (schemas_.size() >= kMaxCachedSchemas) {
         schemas_.clear();
     }
-    schemas_[key] = CachedSchema{schema, Clock::now()};
+    schemas_[key] = CachedSchema{schema, why, Clock::now()};
     return schema;
 }
 
@@ -330,24 +330,37 @@ std::shared_ptr<const Schema> GraphqlAdapter::introspect(const GraphqlConfig& co
     plan.replayable = true;
     plan.max_response_bytes = GraphqlDefaults::max_schema_bytes;
     plan.setTotal(config.introspection_timeout_ms, "introspection_timeout_ms");
-    std::string body = "{\"query\":";
-    sdk::appendJsonString(body, kIntrospectionQuery);
-    body.append(",\"operationName\":\"IntrospectionQuery\"}");
-    plan.body = std::move(body);
-    try {
-        const sdk::http::FetchedResponse response =
-            sdk::http::fetch(pool_, plan, [] { return false; });
-        std::string error;
-        std::optional<Schema> parsed = schemaFromIntrospection(response.body, error);
-        if (!parsed) {
-            why = response.prefix + "introspection: " + error;
+    // First with isOneOf (@oneOf input objects); a server that predates it refuses the field,
+    // and is asked again without it, within the same bound.
+    for (const bool oneOf : {true, false}) {
+        std::string body = "{\"query\":";
+        sdk::appendJsonString(body, introspectionQuery(oneOf));
+        body.append(",\"operationName\":\"IntrospectionQuery\"}");
+        plan.body = std::move(body);
+        sdk::http::FetchedResponse response;
+        try {
+            response = exchange(pool_, plan, [] { return false; });
+        } catch (const std::exception& e) {
+            why = e.what();
             return nullptr;
         }
-        return std::make_shared<const Schema>(std::move(*parsed));
-    } catch (const std::exception& e) {
-        why = e.what();
-        return nullptr;
+        std::string error;
+        std::optional<Schema> parsed = response.status >= 200 && response.status <= 299
+                                           ? schemaFromIntrospection(response.body, error)
+                                           : std::nullopt;
+        if (parsed) {
+            return std::make_shared<const Schema>(std::move(*parsed));
+        }
+        const bool refusedOneOf = oneOf && response.body.find("isOneOf") != std::string::npos;
+        if (!refusedOneOf) {
+            why = response.prefix + "introspection: " +
+                  (error.empty() ? "answered " + std::to_string(response.status) + ": " +
+                                       sdk::http::excerpt(response.body, 512)
+                                 : error);
+            return nullptr;
+        }
     }
+    return nullptr;
 }
 
 std::shared_ptr<const PreparedOperation> GraphqlAdapter::prepare(const GraphqlConfig& config) {
@@ -378,21 +391,8 @@ void GraphqlAdapter::unaryCall(sdk::Call& call, const sdk::Request& request) {
     plan.body = requestBody(*prepared, config, request);
     // A query changes nothing upstream: it may be sent again after the keep-alive race.
     plan.replayable = prepared->operation.kind == OperationDefinition::Kind::query;
-    std::int64_t total = std::numeric_limits<std::int64_t>::max();
-    std::string name;
-    if (config.http.total_ms) {
-        total = *config.http.total_ms;
-        name = "timeouts.total_ms";
-    }
-    if (request.timeout_ms > 0 && request.timeout_ms < total) {
-        total = request.timeout_ms;
-        name = "upstream_timeout_ms";
-    }
-    if (name.empty()) {
-        total = kFallbackTotalMs;
-        name = "the plugin's default total timeout";
-    }
-    plan.setTotal(total, std::move(name));
+    plan.setCallTotal(config.http.total_ms, request.timeout_ms, kFallbackTotalMs);
+    plan.host_deadline_passed = [&call] { return call.cancelReason() == CRANK_CANCEL_DEADLINE; };
     const sdk::http::CancelCheck cancel = [&call] { return call.isCancelled(); };
     const sdk::http::FetchedResponse response = exchange(pool_, plan, cancel);
     std::string item = graphqlItem(response, config);

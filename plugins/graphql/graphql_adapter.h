@@ -62,7 +62,8 @@ private:
     std::mutex mutex_;
     std::map<std::string, std::shared_ptr<const PreparedOperation>> operations_;
     struct CachedSchema {
-        std::shared_ptr<const Schema> schema;
+        std::shared_ptr<const Schema> schema;  ///< nullptr: the fetch failed, `why` says how
+        std::string why;
         std::chrono::steady_clock::time_point fetched;
     };
     std::map<std::string, CachedSchema> schemas_;

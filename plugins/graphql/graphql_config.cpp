@@ -133,7 +133,7 @@ private:
             std::string error;
             c.endpoint = sdk::http::parseUrl(c.endpoint_text, error);
             if (!c.endpoint) {
-                problem("endpoint", error);
+                problem("endpoint", sdk::http::excerpt(error, 512));  // it may quote the URL whole
             }
             return;
         }

@@ -160,8 +160,12 @@ std::string graphqlItem(const sdk::http::FetchedResponse& r, const GraphqlConfig
         throw Error(ErrorCode::protocol, r.prefix + "the response is nested deeper than " +
                                              std::to_string(ResponseLimits::max_depth) + " levels");
     }
+    // Invalid UTF-8 (a server writing Latin-1, a cut character) is replaced by U+FFFD: RapidJSON
+    // would otherwise copy the bytes into the item and the error details, which the host drops
+    // as malformed JSON.
+    const std::string body = sdk::http::validUtf8(r.body);
     rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseIterativeFlag>(r.body.data(), r.body.size());
+    doc.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
     if (doc.HasParseError() || !doc.IsObject()) {
         if (!ok) {
             failHttp(r);
@@ -173,11 +177,12 @@ std::string graphqlItem(const sdk::http::FetchedResponse& r, const GraphqlConfig
                                                   " at byte " + std::to_string(doc.GetErrorOffset())
                                             : std::string("the response is not a JSON object")));
     }
-    const auto data = doc.FindMember("data");
-    const auto errors = doc.FindMember("errors");
-    const bool hasData = data != doc.MemberEnd() && !data->value.IsNull();
+    const Json& root = doc;  // const iterators on both sides of != (C++20 reversed operators)
+    const auto data = root.FindMember("data");
+    const auto errors = root.FindMember("errors");
+    const bool hasData = data != root.MemberEnd() && !data->value.IsNull();
     const bool hasErrors =
-        errors != doc.MemberEnd() && errors->value.IsArray() && !errors->value.Empty();
+        errors != root.MemberEnd() && errors->value.IsArray() && !errors->value.Empty();
     if (!hasData && !hasErrors) {
         if (!ok) {
             failHttp(r);

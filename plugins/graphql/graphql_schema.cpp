@@ -114,6 +114,18 @@ fragment TypeRef on __Type {
 }
 )";
 
+std::string introspectionQuery(bool with_one_of) {
+    std::string query(kIntrospectionQuery);
+    if (with_one_of) {
+        const std::string_view anchor = "  possibleTypes { ...TypeRef }\n";
+        const std::size_t at = query.find(anchor);
+        if (at != std::string::npos) {
+            query.insert(at + anchor.size(), "  isOneOf\n");
+        }
+    }
+    return query;
+}
+
 namespace {
 
 /// Thrown inside the readers; the public functions turn it into `error`.

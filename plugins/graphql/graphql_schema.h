@@ -78,6 +78,10 @@ struct SchemaLimits {
 /// defaults, input fields, enum values including deprecated ones, ofType 8 wrappers deep).
 extern const std::string_view kIntrospectionQuery;
 
+/// kIntrospectionQuery, with `isOneOf` on types when `with_one_of` (@oneOf input objects; servers
+/// that predate it refuse the field, so a caller falls back to the query without it).
+std::string introspectionQuery(bool with_one_of);
+
 /// Reads an introspection result: a GraphQL response `{"data": {"__schema": ...}}` (its
 /// `errors`, if any and without data, become the error) or the bare `{"__schema": ...}`.
 /// Default values (GraphQL literals in introspection) are turned into JSON text. nullopt with

@@ -192,8 +192,23 @@ private:
                 writeDefault(w_, *default_json);
             }
             key(w_, "items");
+            // A nullable item type lets a list hold null: [[1, null], [2]] is a valid [[Int]].
+            const bool nullableItems = type.of->kind != TypeRef::Kind::non_null;
+            if (nullableItems) {
+                w_.StartObject();
+                key(w_, "anyOf");
+                w_.StartArray();
+            }
             if (!typeSchema(*type.of, where, "", std::nullopt, depth + 1)) {
                 return false;
+            }
+            if (nullableItems) {
+                w_.StartObject();
+                key(w_, "type");
+                string(w_, "null");
+                w_.EndObject();
+                w_.EndArray();
+                w_.EndObject();
             }
             w_.EndObject();
             return true;

@@ -1,7 +1,6 @@
 #include "rest_adapter.h"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,21 +70,7 @@ Plan makePlan(const sdk::Request& request, bool stream) {
     if (stream) {
         return plan;  // the window bounds a stream
     }
-    std::int64_t total = std::numeric_limits<std::int64_t>::max();
-    std::string name;
-    if (c.http.total_ms) {
-        total = *c.http.total_ms;
-        name = "timeouts.total_ms";
-    }
-    if (request.timeout_ms > 0 && request.timeout_ms < total) {
-        total = request.timeout_ms;
-        name = "upstream_timeout_ms";
-    }
-    if (name.empty()) {
-        total = kFallbackTotalMs;
-        name = "the plugin's default total timeout";
-    }
-    h.setTotal(total, std::move(name));
+    h.setCallTotal(c.http.total_ms, request.timeout_ms, kFallbackTotalMs);
     return plan;
 }
 
@@ -307,13 +292,16 @@ void RestAdapter::validate(std::string_view config_json, sdk::Diagnostics& diagn
 }
 
 void RestAdapter::unaryCall(sdk::Call& call, const sdk::Request& request) {
-    const Plan plan = makePlan(request, false);
+    Plan plan = makePlan(request, false);
     if (plan.config.job) {
         PlanTransport transport(pool_, plan, call);
         runJob(call, plan.config, plan.http.url, request.cursor, request.timeout_ms, transport);
         return;
     }
     const CancelCheck cancel = [&call] { return call.isCancelled(); };
+    plan.http.host_deadline_passed = [&call] {
+        return call.cancelReason() == CRANK_CANCEL_DEADLINE;
+    };
     call.emit(responseItem(sdk::http::fetch(pool_, plan.http, cancel), plan.config.accept));
 }
 

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 
 #include <rapidjson/document.h>
 
@@ -173,6 +174,26 @@ void RequestPlan::setTotal(std::int64_t ms, std::string name) {
     total_deadline = Clock::now() + std::chrono::milliseconds(ms);
 }
 
+void RequestPlan::setCallTotal(std::optional<std::int64_t> own_total_ms, std::int64_t timeout_ms,
+                               std::int64_t fallback_ms) {
+    host_timeout_ms = timeout_ms;
+    std::int64_t total = std::numeric_limits<std::int64_t>::max();
+    std::string name;
+    if (own_total_ms) {
+        total = *own_total_ms;
+        name = "timeouts.total_ms";
+    }
+    if (timeout_ms > 0 && timeout_ms < total) {
+        total = timeout_ms;
+        name = "upstream_timeout_ms";
+    }
+    if (name.empty()) {
+        total = fallback_ms;
+        name = "the plugin's default total timeout";
+    }
+    setTotal(total, std::move(name));
+}
+
 std::string mediaType(const std::string* content_type) {
     if (content_type == nullptr) {
         return {};
@@ -216,6 +237,11 @@ Error describeFailure(const ExchangeFailure& failure, const std::string& prefix,
         case Kind::tls:
             return {ErrorCode::unavailable, prefix + e.detail};
         case Kind::cancelled:
+            if (plan.host_deadline_passed && plan.host_deadline_passed()) {
+                return {ErrorCode::timeout, prefix + "no complete response within " +
+                                                std::to_string(plan.host_timeout_ms) +
+                                                " ms (upstream_timeout_ms)"};
+            }
             return {ErrorCode::timeout, prefix + "cancelled"};
         case Kind::timeout:
             if (failure.phase() == Phase::connect) {

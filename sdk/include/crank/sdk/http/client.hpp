@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -59,6 +60,11 @@ struct RequestPlan {
     Clock::time_point total_deadline = Clock::time_point::max();
     std::int64_t total_ms = 0;
     std::string total_name;
+    /// True when the call was cancelled because the host's own deadline passed (the call's
+    /// timeout_ms, the operation's upstream_timeout_ms): the failure is then that timeout, named
+    /// with host_timeout_ms, not a cancel. Unset: every cancel is a cancel.
+    std::function<bool()> host_deadline_passed;
+    std::int64_t host_timeout_ms = 0;
     std::string plugin = "crank";  ///< names the refusing plugin in messages ("the REST plugin")
     /// Where the connect and headers bounds are documented, for messages.
     std::string connect_name = "timeouts.connect_ms";
@@ -66,6 +72,11 @@ struct RequestPlan {
 
     /// Sets the total bound to `ms` from now, named `name`.
     void setTotal(std::int64_t ms, std::string name);
+    /// Bounds the whole exchange by the smaller of `own_total_ms` (the config's
+    /// timeouts.total_ms, if set) and the host's `timeout_ms` (0: none; named
+    /// upstream_timeout_ms), else by `fallback_ms` (named "the plugin's default total timeout").
+    void setCallTotal(std::optional<std::int64_t> own_total_ms, std::int64_t timeout_ms,
+                      std::int64_t fallback_ms);
 };
 
 /// A response read whole.
