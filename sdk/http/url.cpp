@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include <crank/sdk/http/text.hpp>
 #include <crank/sdk/http/url.hpp>
 
 namespace crank::sdk::http {
@@ -151,7 +152,7 @@ std::optional<Url> parseUrl(std::string_view text, std::string& error) {
     }
     url.scheme = lower(text.substr(0, colon));
     if (url.scheme != "http" && url.scheme != "https") {
-        error = "the URL scheme must be http or https, got \"" + url.scheme + "\"";
+        error = "the URL scheme must be http or https, got \"" + excerpt(url.scheme, 32) + "\"";
         return std::nullopt;
     }
     std::string_view rest = text.substr(colon + 3);
@@ -199,7 +200,7 @@ std::optional<Url> parseUrl(std::string_view text, std::string& error) {
             });
         if (!ok) {
             error = url.host.empty() ? "the URL has no host"
-                                     : "the URL's host \"" + url.host +
+                                     : "the URL's host \"" + excerpt(url.host, 128) +
                                            "\" has characters a host name cannot have";
             return std::nullopt;
         }
@@ -213,7 +214,7 @@ std::optional<Url> parseUrl(std::string_view text, std::string& error) {
         if (ec != std::errc() || ptr != portText.data() + portText.size() || port == 0 ||
             port > 65535) {
             error =
-                "the URL's port \"" + std::string(portText) + "\" is not a number from 1 to 65535";
+                "the URL's port \"" + excerpt(portText, 32) + "\" is not a number from 1 to 65535";
             return std::nullopt;
         }
         url.port = static_cast<std::uint16_t>(port);

@@ -27,12 +27,13 @@
 //                          as /graphql after waiting N ms (0..30000). The wait is abandoned when
 //                          the client disconnects (counted in /stats slow_aborted).
 //   ANY  /status/NNN       answers status NNN (200..599) with the text body "fixture status NNN".
-//   GET  /stats            {requests, last_headers, last_body, schema_version, by_path, slow_aborted,
-//                          graphql_version}:
+//   GET  /stats            {requests, last_headers, last_body, recent_bodies, schema_version, by_path,
+//                          slow_aborted, graphql_version}:
 //                          requests counts every request to the three GraphQL endpoints (rejected
 //                          ones too); last_headers (lower-cased) and last_body (parsed JSON body, or
-//                          the GET parameters) are those of the last such request; by_path counts
-//                          every request by path.
+//                          the GET parameters) are those of the last such request; recent_bodies
+//                          holds the last_body of each of the last 32 such requests, oldest first
+//                          (null where there was none); by_path counts every request by path.
 //   POST /admin/schema     {"version": 1|2} switches the live schema; answers {"version": N}.
 //   POST /admin/reset      restores the seed data and schema version 1, and zeroes the counters.
 //   GET  /schema.graphql   the live schema's SDL (printSchema).
@@ -50,7 +51,8 @@
 //   input NewItem {name!, color = RED, tags! = [], price, owner: OwnerRef!},
 //   input OwnerRef @oneOf {id: ID, email: String},
 //   interface Node {id}, type User, type Item, union SearchResult = Item | User,
-//   Query {item, items, bigList, search, node, echo, partial, fail, whoami, now},
+//   type PageInfo {endCursor, hasNextPage}, type ItemConnection {nodes, pageInfo, totalCount},
+//   Query {item, items, itemsPage, bigList, search, node, echo, partial, fail, whoami, now},
 //   Mutation {createItem, deleteItem}, Subscription {ticks} (in the schema only).
 // Schema version 2 differs only in: Query.item is renamed itemById, Color gains YELLOW,
 // ItemFilter gains owner: ID, Query.echo gains extra: String.
@@ -59,6 +61,15 @@
 // explicit nulls kept, input-field defaults filled in, ID as a string, enums by name, and DateTime
 // normalized to UTC ("...T22:00:00.000Z"). Query.partial fails ids starting with "bad" at their
 // list index; Query.fail throws (extensions.code FIXTURE_FAILURE), so data is null.
+//
+// Query.itemsPage(first: Int!, after: String, filter: ItemFilter): ItemConnection! pages Relay-style
+// through the items that `items` would list (filtered the same way, ordered by id): nodes holds
+// at most `first` (0..100) of them, those after the cursor `after` (from the start without it);
+// pageInfo.endCursor is the cursor of the last node (null when there is none) and
+// pageInfo.hasNextPage says whether more follow; totalCount counts all the matching items.
+// Cursors are opaque: base64 of "offset:N", N the item's index in the matching list. An `after`
+// that is not such a cursor, or whose N is not an index of that list, fails the field with
+// 'invalid cursor "AFTER" for itemsPage' (itemsPage is non-null, so data is null).
 //
 // Data: 20 seed items (i1..i20) and 3 users (u1..u3), in memory; createItem adds items (at most
 // 10000 in the store), deleteItem removes them. bigList items (b0..b99999) are synthetic and are
@@ -100,6 +111,7 @@ const MAX_DISCARD = 64 * 1024 * 1024; // an oversized body is drained up to this
 const MAX_SLOW_MS = 30000;
 const MAX_BIG_LIST = 100000;
 const MAX_ITEMS = 10000;
+const MAX_RECENT = 32; // /stats recent_bodies
 const TOKEN = 'fixture-token';
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -194,6 +206,19 @@ function matches(item, filter) {
 function nonNegative(name, value) {
     if (value < 0) throw new GraphQLError(`${name} must not be negative`);
     return value;
+}
+
+// itemsPage cursors: base64 of "offset:N". Returns N, or throws when `cursor` is not one of the
+// cursors of a list of `count` items.
+const MAX_PAGE = 100;
+const pageCursor = (offset) => Buffer.from(`offset:${offset}`, 'utf8').toString('base64');
+function cursorOffset(cursor, count) {
+    const match = /^offset:(0|[1-9][0-9]{0,8})$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+    const offset = match ? Number(match[1]) : -1;
+    if (offset < 0 || offset >= count || pageCursor(offset) !== cursor) {
+        throw new GraphQLError(`invalid cursor ${JSON.stringify(cursor)} for itemsPage`);
+    }
+    return offset;
 }
 
 // --- schema ----------------------------------------------------------------------------------------
@@ -362,6 +387,25 @@ function makeSchema(version) {
         resolveType: (value) => ('email' in value ? 'User' : 'Item'),
     });
 
+    const PageInfo = new GraphQLObjectType({
+        name: 'PageInfo',
+        description: 'Where a page of a connection ends, and whether another follows.',
+        fields: {
+            endCursor: { type: GraphQLString, description: 'The cursor of the last node of the page; null when the page is empty.' },
+            hasNextPage: { type: new GraphQLNonNull(GraphQLBoolean), description: 'Whether more nodes follow this page.' },
+        },
+    });
+
+    const ItemConnection = new GraphQLObjectType({
+        name: 'ItemConnection',
+        description: 'One page of items (Relay-style connection).',
+        fields: {
+            nodes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(Item))), description: 'The items of this page, by id.' },
+            pageInfo: { type: new GraphQLNonNull(PageInfo), description: 'Where this page ends.' },
+            totalCount: { type: new GraphQLNonNull(GraphQLInt), description: 'How many items match, over all pages.' },
+        },
+    });
+
     const echoArgs = {
         int: { type: GraphQLInt, description: 'An Int.' },
         float: { type: GraphQLFloat, description: 'A Float.' },
@@ -400,6 +444,29 @@ function makeSchema(version) {
                     const sorted = store.items.filter((item) => matches(item, filter)).sort((a, b) => compareIds(a.id, b.id));
                     if (order === 'DESC') sorted.reverse();
                     return sorted.slice(0, nonNegative('first', first ?? 10));
+                },
+            },
+            itemsPage: {
+                type: new GraphQLNonNull(ItemConnection),
+                description: 'A page of the items that match the filter, ordered by id, after a cursor.',
+                args: {
+                    first: { type: new GraphQLNonNull(GraphQLInt), description: `How many at most (0..${MAX_PAGE}).` },
+                    after: { type: GraphQLString, description: 'The endCursor of the previous page; from the start without it.' },
+                    filter: { type: ItemFilter, description: 'Which items.' },
+                },
+                resolve: (_, { first, after, filter }) => {
+                    if (nonNegative('first', first) > MAX_PAGE) throw new GraphQLError(`first must be at most ${MAX_PAGE}`);
+                    const sorted = store.items.filter((item) => matches(item, filter)).sort((a, b) => compareIds(a.id, b.id));
+                    const start = after == null ? 0 : cursorOffset(after, sorted.length) + 1;
+                    const nodes = sorted.slice(start, start + first);
+                    return {
+                        nodes,
+                        pageInfo: {
+                            endCursor: nodes.length === 0 ? null : pageCursor(start + nodes.length - 1),
+                            hasNextPage: start + nodes.length < sorted.length,
+                        },
+                        totalCount: sorted.length,
+                    };
                 },
             },
             bigList: {
@@ -544,6 +611,7 @@ function resetState() {
     state.requests = 0;
     state.lastHeaders = null;
     state.lastBody = null;
+    state.recent = []; // {body} of the last MAX_RECENT GraphQL requests
     state.byPath = {};
     state.slowAborted = 0;
 }
@@ -615,8 +683,15 @@ function wantsGraphQLResponse(req) {
 }
 
 // --- GraphQL over HTTP -------------------------------------------------------------------------
+// Records the body of the request that `entry` (of state.recent) stands for.
+function recordBody(entry, body) {
+    state.lastBody = body;
+    entry.body = body;
+}
+
 // Returns the {query, operationName, variables} of a POST or GET request, or throws HttpError.
-async function readGraphQLRequest(req, url) {
+// The body goes to /stats through `entry`.
+async function readGraphQLRequest(req, url, entry) {
     let params;
     if (req.method === 'GET') {
         params = {
@@ -624,7 +699,7 @@ async function readGraphQLRequest(req, url) {
             operationName: url.searchParams.get('operationName'),
             variables: url.searchParams.get('variables'),
         };
-        state.lastBody = Object.fromEntries(url.searchParams);
+        recordBody(entry, Object.fromEntries(url.searchParams));
         if (params.variables != null && params.variables !== '') {
             try {
                 params.variables = JSON.parse(params.variables);
@@ -644,10 +719,10 @@ async function readGraphQLRequest(req, url) {
         try {
             params = JSON.parse(text);
         } catch {
-            state.lastBody = null;
+            recordBody(entry, null);
             throw new HttpError(400, 'the body is not valid JSON');
         }
-        state.lastBody = params;
+        recordBody(entry, params);
         if (params === null || typeof params !== 'object' || Array.isArray(params)) {
             throw new HttpError(400, 'the body must be a JSON object (batching is not supported)');
         }
@@ -710,6 +785,9 @@ async function handleGraphQL(req, res, url, { secure = false, slowMs = null } = 
     state.requests++;
     state.lastHeaders = { ...req.headers };
     state.lastBody = null;
+    const entry = { body: null };
+    state.recent.push(entry);
+    if (state.recent.length > MAX_RECENT) state.recent.shift();
     const modern = wantsGraphQLResponse(req);
     const mediaType = modern ? GRAPHQL_RESPONSE : 'application/json';
     try {
@@ -726,7 +804,7 @@ async function handleGraphQL(req, res, url, { secure = false, slowMs = null } = 
             discard(req);
             throw new HttpError(400, `ms must be an integer from 0 to ${MAX_SLOW_MS}`);
         }
-        const request = await readGraphQLRequest(req, url);
+        const request = await readGraphQLRequest(req, url, entry);
         if (slowMs !== null) {
             const abort = new AbortController();
             const onClose = () => abort.abort();
@@ -794,6 +872,7 @@ async function route(req, res) {
                 requests: state.requests,
                 last_headers: state.lastHeaders,
                 last_body: state.lastBody,
+                recent_bodies: state.recent.map((entry) => entry.body),
                 schema_version: state.schemaVersion,
                 by_path: state.byPath,
                 slow_aborted: state.slowAborted,

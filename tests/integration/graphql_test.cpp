@@ -2,12 +2,14 @@
 // tests/e2e/graphql-fixture.mjs (graphql-js on node:http): input schemas derived from the
 // operation's variables and the introspected schema, variables of every kind reaching the upstream
 // as sent, nested input objects, partial data and errors, the upstream's validation errors, HTTP
-// errors and an auth profile, timeouts, mutations and @oneOf, a window over a list, an async job,
+// errors and an auth profile, timeouts, mutations and @oneOf, a window over a list, a window and a
+// session paging through a Relay-style connection (itemsPage) by its cursors, an async job,
 // the configurations crankd --check refuses, a schema that changes under crankd, import-graphql
 // against the live server, schema files, and an upstream that is down when the config loads.
 // One fixture process and one crankd serve most of the suite (one ctest entry); the schema-change
 // test has its own fixture so that the shared one keeps schema version 1. The fixture's GET /stats
-// shows what the upstream saw: request count, the last request's headers and body.
+// shows what the upstream saw: request count, the last request's headers and body, and the bodies
+// of the last 32 requests.
 
 #include <signal.h>
 
@@ -20,6 +22,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -180,6 +183,28 @@ std::string textAt(const rapidjson::Value& root, const std::string& path) {
     return v == nullptr ? "(absent)" : text(*v);
 }
 
+/// The `id` of each object in the array at `path`, in order (ADD_FAILURE when there is no array).
+std::vector<std::string> idsAt(const rapidjson::Value& root, const std::string& path) {
+    std::vector<std::string> out;
+    const rapidjson::Value* list = at(root, path);
+    if (list == nullptr || !list->IsArray()) {
+        ADD_FAILURE() << "no array at " << path << ": " << text(root);
+        return out;
+    }
+    for (const auto& item : list->GetArray()) {
+        out.push_back(member(item, "id"));
+    }
+    return out;
+}
+
+/// The result object of a tool call, error or not: its structuredContent, else its text parsed.
+rapidjson::Document resultObject(const rapidjson::Value& result) {
+    if (result.IsObject() && result.HasMember("structuredContent")) {
+        return structured(result);
+    }
+    return parse(firstText(result));
+}
+
 /// The tools of a tools/list answer, by name.
 std::map<std::string, rapidjson::Document> toolsOf(const McpClient& client) {
     std::map<std::string, rapidjson::Document> out;
@@ -312,6 +337,20 @@ protected:
             "price owner { id name } } }";
         const std::string itemDocument =
             "query Item($id: ID!) { item(id: $id) { id name color price } }";
+        // A Relay-style connection, paged by the host: the cursor goes into $after.
+        const std::string pageDocument =
+            "query Page($first: Int!, $after: String, $filter: ItemFilter) { itemsPage(first: "
+            "$first, after: $after, filter: $filter) { nodes { id name } pageInfo { endCursor "
+            "hasNextPage } totalCount } }";
+        const std::string paged =
+            R"(, "data_path": "itemsPage", "cursor_variable": "after",
+                 "has_next_path": "itemsPage.pageInfo.hasNextPage")";
+        const auto pagedExecution = [](const std::string& mode, int maxItems) {
+            return R"(, "execution": {"mode": ")" + mode +
+                   R"(", "items_path": "data.nodes", "cursor_path": "data.pageInfo.endCursor",
+                       "done_path": "last_page", "poll_interval_ms": 10, "max_items": )" +
+                   std::to_string(maxItems) + "}";
+        };
         const std::vector<std::string> ops{
             operation("echo", gql, echoDocument),
             operation("echo_sdl", gql, echoDocument, sdlFile),
@@ -344,6 +383,10 @@ protected:
                       R"(, "execution": {"mode": "window", "items_path": "data",
                           "done_path": "data", "max_items": 100, "aggregation_mode": "stats",
                           "aggregation": {"numeric_paths": ["price"]}})"),
+            operation("page", gql, pageDocument),
+            operation("pages", gql, pageDocument, paged, pagedExecution("window", 1000)),
+            operation("pages_few", gql, pageDocument, paged, pagedExecution("window", 4)),
+            operation("pages_session", gql, pageDocument, paged, pagedExecution("session", 1000)),
             operation("job", gql, itemDocument, "",
                       R"(, "execution": {"mode": "async_job", "upstream_timeout_ms": 10000})"),
             operation("down", "http://127.0.0.1:" + std::to_string(refusedPort_) + "/graphql",
@@ -427,6 +470,95 @@ protected:
             return -1;
         }
         return s["requests"].GetInt64();
+    }
+
+    /// POST /admin/reset: the seed items only (other tests add items), counters at zero.
+    static void resetFixture() {
+        const crank::testing::Reply reply = exchange(fixturePort_, "POST", "/admin/reset", {});
+        ASSERT_EQ(reply.status, 200) << reply.body;
+    }
+
+    /// The bodies of the last `n` GraphQL requests the fixture received, oldest first (/stats
+    /// recent_bodies holds up to 32).
+    static std::vector<rapidjson::Document> recentBodies(std::size_t n) {
+        std::vector<rapidjson::Document> out;
+        const rapidjson::Document s = stats();
+        const rapidjson::Value* recent = at(s, "recent_bodies");
+        if (recent == nullptr || !recent->IsArray() || recent->Size() < n) {
+            ADD_FAILURE() << "fewer than " << n << " recent_bodies in /stats: " << text(s);
+            return out;
+        }
+        for (rapidjson::SizeType i = recent->Size() - static_cast<rapidjson::SizeType>(n);
+             i < recent->Size(); ++i) {
+            rapidjson::Document copy;
+            copy.CopyFrom((*recent)[i], copy.GetAllocator());
+            out.push_back(std::move(copy));
+        }
+        return out;
+    }
+
+    struct Pages {
+        std::vector<std::string> ids;         // every node, in order
+        std::vector<std::string> endCursors;  // one per page
+    };
+
+    /// Pages through itemsPage by hand with the unary "page" tool (`first` per page, `filter` a
+    /// JSON object or empty), each request carrying the previous page's endCursor.
+    Pages pageByHand(int first, const std::string& filter = "") {
+        Pages out;
+        std::string after;
+        for (int page = 0; page < 100; ++page) {
+            const auto r =
+                ok("page", R"({"first": )" + std::to_string(first) +
+                               (filter.empty() ? "" : R"(, "filter": )" + filter) +
+                               (after.empty() ? "" : R"(, "after": )" + quote(after)) + "}");
+            const rapidjson::Value* nodes = at(r, "data.itemsPage.nodes");
+            const rapidjson::Value* cursor = at(r, "data.itemsPage.pageInfo.endCursor");
+            const rapidjson::Value* next = at(r, "data.itemsPage.pageInfo.hasNextPage");
+            if (nodes == nullptr || !nodes->IsArray() || cursor == nullptr || next == nullptr ||
+                !next->IsBool()) {
+                ADD_FAILURE() << "not a page: " << text(r);
+                return out;
+            }
+            for (const auto& node : nodes->GetArray()) {
+                out.ids.push_back(member(node, "id"));
+            }
+            out.endCursors.push_back(cursor->IsString() ? cursor->GetString() : "");
+            if (!next->GetBool()) {
+                return out;
+            }
+            after = out.endCursors.back();
+        }
+        ADD_FAILURE() << "more than 100 pages";
+        return out;
+    }
+
+    /// Checks that `bodies` are the requests of one paged read: operation Page, `first` and
+    /// `filter` as given, no $after on the first request, then each one's $after the endCursor of
+    /// the page before.
+    static void expectPagedRequests(const std::vector<rapidjson::Document>& bodies, int first,
+                                    const std::vector<std::string>& endCursors,
+                                    const std::string& filter = "") {
+        for (std::size_t i = 0; i < bodies.size(); ++i) {
+            const rapidjson::Value& body = bodies[i];
+            EXPECT_EQ(textAt(body, "operationName"), R"("Page")") << i << ": " << text(body);
+            EXPECT_EQ(textAt(body, "variables.first"), std::to_string(first))
+                << i << ": " << text(body);
+            if (filter.empty()) {
+                EXPECT_EQ(at(body, "variables.filter"), nullptr) << i << ": " << text(body);
+            } else {
+                const rapidjson::Value* sent = at(body, "variables.filter");
+                EXPECT_TRUE(sent != nullptr && *sent == parse(filter)) << i << ": " << text(body);
+            }
+            if (i == 0) {
+                EXPECT_EQ(at(body, "variables.after"), nullptr)
+                    << "the first request carries no cursor: " << text(body);
+            } else if (i - 1 < endCursors.size()) {
+                EXPECT_EQ(textAt(body, "variables.after"), quote(endCursors[i - 1]))
+                    << "request " << i << " does not carry page " << i - 1
+                    << "'s endCursor: " << text(body);
+            }
+        }
     }
 
     static std::string base() { return "http://127.0.0.1:" + std::to_string(fixturePort_); }
@@ -802,6 +934,163 @@ TEST_F(GraphqlTest, AListReadOnceIsAWindow) {
     EXPECT_EQ(requests(), before + 1) << "done_path ends the window after one request";
 }
 
+// A Relay-style connection (itemsPage) paged by the host: cursor_variable gets the previous page's
+// endCursor (execution.cursor_path), has_next_path becomes last_page, which done_path reads.
+
+TEST_F(GraphqlTest, AWindowPagesThroughAConnection) {
+    resetFixture();  // the seed items only: other tests create items
+    const std::vector<std::string> all = seedIds([](const SeedItem&) { return true; });
+    const std::size_t pages = (all.size() + 2) / 3;
+    ASSERT_EQ(pages, 7U);
+    const std::int64_t before = requests();
+    const auto r = ok("pages", R"({"first": 3})");
+    const std::int64_t sent = requests() - before;
+    const std::vector<rapidjson::Document> bodies = recentBodies(pages);
+
+    EXPECT_EQ(textAt(r, "item_count"), std::to_string(all.size())) << text(r);
+    const std::vector<std::string> ids = idsAt(r, "items");
+    EXPECT_EQ(ids, all) << "every seed item once, in id order: " << text(r);
+    EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), ids.size()) << "duplicates";
+    EXPECT_EQ(member(r, "stop_reason"), "upstream_end") << text(r);
+    EXPECT_EQ(textAt(r, "has_more"), "false");
+    EXPECT_EQ(textAt(r, "window_complete"), "true");
+    EXPECT_EQ(sent, static_cast<std::int64_t>(pages)) << "one request per page of 3";
+
+    // The same pages read by hand: the window's requests carried their endCursors in turn.
+    const Pages byHand = pageByHand(3);
+    EXPECT_EQ(byHand.ids, all);
+    ASSERT_EQ(byHand.endCursors.size(), pages);
+    EXPECT_EQ(std::set<std::string>(byHand.endCursors.begin(), byHand.endCursors.end()).size(),
+              pages)
+        << "a cursor repeated";
+    expectPagedRequests(bodies, 3, byHand.endCursors);
+    EXPECT_EQ(textAt(r, "cursor"), quote(byHand.endCursors.back())) << text(r);
+}
+
+TEST_F(GraphqlTest, AWindowPagesThroughAFilteredConnection) {
+    resetFixture();
+    const std::vector<std::string> gifts =
+        seedIds([](const SeedItem& i) { return hasTag(i, "gift"); });
+    ASSERT_EQ(gifts.size(), 5U);
+    const std::string filter = R"({"tags": ["gift"]})";
+    const std::int64_t before = requests();
+    const auto r = ok("pages", R"({"first": 3, "filter": )" + filter + "}");
+    const std::int64_t sent = requests() - before;
+    const std::vector<rapidjson::Document> bodies = recentBodies(2);
+
+    EXPECT_EQ(textAt(r, "item_count"), "5") << text(r);
+    EXPECT_EQ(idsAt(r, "items"), gifts) << text(r);
+    EXPECT_EQ(member(r, "stop_reason"), "upstream_end") << text(r);
+    EXPECT_EQ(sent, 2) << "two pages: 3 items, then 2";
+    const Pages byHand = pageByHand(3, filter);
+    EXPECT_EQ(byHand.ids, gifts);
+    ASSERT_EQ(byHand.endCursors.size(), 2U);
+    expectPagedRequests(bodies, 3, byHand.endCursors, filter);
+
+    // No item matches: one empty page, whose endCursor is null, ends the window.
+    const std::int64_t beforeNone = requests();
+    const auto none = ok("pages", R"({"first": 3, "filter": {"tags": ["no-such-tag"]}})");
+    EXPECT_EQ(textAt(none, "item_count"), "0") << text(none);
+    EXPECT_EQ(member(none, "stop_reason"), "upstream_end") << text(none);
+    EXPECT_EQ(textAt(none, "has_more"), "false") << text(none);
+    EXPECT_EQ(requests() - beforeNone, 1);
+}
+
+TEST_F(GraphqlTest, AWindowOverAConnectionStopsAtMaxItems) {
+    resetFixture();
+    const std::int64_t before = requests();
+    const auto r = ok("pages_few", R"({"first": 3})");
+    const std::int64_t sent = requests() - before;
+    const std::vector<rapidjson::Document> bodies = recentBodies(2);
+
+    EXPECT_EQ(textAt(r, "item_count"), "4") << text(r);
+    EXPECT_EQ(idsAt(r, "items"), (std::vector<std::string>{"i1", "i2", "i3", "i4"})) << text(r);
+    EXPECT_EQ(member(r, "stop_reason"), "max_items") << text(r);
+    EXPECT_EQ(textAt(r, "has_more"), "true");
+    EXPECT_EQ(sent, 2) << "max_items 4 is reached on the second page of 3";
+    const Pages byHand = pageByHand(3);
+    ASSERT_FALSE(byHand.endCursors.empty());
+    expectPagedRequests(bodies, 3, byHand.endCursors);
+}
+
+TEST_F(GraphqlTest, ASessionPagesThroughAConnection) {
+    resetFixture();
+    const std::vector<std::string> all = seedIds([](const SeedItem&) { return true; });
+    const std::size_t pages = (all.size() + 2) / 3;
+    const std::int64_t before = requests();
+    const auto started = ok("pages_session_start", R"({"first": 3})");
+    ASSERT_TRUE(started.HasMember("session_id")) << text(started);
+    const std::string session = R"({"session_id": ")" + member(started, "session_id") + "\"";
+
+    std::vector<std::string> ids;
+    std::string cursor;
+    std::string status;
+    rapidjson::Document last;
+    const auto deadline = Clock::now() + 15s;
+    while (Clock::now() < deadline) {
+        last = ok("pages_session_poll",
+                  session + (cursor.empty() ? "" : R"(, "cursor": )" + quote(cursor)) + "}");
+        for (const std::string& id : idsAt(last, "items")) {
+            ids.push_back(id);
+        }
+        const rapidjson::Value* next = at(last, "cursor");
+        if (next != nullptr && next->IsString()) {
+            cursor = next->GetString();
+        }
+        status = member(last, "status");
+        if (status != "active" && textAt(last, "has_more") != "true") {
+            break;
+        }
+        std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_EQ(status, "completed") << text(last);
+    EXPECT_EQ(ids, all) << "every seed item once, in id order; last poll: " << text(last);
+    EXPECT_EQ(textAt(last, "item_count"), std::to_string(all.size())) << text(last);
+    EXPECT_EQ(requests() - before, static_cast<std::int64_t>(pages)) << "one request per page";
+    const std::vector<rapidjson::Document> bodies = recentBodies(pages);
+    expectPagedRequests(bodies, 3, pageByHand(3).endCursors);
+}
+
+TEST_F(GraphqlTest, ACursorTheUpstreamRefusesEndsTheWindowWithItsError) {
+    resetFixture();
+    // $after is declared, so the input's value goes out with the first request.
+    const std::int64_t before = requests();
+    const rapidjson::Document result = call("pages", R"({"first": 3, "after": "bogus"})");
+    EXPECT_TRUE(isError(result)) << "no item before the error: " << text(result);
+    const rapidjson::Document r = resultObject(result);
+    EXPECT_EQ(member(r, "stop_reason"), "upstream_error") << text(r);
+    EXPECT_EQ(textAt(r, "item_count"), "0") << text(r);
+    const rapidjson::Value* error = at(r, "error.message");
+    const std::string message = error != nullptr && error->IsString() ? error->GetString() : "";
+    EXPECT_TRUE(contains(message, R"(GraphQL errors: invalid cursor "bogus" for itemsPage)"))
+        << text(r);
+    EXPECT_EQ(requests() - before, 1) << "no second request after the error";
+    EXPECT_EQ(textAt(stats(), "last_body.variables.after"), R"("bogus")");
+
+    // A real cursor that points past the end of a shorter (filtered) list is refused too.
+    const Pages byHand = pageByHand(3);
+    ASSERT_EQ(byHand.endCursors.size(), 7U);
+    const std::string farCursor = byHand.endCursors[5];  // after the 18th item; 5 gifts
+    const std::string far = failed(
+        "page", R"({"first": 3, "filter": {"tags": ["gift"]}, "after": )" + quote(farCursor) + "}");
+    EXPECT_TRUE(contains(far, "invalid cursor")) << far;
+
+    // A session over the same operation fails with the same error.
+    const auto started = ok("pages_session_start", R"({"first": 3, "after": "bogus"})");
+    ASSERT_TRUE(started.HasMember("session_id")) << text(started);
+    const std::string session = R"({"session_id": ")" + member(started, "session_id") + "\"}";
+    rapidjson::Document poll;
+    EXPECT_TRUE(eventually(
+        [&] {
+            poll = ok("pages_session_poll", session);
+            return member(poll, "status") != "active";
+        },
+        10s))
+        << text(poll);
+    EXPECT_EQ(member(poll, "status"), "failed") << text(poll);
+    EXPECT_TRUE(contains(text(poll), "invalid cursor")) << text(poll);
+}
+
 TEST_F(GraphqlTest, AnAsyncJobRunsTheQuery) {
     const auto started = ok("job_start", R"({"id": "i5"})");
     ASSERT_TRUE(started.HasMember("job_id")) << text(started);
@@ -947,7 +1236,7 @@ TEST_F(GraphqlTest, ImportGraphqlFromTheLiveServerMakesWorkingTools) {
                                                  "--prefix", "gq_"});
     ASSERT_EQ(import.waitForExit(30s), 0) << import.stderrText();
     const std::string printed = import.stdoutText();
-    EXPECT_TRUE(contains(import.stderrText(), "12 operations (10 queries, 2 mutations)"));
+    EXPECT_TRUE(contains(import.stderrText(), "13 operations (11 queries, 2 mutations)"));
     EXPECT_TRUE(contains(import.stderrText(), "subscriptions (Subscription) are not imported"));
     const rapidjson::Document doc = parse(printed);
     const rapidjson::Value* ops = at(doc, "operations");
@@ -958,8 +1247,8 @@ TEST_F(GraphqlTest, ImportGraphqlFromTheLiveServerMakesWorkingTools) {
         EXPECT_EQ(member(op, "protocol"), "graphql") << text(op);
         EXPECT_EQ(textAt(op, "config.endpoint"), "\"" + base() + "/graphql\"");
     }
-    for (const char* name : {"gq_item", "gq_items", "gq_big_list", "gq_echo", "gq_create_item",
-                             "gq_delete_item", "gq_whoami"}) {
+    for (const char* name : {"gq_item", "gq_items", "gq_items_page", "gq_big_list", "gq_echo",
+                             "gq_create_item", "gq_delete_item", "gq_whoami"}) {
         EXPECT_TRUE(names.contains(name)) << name << " not imported: " << printed;
     }
     EXPECT_FALSE(names.contains("gq_ticks"));
@@ -970,7 +1259,7 @@ TEST_F(GraphqlTest, ImportGraphqlFromTheLiveServerMakesWorkingTools) {
         dir_->write("imported.json", configText(*dir_, operations, "imported.db"));
     const auto [status, out] = checkConfig(config);
     ASSERT_EQ(status, 0) << out;
-    EXPECT_TRUE(contains(out, "configuration is valid (12 operations"));
+    EXPECT_TRUE(contains(out, "configuration is valid (13 operations"));
 
     ChildProcess crankd(
         std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"});
@@ -987,6 +1276,11 @@ TEST_F(GraphqlTest, ImportGraphqlFromTheLiveServerMakesWorkingTools) {
     const rapidjson::Document echo = client.callTool("gq_echo", R"({"colors": ["PURPLE"]})");
     ASSERT_FALSE(isError(echo)) << text(echo);
     EXPECT_EQ(textAt(structured(echo), "data.echo"), R"("{\"colors\":[\"PURPLE\"]}")");
+    const rapidjson::Document page = client.callTool("gq_items_page", R"({"first": 2})");
+    ASSERT_FALSE(isError(page)) << text(page);
+    EXPECT_EQ(idsAt(structured(page), "data.itemsPage.nodes"),
+              (std::vector<std::string>{"i1", "i2"}));
+    EXPECT_EQ(textAt(structured(page), "data.itemsPage.pageInfo.hasNextPage"), "true");
     crankd.signal(SIGTERM);
     EXPECT_EQ(crankd.waitForExit(20s), 0) << crankd.stderrText();
 }

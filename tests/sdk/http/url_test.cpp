@@ -90,5 +90,17 @@ TEST(HttpUrl, QueryParametersArePercentEncoded) {
     EXPECT_EQ(q, "a%20b=x%26y%3Dz&n=%C3%A9~-._");
 }
 
+TEST(HttpUrl, MessagesQuoteAtMostAnExcerpt) {
+    // A hostile URL (a config value, a redirect's Location) never makes a message its size.
+    const std::string huge(std::size_t{1} << 20U, 'x');
+    for (const std::string& text :
+         {"http://h:" + huge, "http://" + huge + "^/", huge + "://h/", "http://h\x01" + huge}) {
+        std::string error;
+        EXPECT_FALSE(parseUrl(text, error).has_value());
+        EXPECT_FALSE(error.empty());
+        EXPECT_LT(error.size(), 512U) << error.substr(0, 200);
+    }
+}
+
 }  // namespace
 }  // namespace crank::sdk::http
