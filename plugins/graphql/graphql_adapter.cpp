@@ -1,6 +1,7 @@
 #include "graphql_adapter.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <utility>
@@ -159,6 +160,10 @@ sdk::http::FetchedResponse exchange(sdk::http::ConnectionPool& pool,
     return out;
 }
 
+bool ok(const sdk::http::FetchedResponse& response) {
+    return response.status >= 200 && response.status <= 299;
+}
+
 std::string readFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -181,9 +186,22 @@ std::string readFile(const std::string& path) {
     return text;
 }
 
+/// The endpoint as messages and logs show it: without its query, which may carry a key.
+std::string shownEndpoint(const GraphqlConfig& config) {
+    return config.endpoint
+               ? config.endpoint->describe()
+               : sdk::http::excerpt(config.endpoint_text.substr(0, config.endpoint_text.find('?')),
+                                    256);
+}
+
 std::string schemaKey(const GraphqlConfig& config) {
     if (!config.schema_file.empty()) {
-        return "file\n" + config.schema_file;
+        // An edited file is read again, even within the cache's minute.
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(config.schema_file, ec);
+        const auto stamp = std::filesystem::last_write_time(config.schema_file, ec);
+        return "file\n" + config.schema_file + "\n" + std::to_string(ec ? 0 : size) + "\n" +
+               std::to_string(ec ? 0 : stamp.time_since_epoch().count());
     }
     std::string key = "endpoint\n" + config.endpoint_text + "\n" +
                       (config.http.tls.verify ? "verify" : "noverify") + "\n" +
@@ -252,15 +270,14 @@ std::string GraphqlAdapter::describe(std::string_view config_json, sdk::Diagnost
         if (!problem.empty()) {
             diagnostics.error("document", problem + " (the schema of " +
                                               (config.schema_file.empty()
-                                                   ? config.endpoint_text + ", by introspection"
+                                                   ? shownEndpoint(config) + ", by introspection"
                                                    : config.schema_file) +
                                               ")");
             return {};
         }
     } else if (!why.empty()) {
         host_.log(sdk::LogLevel::warn,
-                  "graphql: no schema for \"" + sdk::http::excerpt(config.endpoint_text, 256) +
-                      "\" (" + why +
+                  "graphql: no schema for \"" + shownEndpoint(config) + "\" (" + why +
                       "): the tool's input schema leaves the document's own input types open");
     }
     std::string out = "{\"transport_behavior\":\"request_response\"";
@@ -316,11 +333,18 @@ std::shared_ptr<const Schema> GraphqlAdapter::schemaFor(const GraphqlConfig& con
     } else {
         return nullptr;  // nothing to fetch: not a failure
     }
+    if (why.size() > kMaxWhyBytes) {
+        why = sdk::http::excerpt(why, kMaxWhyBytes);
+    }
     const std::lock_guard<std::mutex> lock(mutex_);
+    const auto now = Clock::now();
+    for (auto it = schemas_.begin(); it != schemas_.end();) {
+        it = now - it->second.fetched >= kSchemaTtl ? schemas_.erase(it) : std::next(it);
+    }
     if (schemas_.size() >= kMaxCachedSchemas) {
         schemas_.clear();
     }
-    schemas_[key] = CachedSchema{schema, why, Clock::now()};
+    schemas_[key] = CachedSchema{schema, why, now};
     return schema;
 }
 
@@ -345,13 +369,15 @@ std::shared_ptr<const Schema> GraphqlAdapter::introspect(const GraphqlConfig& co
             return nullptr;
         }
         std::string error;
-        std::optional<Schema> parsed = response.status >= 200 && response.status <= 299
-                                           ? schemaFromIntrospection(response.body, error)
-                                           : std::nullopt;
+        std::optional<Schema> parsed =
+            ok(response) ? schemaFromIntrospection(response.body, error) : std::nullopt;
         if (parsed) {
             return std::make_shared<const Schema>(std::move(*parsed));
         }
-        const bool refusedOneOf = oneOf && response.body.find("isOneOf") != std::string::npos;
+        // Refused: a validation error naming the field (200 with errors, or 400).
+        const bool refusedOneOf =
+            oneOf && (error.find("isOneOf") != std::string::npos ||
+                      (!ok(response) && response.body.find("isOneOf") != std::string::npos));
         if (!refusedOneOf) {
             why = response.prefix + "introspection: " +
                   (error.empty() ? "answered " + std::to_string(response.status) + ": " +

@@ -33,6 +33,7 @@ public:
     static constexpr std::chrono::seconds kSchemaTtl{60};
     static constexpr std::size_t kMaxCachedOperations = 1024;
     static constexpr std::size_t kMaxCachedSchemas = 64;
+    static constexpr std::size_t kMaxWhyBytes = 1024;  ///< why a schema could not be had
 
     explicit GraphqlAdapter(sdk::Host host = {});
     ~GraphqlAdapter() override;

@@ -190,7 +190,12 @@ std::string graphqlItem(const sdk::http::FetchedResponse& r, const GraphqlConfig
         throw Error(ErrorCode::protocol,
                     r.prefix + "not a GraphQL response: it has neither data nor errors");
     }
-    if (!hasData) {
+    // GraphQL over HTTP: a response with data is a 2xx one; anything else at another status
+    // (an intermediary's, a server's that failed on the way) is not trusted as a result.
+    if (!ok && !hasErrors) {
+        failHttp(r);
+    }
+    if (!hasData || !ok) {
         std::size_t omitted = 0;
         std::string details =
             "{\"http_status\":" + std::to_string(r.status) + ",\"errors\":" +

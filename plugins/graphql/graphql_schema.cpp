@@ -184,6 +184,11 @@ std::string_view kindText(Kind kind) {
     return "a type";
 }
 
+/// A name (or other piece of input) as a message repeats it: an excerpt.
+std::string shown(std::string_view text) {
+    return detail::excerpt(text);
+}
+
 std::string concat(std::initializer_list<std::string_view> parts) {
     std::string out;
     for (const auto part : parts) {
@@ -227,11 +232,11 @@ private:
         }
         const NamedType* t = schema_.type(name);
         if (t == nullptr) {
-            throw SchemaError("the " + std::string(what) + " type " + name +
+            throw SchemaError("the " + std::string(what) + " type " + shown(name) +
                               " is not in the schema");
         }
         if (t->kind != Kind::object) {
-            throw SchemaError("the " + std::string(what) + " type " + name + " is " +
+            throw SchemaError("the " + std::string(what) + " type " + shown(name) + " is " +
                               std::string(kindText(t->kind)) + ", not an object type");
         }
     }
@@ -239,7 +244,7 @@ private:
     const NamedType& resolve(const std::string& where, const std::string& name) const {
         const NamedType* t = schema_.type(name);
         if (t == nullptr) {
-            throw SchemaError(where + ": unknown type " + name);
+            throw SchemaError(where + ": unknown type " + shown(name));
         }
         return *t;
     }
@@ -247,15 +252,15 @@ private:
     void checkInput(const std::string& where, const TypeRef& type) const {
         const NamedType& t = resolve(where, type.namedType());
         if (!t.isInputType()) {
-            throw SchemaError(where + ": type " + t.name + " is " + std::string(kindText(t.kind)) +
-                              ", not an input type");
+            throw SchemaError(where + ": type " + shown(t.name) + " is " +
+                              std::string(kindText(t.kind)) + ", not an input type");
         }
     }
 
     static void unique(std::set<std::string, std::less<>>& seen, const std::string& where,
                        const std::string& what, const std::string& name) {
         if (!seen.insert(name).second) {
-            throw SchemaError(where + ": " + what + " " + name + " is defined twice");
+            throw SchemaError(where + ": " + what + " " + shown(name) + " is defined twice");
         }
     }
 
@@ -263,27 +268,28 @@ private:
         std::set<std::string, std::less<>> seen;
         for (const auto& f : type.fields) {
             unique(seen, where, "field", f.name);
-            const std::string at = where + ", field " + f.name;
+            const std::string at = where + ", field " + shown(f.name);
             const NamedType& t = resolve(at, f.type.namedType());
             if (t.kind == Kind::input_object) {
-                throw SchemaError(at + ": type " + t.name +
+                throw SchemaError(at + ": type " + shown(t.name) +
                                   " is an input object type, not an output type");
             }
             std::set<std::string, std::less<>> args;
             for (const auto& a : f.args) {
                 unique(args, at, "argument", a.name);
-                checkInput(at + ", argument " + a.name, a.type);
+                checkInput(at + ", argument " + shown(a.name), a.type);
             }
         }
     }
 
     void checkType(const NamedType& type) const {
-        const std::string where = std::string(keyword(type.kind)) + " " + type.name;
+        const std::string where = std::string(keyword(type.kind)) + " " + shown(type.name);
         checkFields(type, where);
         for (const auto& i : type.interfaces) {
             const NamedType* t = schema_.type(i);
             if (t == nullptr || t->kind != Kind::interface) {
-                throw SchemaError(concat({where, " implements ", i, ": ", i, " is ",
+                const std::string name = shown(i);
+                throw SchemaError(concat({where, " implements ", name, ": ", name, " is ",
                                           t == nullptr ? "not defined" : kindText(t->kind),
                                           t == nullptr ? "" : ", not an interface"}));
             }
@@ -292,7 +298,7 @@ private:
             for (const auto& m : type.possible_types) {
                 const NamedType* t = schema_.type(m);
                 if (t == nullptr || t->kind != Kind::object) {
-                    throw SchemaError(concat({where, ": member ", m, " is ",
+                    throw SchemaError(concat({where, ": member ", shown(m), " is ",
                                               t == nullptr ? "not defined" : kindText(t->kind),
                                               t == nullptr ? "" : ", not an object type"}));
                 }
@@ -301,7 +307,7 @@ private:
         std::set<std::string, std::less<>> seen;
         for (const auto& f : type.input_fields) {
             unique(seen, where, "field", f.name);
-            checkInput(where + ", field " + f.name, f.type);
+            checkInput(where + ", field " + shown(f.name), f.type);
         }
         std::set<std::string, std::less<>> values;
         for (const auto& v : type.enum_values) {
@@ -373,6 +379,31 @@ std::string stringMember(const Value& object, const char* name, const std::strin
     return {v->GetString(), v->GetStringLength()};
 }
 
+/// A name member: a GraphQL name, else an error quoting the start of what is there.
+std::string nameMember(const Value& object, const char* name, const std::string& path) {
+    std::string value = stringMember(object, name, path, true);
+    if (!detail::isName(value)) {
+        const auto name_char = [](char c) {
+            return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                   (c >= '0' && c <= '9');
+        };
+        const bool too_long = value.size() > kMaxNameBytes && (value[0] < '0' || value[0] > '9') &&
+                              std::all_of(value.begin(), value.end(), name_char);
+        throw SchemaError(path + "." + name + ": \"" +
+                          detail::excerpt(value, detail::kMaxNameExcerptBytes) + "\" is " +
+                          (too_long ? "longer than the " + std::to_string(kMaxNameBytes) +
+                                          " bytes a GraphQL name may have"
+                                    : std::string("not a GraphQL name")));
+    }
+    return value;
+}
+
+/// A description: invalid UTF-8 (a sloppy upstream) is repaired, not refused, so that what is
+/// derived from it (input schemas, tool descriptions) stays valid JSON text.
+std::string descriptionMember(const Value& object, const std::string& path) {
+    return detail::repairUtf8(stringMember(object, "description", path, false));
+}
+
 bool boolMember(const Value& object, const char* name, const std::string& path) {
     const Value* v = member(object, name);
     if (v == nullptr) {
@@ -440,23 +471,23 @@ TypeRef readTypeRef(const Value& v, const std::string& path) {
     }
     Kind ignored{};
     if (!namedKind(kind, ignored)) {
-        throw SchemaError(path + ".kind: unknown kind \"" + kind + "\"");
+        throw SchemaError(path + ".kind: unknown kind \"" + shown(kind) + "\"");
     }
-    return TypeRef::named(stringMember(v, "name", path, true));
+    return TypeRef::named(nameMember(v, "name", path));
 }
 
 std::string readNamedRef(const Value& v, const std::string& path) {
     const TypeRef t = readTypeRef(v, path);
     if (t.kind != TypeRef::Kind::named) {
-        throw SchemaError(path + ": expected a named type, found " + t.text());
+        throw SchemaError(path + ": expected a named type, found " + shown(t.text()));
     }
     return t.name;
 }
 
 InputValue readInputValue(const Value& v, const std::string& path) {
     InputValue iv;
-    iv.name = stringMember(v, "name", path, true);
-    iv.description = stringMember(v, "description", path, false);
+    iv.name = nameMember(v, "name", path);
+    iv.description = descriptionMember(v, path);
     const Value* type = member(v, "type");
     if (type == nullptr) {
         throw SchemaError(path + ": type is missing");
@@ -473,8 +504,8 @@ InputValue readInputValue(const Value& v, const std::string& path) {
 
 Field readField(const Value& v, const std::string& path) {
     Field f;
-    f.name = stringMember(v, "name", path, true);
-    f.description = stringMember(v, "description", path, false);
+    f.name = nameMember(v, "name", path);
+    f.description = descriptionMember(v, path);
     forEach(v, "args", path, [&f](const Value& a, const std::string& at) {
         f.args.push_back(readInputValue(a, at));
     });
@@ -491,10 +522,10 @@ NamedType readType(const Value& v, const std::string& path) {
     NamedType t;
     const std::string kind = stringMember(v, "kind", path, true);
     if (!namedKind(kind, t.kind)) {
-        throw SchemaError(path + ".kind: " + kind + " is not the kind of a named type");
+        throw SchemaError(path + ".kind: " + shown(kind) + " is not the kind of a named type");
     }
-    t.name = stringMember(v, "name", path, true);
-    t.description = stringMember(v, "description", path, false);
+    t.name = nameMember(v, "name", path);
+    t.description = descriptionMember(v, path);
     forEach(v, "fields", path,
             [&t](const Value& f, const std::string& at) { t.fields.push_back(readField(f, at)); });
     forEach(v, "inputFields", path, [&t](const Value& f, const std::string& at) {
@@ -505,8 +536,11 @@ NamedType readType(const Value& v, const std::string& path) {
     });
     forEach(v, "enumValues", path, [&t](const Value& e, const std::string& at) {
         EnumValue ev;
-        ev.name = stringMember(e, "name", at, true);
-        ev.description = stringMember(e, "description", at, false);
+        ev.name = nameMember(e, "name", at);
+        if (ev.name == "true" || ev.name == "false" || ev.name == "null") {
+            throw SchemaError(at + ".name: an enum value cannot be named " + ev.name);
+        }
+        ev.description = descriptionMember(e, at);
         ev.deprecated = boolMember(e, "isDeprecated", at);
         t.enum_values.push_back(std::move(ev));
     });
@@ -525,7 +559,7 @@ std::string rootName(const Value& schema, const char* name) {
     if (!root->IsObject()) {
         throw SchemaError(std::string("__schema.") + name + ": expected an object");
     }
-    return stringMember(*root, "name", std::string("__schema.") + name, true);
+    return nameMember(*root, "name", std::string("__schema.") + name);
 }
 
 Schema readSchema(const Value& v, const SchemaLimits& limits) {
@@ -551,7 +585,7 @@ Schema readSchema(const Value& v, const SchemaLimits& limits) {
         }
         std::string name = type.name;
         if (!schema.types.emplace(std::move(name), std::move(type)).second) {
-            throw SchemaError(at + ": type " + t["name"].GetString() + " appears twice");
+            throw SchemaError(at + ": type " + shown(t["name"].GetString()) + " appears twice");
         }
     });
     return schema;
@@ -576,7 +610,8 @@ const Value& findSchema(const rapidjson::Document& doc) {
         const Value& first = (*errors)[0];
         std::string message = "(no message)";
         if (first.IsObject() && first.HasMember("message") && first["message"].IsString()) {
-            message = first["message"].GetString();
+            const Value& text = first["message"];
+            message = shown(std::string_view(text.GetString(), text.GetStringLength()));
         }
         throw SchemaError("the introspection query failed: " + message);
     }
@@ -629,21 +664,21 @@ private:
         }
         std::string name = d.type.name;
         if (schema.types.count(name) != 0) {
-            Lexer::fail(d.at, "type " + name + " is defined twice");
+            Lexer::fail(d.at, "type " + shown(name) + " is defined twice");
         }
         schema.types.emplace(std::move(name), std::move(d.type));
     }
 
     static void extend(Schema& schema, Definition& d) {
         auto it = schema.types.find(d.type.name);
+        const std::string name = shown(d.type.name);
+        const std::string where = "extend " + std::string(keyword(d.type.kind)) + " " + name;
         if (it == schema.types.end()) {
-            Lexer::fail(d.at, "extend " + std::string(keyword(d.type.kind)) + " " + d.type.name +
-                                  ": type " + d.type.name + " is not defined");
+            Lexer::fail(d.at, where + ": type " + name + " is not defined");
         }
         NamedType& base = it->second;
         if (base.kind != d.type.kind) {
-            Lexer::fail(d.at, "extend " + std::string(keyword(d.type.kind)) + " " + d.type.name +
-                                  ": " + d.type.name + " is " + std::string(kindText(base.kind)));
+            Lexer::fail(d.at, where + ": " + name + " is " + std::string(kindText(base.kind)));
         }
         auto append = [](auto& to, auto& from) {
             to.insert(to.end(), std::make_move_iterator(from.begin()),
@@ -723,7 +758,8 @@ private:
             const std::string name = lexer_.expectName();
             const std::size_t index = name == "query" ? 0 : name == "mutation" ? 1 : 2;
             if (index == 2 && name != "subscription") {
-                Lexer::fail(op, "expected query, mutation or subscription, found \"" + name + "\"");
+                Lexer::fail(
+                    op, "expected query, mutation or subscription, found \"" + shown(name) + "\"");
             }
             lexer_.expectPunctuator(":");
             roots_[index] = lexer_.expectName();
@@ -983,10 +1019,10 @@ std::string checkOperation(const OperationDefinition& operation, const Schema& s
         const std::string& name = v.type.namedType();
         const NamedType* t = schema.type(name);
         if (t == nullptr) {
-            return "variable $" + v.name + ": type " + name + " is not in the schema";
+            return "variable $" + shown(v.name) + ": type " + shown(name) + " is not in the schema";
         }
         if (!t->isInputType()) {
-            return "variable $" + v.name + ": type " + name + " is " +
+            return "variable $" + shown(v.name) + ": type " + shown(name) + " is " +
                    std::string(kindText(t->kind)) + ", not an input type";
         }
     }
@@ -996,7 +1032,7 @@ std::string checkOperation(const OperationDefinition& operation, const Schema& s
             continue;
         }
         if (root->field(f) == nullptr) {
-            return root->name + " has no field \"" + f + "\"" + didYouMean(*root, f);
+            return shown(root->name) + " has no field \"" + shown(f) + "\"" + didYouMean(*root, f);
         }
     }
     return {};

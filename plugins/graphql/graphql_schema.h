@@ -67,10 +67,11 @@ struct Schema {
     const NamedType* rootType(OperationDefinition::Kind kind) const;
 };
 
-/// Bounds of a schema read. Documented defaults (README.md).
+/// Bounds of a schema read. Documented defaults (README.md). max_bytes is the plugin's own bound
+/// on a schema (GraphqlDefaults::max_schema_bytes) and sdlLimits().max_bytes.
 struct SchemaLimits {
-    std::size_t max_bytes = std::size_t{16} * 1024 * 1024;
-    std::size_t max_types = 20'000;
+    std::size_t max_bytes = std::size_t{32} * 1024 * 1024;
+    std::size_t max_types = 50'000;
     std::size_t max_json_depth = 128;  ///< introspection JSON nesting (ofType chains included)
 };
 
@@ -84,8 +85,10 @@ std::string introspectionQuery(bool with_one_of);
 
 /// Reads an introspection result: a GraphQL response `{"data": {"__schema": ...}}` (its
 /// `errors`, if any and without data, become the error) or the bare `{"__schema": ...}`.
-/// Default values (GraphQL literals in introspection) are turned into JSON text. nullopt with
-/// `error` set ("__schema.types[12].fields[3].type: ofType is missing").
+/// Default values (GraphQL literals in introspection) are turned into JSON text (one that does
+/// not parse, invalid UTF-8 included, is dropped). Every name must be a GraphQL name (at most
+/// kMaxNameBytes); invalid UTF-8 in descriptions is replaced by U+FFFD. nullopt with `error` set
+/// ("__schema.types[12].fields[3].type: ofType is missing"); errors quote input in excerpts.
 std::optional<Schema> schemaFromIntrospection(std::string_view json, std::string& error,
                                               const SchemaLimits& limits = {});
 

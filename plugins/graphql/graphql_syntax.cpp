@@ -134,6 +134,9 @@ int hexValue(char c) {
     return -1;
 }
 
+/// U+FFFD, in place of an invalid UTF-8 sequence.
+constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
+
 bool isBlank(char c) {
     return c == ' ' || c == '\t';
 }
@@ -191,6 +194,71 @@ std::string blockStringValue(std::string_view raw) {
 
 std::string jsonString(std::string_view text) {
     return sdk::jsonQuote(text);
+}
+
+bool isName(std::string_view text) {
+    return !text.empty() && text.size() <= kMaxNameBytes && isNameStart(text[0]) &&
+           std::all_of(text.begin() + 1, text.end(), isNameContinue);
+}
+
+bool validUtf8(std::string_view text) {
+    return invalidUtf8(text) == std::string_view::npos;
+}
+
+std::string repairUtf8(std::string_view text) {
+    std::size_t i = invalidUtf8(text);
+    if (i == std::string_view::npos) {
+        return std::string(text);
+    }
+    std::string out(text.substr(0, i));
+    while (i < text.size()) {
+        const std::size_t n = utf8Length(text, i);
+        if (n == 0) {
+            out += kReplacementCharacter;
+            ++i;
+        } else {
+            out += text.substr(i, n);
+            i += n;
+        }
+    }
+    return out;
+}
+
+std::string excerpt(std::string_view text, std::size_t max) {
+    static constexpr std::string_view kCut = "...";
+    max = std::max<std::size_t>(max, 8);
+    std::string out;
+    std::size_t cut_at =
+        0;  // the longest prefix of `out`, in whole pieces, that leaves room for kCut
+    std::size_t i = 0;
+    while (i < text.size() && out.size() <= max) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        std::size_t n = utf8Length(text, i);
+        if (n == 0) {
+            out += kReplacementCharacter;
+            n = 1;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (c < 0x20 || c == 0x7F) {
+            out += "\\u" + hex4(c);
+        } else {
+            out += text.substr(i, n);
+        }
+        i += n;
+        if (out.size() + kCut.size() <= max) {
+            cut_at = out.size();
+        }
+    }
+    if (i == text.size() && out.size() <= max) {
+        return out;
+    }
+    out.resize(cut_at);
+    out += kCut;
+    return out;
 }
 
 Lexer::Lexer(std::string_view text, const ParseLimits& limits) : text_(text), limits_(limits) {
@@ -270,7 +338,7 @@ std::string Lexer::describe(const Token& token) {
         case Token::Kind::block_string:
             return "a block string";
         default:
-            return "\"" + token.value + "\"";
+            return "\"" + excerpt(token.value) + "\"";
     }
 }
 
@@ -356,6 +424,10 @@ void Lexer::lexName() {
     const std::size_t start = pos_;
     while (pos_ < text_.size() && isNameContinue(text_[pos_])) {
         ++pos_;
+    }
+    if (pos_ - start > kMaxNameBytes) {
+        fail(current_, "a name longer than " + std::to_string(kMaxNameBytes) + " bytes: \"" +
+                           excerpt(text_.substr(start, pos_ - start), kMaxNameExcerptBytes) + "\"");
     }
     current_.kind = Token::Kind::name;
     current_.value = std::string(text_.substr(start, pos_ - start));
@@ -527,7 +599,7 @@ void parseObject(Lexer& lexer, bool constant, std::string& json) {
         const Token at = lexer.peek();
         std::string name = lexer.expectName();
         if (!names.insert(name).second) {
-            Lexer::fail(at, "the object has field \"" + name + "\" twice");
+            Lexer::fail(at, "the object has field \"" + excerpt(name) + "\" twice");
         }
         lexer.expectPunctuator(":");
         if (!first) {
@@ -703,6 +775,7 @@ std::string_view kindName(OperationDefinition::Kind kind) {
 namespace {
 
 using detail::DepthGuard;
+using detail::excerpt;
 using detail::Lexer;
 using detail::Nesting;
 using detail::SyntaxError;
@@ -795,7 +868,8 @@ private:
             op.name = lexer_.take().value;
             for (const auto& other : document_.operations) {
                 if (other.name == op.name) {
-                    Lexer::fail(at, "there is already an operation named \"" + op.name + "\"");
+                    Lexer::fail(at,
+                                "there is already an operation named \"" + excerpt(op.name) + "\"");
                 }
             }
         }
@@ -823,7 +897,7 @@ private:
             v.name = lexer_.expectName();
             for (const auto& other : op.variables) {
                 if (other.name == v.name) {
-                    Lexer::fail(at, "variable $" + v.name + " is defined twice");
+                    Lexer::fail(at, "variable $" + excerpt(v.name) + " is defined twice");
                 }
             }
             lexer_.expectPunctuator(":");
@@ -846,7 +920,7 @@ private:
         }
         std::string name = lexer_.expectName();
         if (fragments_.count(name) != 0) {
-            Lexer::fail(at, "there is already a fragment named \"" + name + "\"");
+            Lexer::fail(at, "there is already a fragment named \"" + excerpt(name) + "\"");
         }
         if (!lexer_.atName("on")) {
             lexer_.unexpected("\"on\"");
@@ -917,7 +991,7 @@ private:
         }
         for (const auto& spread : spreads_) {
             if (fragments_.count(spread.name) == 0) {
-                Lexer::fail(spread.at, "unknown fragment \"" + spread.name + "\"");
+                Lexer::fail(spread.at, "unknown fragment \"" + excerpt(spread.name) + "\"");
             }
         }
     }
@@ -963,15 +1037,19 @@ private:
     std::vector<Spread> spreads_;
 };
 
+/// The operations' names for a message, cut to an excerpt.
 std::string operationNames(const ExecutableDocument& document) {
     std::string names;
     for (const auto& op : document.operations) {
+        if (names.size() > detail::kMaxExcerptBytes) {
+            break;
+        }
         if (!names.empty()) {
             names += ", ";
         }
         names += op.name.empty() ? std::string("(anonymous)") : op.name;
     }
-    return names;
+    return detail::excerpt(names);
 }
 
 }  // namespace
@@ -1027,7 +1105,7 @@ const OperationDefinition* selectOperation(const ExecutableDocument& document,
             return &op;
         }
     }
-    error = "the document has no operation \"" + std::string(operation_name) + "\" (it has " +
+    error = "the document has no operation \"" + detail::excerpt(operation_name) + "\" (it has " +
             operationNames(document) + ")";
     return nullptr;
 }

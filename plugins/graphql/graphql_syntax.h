@@ -18,18 +18,23 @@
 
 namespace crank::graphql {
 
+/// The longest name a document or a schema may use (the spec sets none): longer ones are refused
+/// by the lexer and by the introspection reader.
+inline constexpr std::size_t kMaxNameBytes = 1024;
+
 /// Bounds of one parse. Documented defaults (README.md).
 struct ParseLimits {
-    std::size_t max_bytes = std::size_t{1024} * 1024;  ///< a document (SDL files: 16 MiB, below)
+    std::size_t max_bytes = std::size_t{1024} * 1024;  ///< a document (SDL files: 32 MiB, below)
     std::size_t max_tokens = 200'000;
     std::size_t max_depth = 64;  ///< selection sets, values and type wrappers, each
 };
 
-/// SDL schema files are larger than operations.
+/// SDL schema files are larger than operations (the same byte bound as SchemaLimits and the
+/// plugin's schema reads).
 inline ParseLimits sdlLimits() {
     ParseLimits l;
-    l.max_bytes = std::size_t{16} * 1024 * 1024;
-    l.max_tokens = 4'000'000;
+    l.max_bytes = std::size_t{32} * 1024 * 1024;
+    l.max_tokens = 8'000'000;
     return l;
 }
 
@@ -188,6 +193,25 @@ TypeRef parseType(Lexer& lexer);
 std::vector<std::string> parseDirectives(Lexer& lexer, bool constant);
 /// A JSON string literal of `text` (UTF-8), quotes included.
 std::string jsonString(std::string_view text);
+
+/// Whether `text` is a GraphQL Name, /[_A-Za-z][_0-9A-Za-z]*/, of at most kMaxNameBytes.
+bool isName(std::string_view text);
+
+/// Whether `text` is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool validUtf8(std::string_view text);
+
+/// `text` with every invalid UTF-8 sequence replaced by U+FFFD (a copy; unchanged when valid).
+std::string repairUtf8(std::string_view text);
+
+/// The most bytes of input an error message repeats in one place; a name that is refused is
+/// repeated shorter.
+inline constexpr std::size_t kMaxExcerptBytes = 200;
+inline constexpr std::size_t kMaxNameExcerptBytes = 64;
+
+/// A piece of input as an error message repeats it: at most `max` bytes (>= 8) of valid UTF-8,
+/// invalid sequences as U+FFFD, control characters escaped (\n, \u0001), and "..." at the end
+/// (within `max`) when cut. Reads only as much of `text` as it shows.
+std::string excerpt(std::string_view text, std::size_t max = kMaxExcerptBytes);
 
 }  // namespace detail
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -13,6 +14,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "graphql_syntax.h"
 #include <crank/sdk/json.hpp>
 
 namespace crank::graphql {
@@ -244,10 +246,29 @@ public:
 
     /// The selection set of a field of named type `type` at `level` (the root field's own
     /// selection is level 1); "" when nothing can be selected.
+    ///
+    /// An empty result is remembered per (type, level): the budget only goes down (an empty
+    /// subtree gives back what it took), and with less budget a selection that was empty stays
+    /// empty, so the answer holds for every later call. Without it, a type whose object fields
+    /// all lead to nothing (type T { f0: T ... f39: T }) is explored fields ** depth times.
     std::string selection(const NamedType& type, std::size_t level) {
         if (type.kind == NamedType::Kind::union_type) {
             return unionSelection(type);
         }
+        if (empty_.contains({&type, level})) {
+            return "";
+        }
+        std::string out = fieldsSelection(type, level);
+        if (out.empty()) {
+            empty_.emplace(&type, level);
+            return "";
+        }
+        return "{" + out + " }";
+    }
+
+private:
+    /// The fields selected in `type` at `level`, each with a leading space.
+    std::string fieldsSelection(const NamedType& type, std::size_t level) {
         std::string out;
         std::size_t count = 0;
         for (const Field& field : type.fields) {
@@ -279,13 +300,9 @@ public:
             out += " " + field.name + " " + sub;
             ++count;
         }
-        if (out.empty()) {
-            return "";
-        }
-        return "{" + out + " }";
+        return out;
     }
 
-private:
     static bool selectable(const Field& field) {
         return !field.deprecated && !field.name.starts_with("__") && !hasRequiredArguments(field);
     }
@@ -322,6 +339,7 @@ private:
     std::size_t max_depth_;
     std::size_t max_fields_;
     std::size_t budget_ = kMaxSelectedFields;
+    std::set<std::pair<const NamedType*, std::size_t>> empty_;  ///< (type, level) selecting nothing
 };
 
 void key(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, std::string_view k) {
@@ -329,6 +347,11 @@ void key(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, std::string_view k
 }
 
 void string(rapidjson::PrettyWriter<rapidjson::StringBuffer>& w, std::string_view s) {
+    if (!detail::validUtf8(s)) {  // RapidJSON's writer copies bytes unchecked
+        const std::string repaired = detail::repairUtf8(s);
+        w.String(repaired.data(), static_cast<rapidjson::SizeType>(repaired.size()));
+        return;
+    }
     w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 

@@ -25,12 +25,46 @@ constexpr std::size_t kMaxTypeDepth = 64;
 /// Root fields named in a description before "...".
 constexpr std::size_t kMaxDescribedFields = 16;
 
+// RapidJSON's writer copies bytes unchecked: text that is not UTF-8 (a Schema built by hand; the
+// readers already repair or refuse it) is repaired so that the input schema stays valid JSON.
+
 void key(Writer& w, std::string_view k) {
+    if (!detail::validUtf8(k)) {
+        const std::string repaired = detail::repairUtf8(k);
+        w.Key(repaired.data(), static_cast<rapidjson::SizeType>(repaired.size()));
+        return;
+    }
     w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
 }
 
 void string(Writer& w, std::string_view s) {
+    if (!detail::validUtf8(s)) {
+        const std::string repaired = detail::repairUtf8(s);
+        w.String(repaired.data(), static_cast<rapidjson::SizeType>(repaired.size()));
+        return;
+    }
     w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+/// `#/$defs/NAME` with NAME escaped as a JSON Pointer token (RFC 6901: `~` → `~0`, `/` → `~1`),
+/// as crankd's JSON Schema compiler resolves it.
+std::string defsReference(std::string_view name) {
+    std::string out = "#/$defs/";
+    for (const char c : name) {
+        if (c == '~') {
+            out += "~0";
+        } else if (c == '/') {
+            out += "~1";
+        } else {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+/// A name as an error message repeats it.
+std::string shown(std::string_view name) {
+    return detail::excerpt(name);
 }
 
 bool isBuiltInScalar(std::string_view name) {
@@ -249,7 +283,7 @@ private:
             return finish();
         }
         if (type == nullptr) {
-            return fail(where + ": type " + name + " is not in the schema");
+            return fail(where + ": type " + shown(name) + " is not in the schema");
         }
         switch (type->kind) {
             case NamedType::Kind::scalar: {
@@ -281,7 +315,7 @@ private:
                 w_.StartObject();
                 if (reference(*type)) {
                     key(w_, "$ref");
-                    string(w_, "#/$defs/" + name);
+                    string(w_, defsReference(name));
                     describe("");
                 } else {
                     describe("GraphQL input " + name + " (not described: more than " +
@@ -294,7 +328,7 @@ private:
             case NamedType::Kind::union_type:
                 break;
         }
-        return fail(where + ": type " + name + " is " + std::string(kindText(type->kind)) +
+        return fail(where + ": type " + shown(name) + " is " + std::string(kindText(type->kind)) +
                     ", not an input type");
     }
 
@@ -331,7 +365,7 @@ private:
         std::vector<const std::string*> required;
         for (const InputValue& field : type.input_fields) {
             key(w_, field.name);
-            const std::string where = "input " + type.name + "." + field.name;
+            const std::string where = "input " + shown(type.name) + "." + shown(field.name);
             std::string description = field.description;
             if (field.deprecated) {
                 description += description.empty() ? "Deprecated." : " (deprecated)";
@@ -416,7 +450,7 @@ std::string variablesInputSchema(const OperationDefinition& operation, const Sch
     std::vector<const std::string*> required;
     for (const VariableDefinition& variable : operation.variables) {
         key(w, variable.name);
-        if (!writer.property(variable.type, "variable $" + variable.name,
+        if (!writer.property(variable.type, "variable $" + shown(variable.name),
                              argumentDescription(operation, schema, variable.name),
                              variable.default_json)) {
             error = writer.error();

@@ -73,6 +73,17 @@ bool step(HttpExchange& exchange, const RequestPlan& plan, Url& url, std::string
           std::optional<std::string>& body, const CancelCheck& cancel, const std::string& prefix,
           Clock::time_point connect_deadline, Clock::time_point headers_deadline, int hop) {
     const HttpRequest request = buildRequest(plan, url, method, body);
+    for (const auto& [name, value] : request.headers) {
+        if (hasControlCharacter(name) || hasControlCharacter(value)) {
+            // The value is never repeated (it may be a secret); the name shows no control bytes.
+            throw Error(
+                ErrorCode::invalid_argument,
+                prefix +
+                    (hasControlCharacter(name) ? std::string("a request header name")
+                                               : "the request header \"" + validUtf8(name) + "\"") +
+                    " contains a line break or another control character");
+        }
+    }
     const ResponseHead* head = nullptr;
     try {
         head = &exchange.start(
@@ -139,17 +150,32 @@ AuthProfile parseAuthProfile(std::string_view auth_json, std::string_view plugin
                    ? std::string(it->value.GetString(), it->value.GetStringLength())
                    : std::string();
     };
+    // A secret or a header with a line break would inject headers into every request: refused,
+    // naming the field but never repeating its value.
+    const auto refuse = [](const std::string& what) {
+        return Error(ErrorCode::invalid_argument,
+                     what + " contains a line break or another control character");
+    };
+    const auto checked = [&text, &refuse](const char* key) {
+        std::string value = text(key);
+        if (hasControlCharacter(value)) {
+            throw refuse(std::string("the auth profile's ") + key);
+        }
+        return value;
+    };
     const std::string type = text("type");
     if (type == "bearer") {
-        auth.credential_headers.emplace_back("Authorization", "Bearer " + text("token"));
+        auth.credential_headers.emplace_back("Authorization", "Bearer " + checked("token"));
     } else if (type == "basic") {
+        const std::string username = checked("username");
         auth.credential_headers.emplace_back(
-            "Authorization", "Basic " + base64(text("username") + ":" + text("password")));
+            "Authorization", "Basic " + base64(username + ":" + checked("password")));
     } else if (type == "api_key") {
         if (text("in") == "query") {
             auth.query_key.emplace(text("name"), text("key"));
         } else {
-            auth.credential_headers.emplace_back(text("name"), text("key"));
+            const std::string name = checked("name");
+            auth.credential_headers.emplace_back(name, checked("key"));
         }
     } else if (type != "none" && !type.empty()) {
         throw Error(ErrorCode::unsupported, "the auth profile type \"" + validUtf8(type) +
@@ -159,9 +185,15 @@ AuthProfile parseAuthProfile(std::string_view auth_json, std::string_view plugin
     if (headers != doc.MemberEnd() && headers->value.IsObject()) {
         for (const auto& h : headers->value.GetObject()) {
             if (h.value.IsString()) {
-                auth.static_headers.emplace_back(
-                    std::string(h.name.GetString(), h.name.GetStringLength()),
-                    std::string(h.value.GetString(), h.value.GetStringLength()));
+                std::string name(h.name.GetString(), h.name.GetStringLength());
+                std::string value(h.value.GetString(), h.value.GetStringLength());
+                if (hasControlCharacter(name)) {
+                    throw refuse("a header name in the auth profile's headers");
+                }
+                if (hasControlCharacter(value)) {
+                    throw refuse("the auth profile's header \"" + validUtf8(name) + "\"");
+                }
+                auth.static_headers.emplace_back(std::move(name), std::move(value));
             }
         }
     }

@@ -304,7 +304,11 @@ std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& t
                 }
             }
         });
+        // Runs once whatever the path (a second join() would throw std::system_error).
         const auto finishGuard = [&] {
+            if (!guard.joinable()) {
+                return;
+            }
             {
                 const std::lock_guard<std::mutex> lock(guardMutex);
                 handshakeDone = true;

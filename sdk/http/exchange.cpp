@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include <crank/sdk/http/exchange.hpp>
+#include <crank/sdk/http/text.hpp>
 #include <zlib.h>
 
 namespace crank::sdk::http {
@@ -10,6 +11,9 @@ namespace {
 constexpr std::size_t kReadChunk = std::size_t{16} * 1024;
 constexpr std::size_t kMaxChunkLine = 4096;
 constexpr std::size_t kMaxTrailerBytes = std::size_t{16} * 1024;
+// Body bytes after the end of a compressed stream read to keep the connection; past this it is
+// closed instead.
+constexpr std::size_t kMaxTrailingDrain = std::size_t{64} * 1024;
 
 [[noreturn]] void failBody(std::string detail) {
     throw ExchangeFailure(ExchangeFailure::Phase::body,
@@ -57,6 +61,33 @@ bool hasToken(const std::string* value, std::string_view token) {
     return false;
 }
 
+/// Refuses a request header whose name or value has a control character; the message names the
+/// header (its control characters shown as '?') but never repeats the value (it may be a secret).
+void checkHeader(std::string_view name, std::string_view value) {
+    std::string shown(name.substr(0, 64));
+    for (char& c : shown) {
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7f) {
+            c = '?';
+        }
+    }
+    if (hasControlCharacter(name)) {
+        throw ExchangeFailure(
+            ExchangeFailure::Phase::connect,
+            TransportError{TransportError::Kind::io,
+                           "the request header name \"" + shown +
+                               "\" contains a line break or another control character; the "
+                               "request was not sent"});
+    }
+    if (hasControlCharacter(value)) {
+        throw ExchangeFailure(
+            ExchangeFailure::Phase::connect,
+            TransportError{TransportError::Kind::io,
+                           "the value of the request header \"" + shown +
+                               "\" contains a line break or another control character; the "
+                               "request was not sent"});
+    }
+}
+
 bool idempotent(std::string_view method) {
     return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE" ||
            method == "OPTIONS";
@@ -75,19 +106,43 @@ const std::string* ResponseHead::header(std::string_view lower_name) const {
 
 // --- ConnectionPool --------------------------------------------------------------------------
 
+void ConnectionPool::sweepLocked(Clock::time_point now,
+                                 std::vector<std::unique_ptr<Connection>>& out) {
+    if (now < next_expiry_) {
+        return;
+    }
+    next_expiry_ = Clock::time_point::max();
+    for (auto it = idle_.begin(); it != idle_.end();) {
+        auto& list = it->second;
+        for (auto entry = list.begin(); entry != list.end();) {
+            if (entry->expires <= now) {
+                out.push_back(std::move(entry->connection));
+                entry = list.erase(entry);
+                --total_;
+            } else {
+                next_expiry_ = std::min(next_expiry_, entry->expires);
+                ++entry;
+            }
+        }
+        it = list.empty() ? idle_.erase(it) : std::next(it);
+    }
+}
+
 std::unique_ptr<Connection> ConnectionPool::take(const std::string& key,
                                                  Clock::duration idle_timeout) {
     // Candidates leave the pool under the lock; the liveness check (a poll() system call) and
-    // closing the dead ones happen outside it.
+    // closing the dead and expired ones happen outside it.
+    std::vector<std::unique_ptr<Connection>> expired;
     for (;;) {
         std::unique_ptr<Connection> c;
         {
             const std::lock_guard<std::mutex> lock(mutex_);
+            sweepLocked(Clock::now(), expired);
             auto it = idle_.find(key);
             if (it == idle_.end()) {
                 return nullptr;
             }
-            c = std::move(it->second.back());  // the most recent first
+            c = std::move(it->second.back().connection);  // the most recent first
             it->second.pop_back();
             --total_;
             if (it->second.empty()) {
@@ -100,24 +155,28 @@ std::unique_ptr<Connection> ConnectionPool::take(const std::string& key,
     }
 }
 
-void ConnectionPool::give(std::unique_ptr<Connection> connection, std::size_t max_idle) {
-    std::unique_ptr<Connection> evicted;
+void ConnectionPool::give(std::unique_ptr<Connection> connection, std::size_t max_idle,
+                          Clock::duration idle_timeout) {
+    std::vector<std::unique_ptr<Connection>> closed;  // closed outside the lock
     {
         const std::lock_guard<std::mutex> lock(mutex_);
-        auto& list = idle_[connection->poolKey()];
-        if (max_idle == 0 || total_ >= kMaxIdleTotal) {
-            if (list.empty()) {
-                idle_.erase(connection->poolKey());
-            }
-            evicted = std::move(connection);
+        const auto now = Clock::now();
+        sweepLocked(now, closed);
+        if (max_idle == 0 || total_ >= kMaxIdleTotal || idle_timeout <= Clock::duration::zero()) {
+            closed.push_back(std::move(connection));
         } else {
+            auto& list = idle_[connection->poolKey()];
             if (list.size() >= max_idle) {
-                evicted = std::move(list.front());  // the oldest goes
+                closed.push_back(std::move(list.front().connection));  // the oldest goes
                 list.pop_front();
                 --total_;
             }
             connection->markIdle();
-            list.push_back(std::move(connection));
+            const Clock::time_point expires = Clock::time_point::max() - now > idle_timeout
+                                                  ? now + idle_timeout
+                                                  : Clock::time_point::max();
+            next_expiry_ = std::min(next_expiry_, expires);
+            list.push_back(Idle{std::move(connection), expires});
             ++total_;
         }
     }
@@ -153,6 +212,7 @@ struct HttpExchange::Body {
     // Decoding (gzip / deflate).
     bool inflating = false;
     bool inflate_ended = false;
+    bool drained = false;  // what followed the compressed stream was read (or given up on)
     z_stream zs{};
     std::string compressed;  // framed bytes not inflated yet
     std::size_t compressed_offset = 0;
@@ -216,9 +276,11 @@ const ResponseHead& HttpExchange::start(const HttpRequest& request,
         const std::string lower = toLower(name);
         userAgent = userAgent || lower == "user-agent";
         acceptEncoding = acceptEncoding || lower == "accept-encoding";
+        checkHeader(name, value);
         wire.append(name).append(": ").append(value).append("\r\n");
     }
     if (!userAgent) {
+        checkHeader("User-Agent", options_.user_agent);
         wire.append("User-Agent: ").append(options_.user_agent).append("\r\n");
     }
     if (!acceptEncoding && options_.decompress) {
@@ -298,10 +360,12 @@ void HttpExchange::readHead(const std::string& method, Clock::time_point deadlin
                             const CancelCheck& cancel) {
     for (;;) {  // 1xx answers are skipped (bounded: each consumes input)
         std::size_t end = std::string::npos;
-        std::size_t searched = offset_;
+        // Bytes after offset_ already searched: relative, since fill() may move the unconsumed
+        // bytes to the front of buffer_.
+        std::size_t searched = 0;
         for (;;) {
             const std::string_view view(buffer_.data() + offset_, buffer_.size() - offset_);
-            const std::size_t from = searched - offset_ > 3 ? searched - offset_ - 3 : 0;
+            const std::size_t from = searched > 3 ? searched - 3 : 0;
             std::size_t crlf = view.find("\r\n\r\n", from);
             std::size_t lf = view.find("\n\n", from);
             if (crlf != std::string_view::npos && (lf == std::string_view::npos || crlf < lf)) {
@@ -317,7 +381,7 @@ void HttpExchange::readHead(const std::string& method, Clock::time_point deadlin
                                                        std::to_string(options_.max_head_bytes) +
                                                        " bytes");
             }
-            searched = buffer_.size();
+            searched = view.size();
             if (!fill(deadline, cancel)) {
                 if (buffer_.size() == offset_) {
                     throw TransportFailure(
@@ -424,7 +488,9 @@ void HttpExchange::readHead(const std::string& method, Clock::time_point deadlin
         b.framing = Body::Framing::close;
     }
     const std::string* connectionHeader = head_.header("connection");
-    b.keep_alive = b.framing != Body::Framing::close && !hasToken(connectionHeader, "close") &&
+    // After a 101 the connection speaks another protocol: it is never HTTP/1.1 again.
+    b.keep_alive = b.framing != Body::Framing::close && head_.status != 101 &&
+                   !hasToken(connectionHeader, "close") &&
                    (head_.minor_version >= 1 || hasToken(connectionHeader, "keep-alive"));
 
     const std::string* encoding = head_.header("content-encoding");
@@ -583,10 +649,25 @@ std::size_t HttpExchange::readBody(char* buffer, std::size_t size, Clock::time_p
         }
         for (;;) {
             if (b.inflate_ended) {
-                // Anything framed after the compressed stream is ignored, but read so that the
-                // connection can be reused.
-                char sink[512];
-                while (readFramed(sink, sizeof sink, deadline, cancel) > 0) {
+                // Anything framed after the compressed stream is ignored, but read (up to a
+                // bound) so that the connection can be reused; past the bound it is closed.
+                if (!b.drained) {
+                    b.drained = true;
+                    char sink[4096];
+                    std::size_t drained = 0;
+                    while (drained < kMaxTrailingDrain) {
+                        const std::size_t n =
+                            readFramed(sink, std::min(sizeof sink, kMaxTrailingDrain - drained),
+                                       deadline, cancel);
+                        if (n == 0) {
+                            break;
+                        }
+                        drained += n;
+                    }
+                    if (!b.ended) {
+                        b.keep_alive = false;
+                        dropConnection();
+                    }
                 }
                 return 0;
             }
@@ -627,13 +708,15 @@ std::size_t HttpExchange::readBody(char* buffer, std::size_t size, Clock::time_p
 
 void HttpExchange::finish() {
     std::unique_ptr<Connection> connection;
+    bool interrupted = false;
     {
-        const std::lock_guard<std::mutex> lock(connection_mutex_);
+        const std::lock_guard<std::mutex> lock(connection_mutex_);  // interrupt() writes both
         connection = std::move(connection_);
+        interrupted = interrupted_;
     }
-    if (connection && body_ && body_->ended && body_->keep_alive && !interrupted_ &&
+    if (connection && body_ && body_->ended && body_->keep_alive && !interrupted &&
         offset_ == buffer_.size() && (!body_->inflating || body_->inflate_ended)) {
-        pool_.give(std::move(connection), options_.max_idle);
+        pool_.give(std::move(connection), options_.max_idle, options_.idle_timeout);
     }
     body_.reset();
 }

@@ -51,6 +51,13 @@ std::size_t sequenceLength(std::string_view s) {
 
 }  // namespace
 
+bool hasControlCharacter(std::string_view text) {
+    return std::any_of(text.begin(), text.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 && c != '\t') || u == 0x7f;
+    });
+}
+
 std::string validUtf8(std::string_view text) {
     std::string out;
     out.reserve(text.size());

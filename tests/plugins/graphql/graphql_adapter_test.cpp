@@ -373,6 +373,20 @@ TEST_F(GraphqlAdapterTest, DescribeReadsASchemaFile) {
     EXPECT_THAT(diagnostic(broken.diagnostics, "schema_file"), HasSubstr("junk.graphql"));
 }
 
+TEST_F(GraphqlAdapterTest, AnEditedSchemaFileIsReadAgain) {
+    // The schema of a file is cached for a minute, but a file that changed is read again: a
+    // config reload right after editing the schema and the document sees both.
+    const TempDir dir;
+    const std::string path = dir.write("s.graphql", "type Query { a: Int }");
+    const std::string extra = R"(,"schema_file":)" + sdk::jsonQuote(path);
+    ASSERT_TRUE(describe(config("query Q { a }", extra)).ok());
+    const DescribeResult before = describe(config("query Q { b }", extra));
+    EXPECT_THAT(diagnostic(before.diagnostics, "document"), HasSubstr(R"(Query has no field "b")"));
+    dir.write("s.graphql", "type Query { a: Int b: String }");
+    const DescribeResult after = describe(config("query Q { b }", extra));
+    EXPECT_TRUE(after.ok()) << diagnostic(after.diagnostics, "document");
+}
+
 // --- unary calls ----------------------------------------------------------------------------
 
 TEST_F(GraphqlAdapterTest, AQueryRunsWithTheDeclaredVariablesOnly) {

@@ -281,6 +281,24 @@ TEST(GraphqlResponse, ANon2xxStatusWithoutAGraphqlBodyIsAnHttpError) {
     EXPECT_LT(std::string(big.what()).size(), 1000U);
 }
 
+TEST(GraphqlResponse, DataAtANon2xxStatusIsNotTrustedAsAResult) {
+    // GraphQL over HTTP: data comes with a 2xx status. A 500 carrying data and errors is the
+    // error it says, a 401 or 502 carrying data alone an HTTP error.
+    const sdk::Error both = errorOf(response(
+        R"({"data":{"item":{"id":"1"}},"errors":[{"message":"db down","path":["item"]}]})", 500));
+    EXPECT_EQ(both.code(), ErrorCode::upstream);
+    EXPECT_EQ(std::string(both.what()),
+              std::string(kPrefix) + "answered 500 with GraphQL errors: db down (at item)");
+    EXPECT_EQ(json(both.details())["http_status"].GetInt(), 500);
+    for (const int status : {401, 502}) {
+        const sdk::Error data =
+            errorOf(response(R"({"data":{"item":{"id":"1"}}})", status, "application/json"));
+        EXPECT_EQ(data.code(), ErrorCode::upstream);
+        EXPECT_THAT(data.what(), HasSubstr("answered " + std::to_string(status) + ": "));
+        EXPECT_EQ(data.details(), "{\"http_status\":" + std::to_string(status) + "}");
+    }
+}
+
 TEST(GraphqlResponse, A2xxResponseThatIsNotJsonIsAProtocolErrorNamingTheType) {
     const sdk::Error html = errorOf(response("<html>login</html>", 200, "text/html"));
     EXPECT_EQ(html.code(), ErrorCode::protocol);

@@ -3,10 +3,14 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <rapidjson/document.h>
 
 #include "graphql_syntax.h"
+#include "variables_schema.h"
 
 namespace crank::graphql {
 namespace {
@@ -479,6 +483,296 @@ TEST(GraphqlSchemaTest, CheckOperation) {
     const Schema no_mutation = sdlOk("type Query { a: Int }");
     EXPECT_EQ(checkOperation(operation("mutation { a }"), no_mutation),
               "the schema has no mutation type");
+}
+
+// ---- Names, UTF-8, excerpts, limits ----
+
+/// `text` as a JSON string: quotes and backslashes escaped, control characters as \u00XX, other
+/// bytes (invalid UTF-8 included) as they are, as a sloppy upstream would send them.
+std::string rawJsonString(std::string_view text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            static constexpr std::string_view kHex = "0123456789abcdef";
+            out += "\\u00";
+            out += kHex[static_cast<unsigned char>(c) >> 4U];
+            out += kHex[static_cast<unsigned char>(c) & 0xFU];
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+/// Whether `json` parses with RapidJSON's UTF-8 validation (as crankd reads a plugin's output).
+bool validUtf8Json(std::string_view json) {
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseValidateEncodingFlag>(json.data(), json.size());
+    return !doc.HasParseError();
+}
+
+/// An introspection result with a name in each place one can be; `$ROOT`, `$VALUE`, `$INPUT`,
+/// `$IFACE`, `$FIELD`, `$ARG`, `$REF` and `$TYPE` stand for them.
+constexpr std::string_view kNamedPlaces = R"({"__schema": {"queryType": {"name": $ROOT}, "types": [
+  {"kind": "SCALAR", "name": "A"},
+  {"kind": "ENUM", "name": "E", "enumValues": [{"name": $VALUE}]},
+  {"kind": "INPUT_OBJECT", "name": "In", "inputFields": [
+    {"name": $INPUT, "type": {"kind": "SCALAR", "name": "A"}}]},
+  {"kind": "OBJECT", "name": "Query", "interfaces": [{"kind": "INTERFACE", "name": $IFACE}],
+   "fields": [{"name": $FIELD, "args": [
+      {"name": $ARG, "type": {"kind": "NON_NULL", "ofType": {"kind": "INPUT_OBJECT", "name": $REF}}}],
+     "type": {"kind": "SCALAR", "name": "A"}}]},
+  {"kind": "INTERFACE", "name": "Node", "fields": [
+    {"name": "x", "args": [], "type": {"kind": "SCALAR", "name": "A"}}]},
+  {"kind": "SCALAR", "name": $TYPE}
+]}})";
+
+/// kNamedPlaces with `name` in `place` and good names elsewhere.
+std::string withName(std::string_view place, std::string_view name) {
+    const std::pair<std::string_view, std::string_view> places[] = {
+        {"$ROOT", "Query"}, {"$VALUE", "V"},    {"$INPUT", "i"}, {"$IFACE", "Node"},
+        {"$FIELD", "item"}, {"$ARG", "filter"}, {"$REF", "In"},  {"$TYPE", "Extra"},
+    };
+    std::string json(kNamedPlaces);
+    for (const auto& [marker, good] : places) {
+        const std::size_t at = json.find(marker);
+        json.replace(at, marker.size(), rawJsonString(marker == place ? name : good));
+    }
+    return json;
+}
+
+TEST(GraphqlSchemaTest, IntrospectionNamesMustBeGraphqlNames) {
+    std::string error;
+    const auto good = schemaFromIntrospection(withName("", ""), error);
+    ASSERT_TRUE(good.has_value()) << error;
+    const std::pair<std::string_view, std::string_view> paths[] = {
+        {"$ROOT", "__schema.queryType.name"},
+        {"$VALUE", "__schema.types[1].enumValues[0].name"},
+        {"$INPUT", "__schema.types[2].inputFields[0].name"},
+        {"$IFACE", "__schema.types[3].interfaces[0].name"},
+        {"$FIELD", "__schema.types[3].fields[0].name"},
+        {"$ARG", "__schema.types[3].fields[0].args[0].name"},
+        {"$REF", "__schema.types[3].fields[0].args[0].type.ofType.name"},
+        {"$TYPE", "__schema.types[5].name"},
+    };
+    for (const auto& [place, path] : paths) {
+        SCOPED_TRACE(place);
+        const std::string at(path);
+        EXPECT_EQ(introspectionError(withName(place, "item { id }")),
+                  at + ": \"item { id }\" is not a GraphQL name");
+        EXPECT_EQ(introspectionError(withName(place, "")), at + ": \"\" is not a GraphQL name");
+        EXPECT_EQ(introspectionError(withName(place, "1a")), at + ": \"1a\" is not a GraphQL name");
+        EXPECT_EQ(introspectionError(withName(place, "caf\xC3\xA9")),
+                  at + ": \"caf\xC3\xA9\" is not a GraphQL name");
+        EXPECT_EQ(introspectionError(withName(place, "a\nb\xE9")),
+                  at + ": \"a\\nb\xEF\xBF\xBD\" is not a GraphQL name");
+        EXPECT_EQ(introspectionError(withName(place, std::string(kMaxNameBytes + 1, 'n'))),
+                  at + ": \"" + std::string(61, 'n') +
+                      "...\" is longer than the 1024 bytes a GraphQL name may have");
+        if (place != "$FIELD" && place != "$REF") {
+            continue;  // the same code reads every name: two places are enough for 5 MB
+        }
+        // 5 MB of a hostile name: the message quotes 64 bytes of it.
+        std::string huge;
+        while (huge.size() < std::size_t{5} * 1024 * 1024) {
+            huge += "item { id } ";
+        }
+        const std::string message = introspectionError(withName(place, huge));
+        EXPECT_EQ(message, at + ": \"item { id } item { id } item { id } item { id } item { id } "
+                                "i...\" is not a GraphQL name");
+        EXPECT_LT(message.size(), 1024U);
+    }
+    // The longest name is fine; enum values are names other than true, false and null.
+    EXPECT_TRUE(schemaFromIntrospection(withName("$TYPE", std::string(kMaxNameBytes, 'n')), error)
+                    .has_value())
+        << error;
+    EXPECT_EQ(introspectionError(withName("$VALUE", "true")),
+              "__schema.types[1].enumValues[0].name: an enum value cannot be named true");
+}
+
+TEST(GraphqlSchemaTest, SdlNamesAreGraphqlNames) {
+    // Every name the SDL reader keeps comes from a name token, at most kMaxNameBytes long.
+    const Schema s = sdlOk(kSdl);
+    std::vector<std::string> names = {s.query_type, s.mutation_type};
+    for (const auto& [name, t] : s.types) {
+        names.push_back(name);
+        names.insert(names.end(), t.interfaces.begin(), t.interfaces.end());
+        names.insert(names.end(), t.possible_types.begin(), t.possible_types.end());
+        for (const auto& f : t.fields) {
+            names.push_back(f.name);
+            names.push_back(f.type.namedType());
+            for (const auto& a : f.args) {
+                names.push_back(a.name);
+                names.push_back(a.type.namedType());
+            }
+        }
+        for (const auto& f : t.input_fields) {
+            names.push_back(f.name);
+            names.push_back(f.type.namedType());
+        }
+        for (const auto& v : t.enum_values) {
+            names.push_back(v.name);
+        }
+    }
+    for (const auto& name : names) {
+        EXPECT_TRUE(detail::isName(name)) << name;
+    }
+    EXPECT_EQ(sdlError("type Query { \"a b\": Int }"),  // a description, then no name
+              "line 1, column 19: expected a name, found \":\"");
+    EXPECT_EQ(sdlError("type Query { caf\xC3\xA9: Int }"),
+              "line 1, column 17: unexpected character \"\xC3\xA9\"");
+    const std::string longest(kMaxNameBytes, 'n');
+    EXPECT_TRUE(sdlOk("type Query { " + longest + ": Int }").type("Query")->field(longest));
+    const std::string huge(std::size_t{5} * 1024 * 1024, 'n');
+    const std::string message = sdlError("type Query { a: Int }\ntype " + huge + " { a: Int }");
+    EXPECT_EQ(message, "line 2, column 6: a name longer than 1024 bytes: \"" +
+                           std::string(61, 'n') + "...\"");
+}
+
+/// An introspection result whose descriptions and defaults hold invalid UTF-8.
+constexpr std::string_view kSloppyIntrospection =
+    R"({"__schema": {"queryType": {"name": "Query"}, "types": [
+  {"kind": "OBJECT", "name": "Query", "description": "caf)"
+    "\xE9"
+    R"(", "fields": [
+    {"name": "a", "description": "surrogate )"
+    "\xED\xA0\x80"
+    R"( then )"
+    "\xC3\xA9"
+    R"(", "args": [
+      {"name": "x", "description": "bad )"
+    "\xFF"
+    R"(", "type": {"kind": "INPUT_OBJECT", "name": "In"},
+       "defaultValue": "{s: \"d)"
+    "\xE9"
+    R"(\"}"}],
+     "type": {"kind": "SCALAR", "name": "Int"}}]},
+  {"kind": "INPUT_OBJECT", "name": "In", "description": "in)"
+    "\xC3"
+    R"(", "inputFields": [
+    {"name": "s", "description": "s)"
+    "\xE9"
+    R"(", "type": {"kind": "SCALAR", "name": "String"},
+     "defaultValue": "\"d)"
+    "\xE9"
+    R"(\""},
+    {"name": "e", "type": {"kind": "ENUM", "name": "E"}}]},
+  {"kind": "ENUM", "name": "E", "description": "\u00e9 )"
+    "\xE9\xE9"
+    R"(", "enumValues": [
+    {"name": "V", "description": "v)"
+    "\xF4\x90\x80\x80"
+    R"("}]}
+]}})";
+
+TEST(GraphqlSchemaTest, IntrospectionRepairsInvalidUtf8InDescriptions) {
+    ASSERT_FALSE(validUtf8Json(kSloppyIntrospection));
+    std::string error;
+    const auto s = schemaFromIntrospection(kSloppyIntrospection, error);
+    ASSERT_TRUE(s.has_value()) << error;
+    const std::string r = "\xEF\xBF\xBD";  // U+FFFD
+    EXPECT_EQ(s->type("Query")->description, "caf" + r);
+    EXPECT_EQ(s->type("Query")->field("a")->description,
+              "surrogate " + r + r + r + " then \xC3\xA9");
+    EXPECT_EQ(s->type("Query")->field("a")->args[0].description, "bad " + r);
+    EXPECT_EQ(s->type("In")->description, "in" + r);
+    EXPECT_EQ(s->type("In")->input_fields[0].description, "s" + r);
+    EXPECT_EQ(s->type("E")->description, "\xC3\xA9 " + r + r);
+    EXPECT_EQ(s->type("E")->enum_values[0].description, "v" + r + r + r + r);
+    // A default that is not UTF-8 does not parse as a GraphQL value: it is dropped.
+    EXPECT_FALSE(s->type("Query")->field("a")->args[0].default_json.has_value());
+    EXPECT_FALSE(s->type("In")->input_fields[0].default_json.has_value());
+    // What is derived from the schema is valid UTF-8 JSON, as crankd requires of describe().
+    const OperationDefinition op = operation("query ($x: In, $e: E) { a(x: $x) }");
+    std::vector<std::string> warnings;
+    const std::string input_schema = variablesInputSchema(op, &*s, warnings, error);
+    ASSERT_EQ(error, "");
+    EXPECT_TRUE(validUtf8Json(input_schema)) << input_schema;
+    EXPECT_NE(input_schema.find("bad " + r), std::string::npos) << input_schema;
+    EXPECT_TRUE(operationDescription(op, &*s).find('\xE9') == std::string::npos);
+}
+
+TEST(GraphqlSchemaTest, SdlRefusesInvalidUtf8Anywhere) {
+    EXPECT_EQ(sdlError("\"caf\xE9\" type Query { a: Int }"), "line 1, column 5: invalid UTF-8");
+    EXPECT_EQ(sdlError("type Query { a(x: String = \"\xED\xA0\x80\"): Int }"),
+              "line 1, column 29: invalid UTF-8");
+    EXPECT_EQ(sdlError("\"\\uDC00\" type Query { a: Int }"),
+              "line 1, column 2: invalid Unicode escape sequence: a lone surrogate");
+}
+
+/// `n` bytes of hostile text: not UTF-8 in places, with quotes and newlines.
+std::string hugeText(std::size_t n) {
+    std::string text;
+    while (text.size() < n) {
+        text += "x\"\n\xE9y ";
+    }
+    return text;
+}
+
+TEST(GraphqlSchemaTest, ErrorsQuoteExcerptsOfHugeInput) {
+    const std::size_t five_mb = std::size_t{5} * 1024 * 1024;
+    const std::string huge = hugeText(five_mb);
+    const auto check = [](const std::string& message, std::string_view starts) {
+        EXPECT_LT(message.size(), 1024U) << message.substr(0, 300);
+        EXPECT_EQ(message.substr(0, starts.size()), starts);
+        EXPECT_TRUE(validUtf8Json(rawJsonString(message))) << message.substr(0, 300);
+    };
+    // The upstream's error message.
+    std::string message = introspectionError(R"({"data": null, "errors": [{"message": )" +
+                                             rawJsonString(huge) + "}]}");
+    check(message, "the introspection query failed: x\"\\n\xEF\xBF\xBDy x");
+    EXPECT_EQ(message.substr(message.size() - 3), "...");
+    // Kinds, of a type and of a type reference.
+    check(introspectionError(R"({"__schema": {"types": [{"kind": )" + rawJsonString(huge) +
+                             R"(, "name": "X"}]}})"),
+          "__schema.types[0].kind: x\"\\n\xEF\xBF\xBDy x");
+    check(introspectionError(
+              R"({"__schema": {"types": [{"kind": "OBJECT", "name": "Y", "fields": [{"name": "a",
+                 "args": [], "type": {"kind": )" +
+              rawJsonString(huge) + R"(, "name": "Int"}}]}]}})"),
+          "__schema.types[0].fields[0].type.kind: unknown kind \"x\"\\n\xEF\xBF\xBDy x");
+    // Names of the longest kind (with their first letter), four in one message.
+    const std::string n(kMaxNameBytes - 1, 'n');
+    check(sdlError("type Q" + n + " { f" + n + "(a" + n + ": U" + n + "): Int }"), "type Qnnn");
+    check(sdlError("type Query { a: Int }\ntype T" + n + " { f" + n + ": Int f" + n + ": Int }"),
+          "type Tnnn");
+    check(sdlError("type Query { a: Int }\nextend type T" + n + " { a: Int }"),
+          "line 2, column 8: extend type Tnnn");
+    check(sdlError("schema { query: Q" + n + " }"), "the query type Qnnn");
+    check(sdlError("union U" + n + " = T" + n + " type Query { a: Int }"), "union Unnn");
+    check(sdlError("type Query implements I" + n + " { a: Int }"), "type Query implements Innn");
+    // A huge token where a definition should be.
+    check(sdlError("type Query { a: Int }\n" + std::string(five_mb, '7')),
+          "line 2, column 1: expected a type system definition, found \"777");
+    // checkOperation.
+    const Schema s = sdlOk("type Query { a: Int }");
+    check(checkOperation(operation("query ($v" + n + ": T" + n + ") { a }"), s), "variable $vnnn");
+    check(checkOperation(operation("{ f" + n + " }"), s), "Query has no field \"fnnn");
+}
+
+TEST(GraphqlSchemaTest, DefaultLimitsMatchThePluginsSchemaBound) {
+    // The plugin reads schemas (files and introspection responses) up to 32 MiB
+    // (GraphqlDefaults::max_schema_bytes): the readers' defaults take as much.
+    const std::size_t mib = std::size_t{1024} * 1024;
+    EXPECT_EQ(SchemaLimits{}.max_bytes, 32 * mib);
+    EXPECT_EQ(sdlLimits().max_bytes, SchemaLimits{}.max_bytes);
+    std::string error;
+    const std::string padding(20 * mib, 'p');
+    EXPECT_TRUE(schemaFromText(R"({"__schema": {"queryType": {"name": "Q"}, "types": [
+        {"kind": "OBJECT", "name": "Q", "description": ")" +
+                                   padding + R"(", "fields": [{"name": "a", "args": [],
+         "type": {"kind": "SCALAR", "name": "Int"}}]}]}})",
+                               error)
+                    .has_value())
+        << error.substr(0, 200);
+    EXPECT_TRUE(schemaFromText("# " + padding + "\ntype Query { a: Int }", error).has_value())
+        << error.substr(0, 200);
+    EXPECT_FALSE(schemaFromText("# " + std::string(32 * mib, 'p'), error).has_value());
+    EXPECT_EQ(error, "the document is " + std::to_string(32 * mib + 2) +
+                         " bytes, more than the limit of " + std::to_string(32 * mib));
 }
 
 }  // namespace

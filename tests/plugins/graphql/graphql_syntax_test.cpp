@@ -370,5 +370,83 @@ TEST(GraphqlSyntaxTest, RandomBytesNeverCrash) {
     EXPECT_LT(parsed, 2000U);
 }
 
+TEST(GraphqlSyntaxTest, ExcerptsAreShortValidUtf8) {
+    using detail::excerpt;
+    EXPECT_EQ(excerpt("short"), "short");
+    EXPECT_EQ(excerpt(""), "");
+    EXPECT_EQ(excerpt(std::string(200, 'a')), std::string(200, 'a'));
+    EXPECT_EQ(excerpt(std::string(201, 'a')), std::string(197, 'a') + "...");
+    EXPECT_EQ(excerpt("abcdefghijkl", 10), "abcdefg...");
+    EXPECT_EQ(excerpt("abcdefghij", 10), "abcdefghij");
+    // Never inside a UTF-8 sequence: "é" is two bytes.
+    EXPECT_EQ(excerpt("abcdef\xC3\xA9xyz", 10), "abcdef...");
+    EXPECT_EQ(excerpt("a\xE9"
+                      "b\n\t\r\x01\x7F"),
+              "a\xEF\xBF\xBD"
+              "b\\n\\t\\r\\u0001\\u007F");
+    EXPECT_EQ(excerpt("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    const std::string huge(std::size_t{5} * 1024 * 1024, '\xE9');
+    const std::string cut = excerpt(huge);
+    EXPECT_LE(cut.size(), detail::kMaxExcerptBytes);
+    EXPECT_EQ(cut.substr(cut.size() - 3), "...");
+    EXPECT_TRUE(detail::validUtf8(cut));
+    EXPECT_EQ(detail::repairUtf8("caf\xE9 \xC3\xA9"), "caf\xEF\xBF\xBD \xC3\xA9");
+    EXPECT_EQ(detail::repairUtf8("ok"), "ok");
+    EXPECT_TRUE(detail::isName("_a1"));
+    EXPECT_TRUE(detail::isName(std::string(kMaxNameBytes, 'a')));
+    EXPECT_FALSE(detail::isName(std::string(kMaxNameBytes + 1, 'a')));
+    EXPECT_FALSE(detail::isName(""));
+    EXPECT_FALSE(detail::isName("1a"));
+    EXPECT_FALSE(detail::isName("a-b"));
+    EXPECT_FALSE(detail::isName("caf\xC3\xA9"));
+}
+
+TEST(GraphqlSyntaxTest, ErrorsQuoteExcerptsOfHugeTokens) {
+    const std::size_t five_mb = std::size_t{5} * 1024 * 1024;
+    ParseLimits limits;
+    limits.max_bytes = 2 * five_mb;
+    const auto check = [](const std::string& message, std::string_view expected_start) {
+        EXPECT_LT(message.size(), 1024U) << message.substr(0, 300);
+        EXPECT_EQ(message.substr(0, expected_start.size()), expected_start);
+    };
+    // A 5 MB number where an operation should start, in a value, and as a name.
+    check(parseError("{ a }\n" + std::string(five_mb, '7'), limits),
+          "line 2, column 1: expected an operation or a fragment, found \"777");
+    check(parseError("{ a(x: 1 " + std::string(five_mb, '7') + ") }", limits),
+          "line 1, column 10: expected a name, found \"777");
+    check(parseError("{ a }\n" + std::string(five_mb, 'n'), limits),
+          "line 2, column 1: a name longer than 1024 bytes: \"nnn");
+    EXPECT_EQ(
+        parseError("{ " + std::string(kMaxNameBytes + 1, 'n') + " }"),
+        "line 1, column 3: a name longer than 1024 bytes: \"" + std::string(61, 'n') + "...\"");
+    parseOk("{ " + std::string(kMaxNameBytes, 'n') + " }");
+    std::string error;
+    EXPECT_FALSE(valueToJson(std::string(five_mb, 'n'), error, limits).has_value());
+    check(error, "line 1, column 1: a name longer than 1024 bytes");
+    // Names of the longest kind in messages.
+    const std::string n(kMaxNameBytes - 1, 'n');
+    check(parseError("query Q" + n + " { a }\nquery Q" + n + " { b }"),
+          "line 2, column 7: there is already an operation named \"Qnnn");
+    check(parseError("fragment F" + n + " on Q { a }\nfragment F" + n + " on Q { b }"),
+          "line 2, column 10: there is already a fragment named \"Fnnn");
+    check(parseError("query ($v" + n + ": Int, $v" + n + ": Int) { a }"),
+          "line 1, column 1040: variable $vnnn");
+    check(parseError("{ ...F" + n + " }"), "line 1, column 6: unknown fragment \"Fnnn");
+    check(parseError("{ a(x: {f" + n + ": 1, f" + n + ": 2}) }"),
+          "line 1, column 1038: the object has field \"fnnn");
+    // selectOperation: the name asked for and the names there are.
+    const auto doc = parseOk("query A { a } query B { b }");
+    EXPECT_EQ(selectOperation(doc, std::string(five_mb, 'x'), error), nullptr);
+    check(error, "the document has no operation \"xxx");
+    std::string many;
+    for (int i = 0; i < 3000; ++i) {
+        many += "query Q" + std::to_string(i) + " { a } ";
+    }
+    const auto many_doc = parseOk(many);
+    EXPECT_EQ(selectOperation(many_doc, "", error), nullptr);
+    check(error, "the document has 3000 operations (Q0, Q1, Q2, ");
+    EXPECT_NE(error.find("...): set operation_name"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace crank::graphql

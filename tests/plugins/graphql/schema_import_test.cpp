@@ -187,6 +187,7 @@ TEST(DefaultSelection, WidthIsBounded) {
     // A wide, deep recursive type stays within the per-document budget.
     Schema wide = sampleSchema();
     std::vector<Field> fields;
+    fields.reserve(65);
     for (int i = 0; i < 64; ++i) {
         fields.push_back(field("f" + std::to_string(i), named("Wide")));
     }
@@ -463,6 +464,38 @@ TEST(ImportFromSdl, DocumentsAndDefaultsRoundTrip) {
     EXPECT_TRUE(input["$defs"].HasMember("ItemFilter"));
     ASSERT_EQ(input["required"].Size(), 1U);
     EXPECT_STREQ(input["required"][0].GetString(), "owner");
+}
+
+TEST(DefaultSelection, SelfReferencingFieldsThatSelectNothingAreExploredOnce) {
+    // type T { f0: T ... f39: T }: nothing to select anywhere. Every (type, level) that selects
+    // nothing is remembered, so this is 8 levels of 40 fields, not 40 ** 7 subtrees (hours).
+    Schema s = sampleSchema();
+    std::vector<Field> fields;
+    fields.reserve(40);
+    for (int i = 0; i < 40; ++i) {
+        fields.push_back(field("f" + std::to_string(i), named("T")));
+    }
+    add(s, object("T", fields));
+    EXPECT_EQ(selectionOf(s, "T", 8), "{ __typename }");
+    // The same with a leaf past the depth: U's leaf is at level 9.
+    std::vector<Field> u_fields = fields;
+    for (auto& f : u_fields) {
+        f.type = named("U");
+    }
+    u_fields.push_back(field("deeper", named("V")));
+    add(s, object("U", u_fields));
+    std::vector<Field> v_fields = u_fields;
+    v_fields.push_back(field("id", named("ID")));
+    add(s, object("V", v_fields));
+    // V at level 8 selects id; a U at level 7 selects `deeper { id }`, and so on up.
+    const std::string at8 = selectionOf(s, "U", 8);
+    EXPECT_EQ(at8.substr(0, 9), "{ f0 { f0") << at8.substr(0, 200);
+    EXPECT_LE(at8.size(), 2000U * 16U);
+    ImportOptions options;
+    options.max_depth = 8;
+    add(s, object("Deep", {field("t", named("T")), field("u", named("U"))}));
+    std::vector<std::string> warnings;
+    EXPECT_FALSE(importOperations(s, options, warnings).empty());
 }
 
 }  // namespace

@@ -484,5 +484,42 @@ TEST(VariablesSchemaFromText, SdlAndOperation) {
     EXPECT_EQ(operationDescription(op, &*schema), "GraphQL query: tickets");
 }
 
+TEST(VariablesSchema, DefsReferencesAreJsonPointerTokens) {
+    // The readers refuse such names; a Schema built by hand may still have them.
+    Schema schema = sampleSchema();
+    NamedType odd = type(NamedType::Kind::input_object, "a/b~c");
+    odd.input_fields = {input("n", nonNull(named("Int")))};
+    add(schema, odd);
+    const Built b = build(operation({variable("v", nonNull(named("a/b~c")))}), &schema);
+    EXPECT_NE(b.text.find(R"("$ref":"#/$defs/a~1b~0c")"), std::string::npos) << b.text;
+    EXPECT_NE(b.text.find(R"("$defs":{"a/b~c":)"), std::string::npos) << b.text;
+    EXPECT_TRUE(b.accepts(R"({"v": {"n": 1}})"));
+    EXPECT_FALSE(b.accepts(R"({"v": {"n": "x"}})"));
+    EXPECT_FALSE(b.accepts(R"({"v": {}})"));
+}
+
+TEST(VariablesSchema, InvalidUtf8InAHandBuiltSchemaIsRepaired) {
+    Schema schema = sampleSchema();
+    schema.types.at("ItemFilter").description = "caf\xE9";
+    schema.types.at("ItemFilter").input_fields[0].description = "\xFF";
+    const Built b = build(operation({variable("f", named("ItemFilter"))}), &schema);
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseValidateEncodingFlag>(b.text.data(), b.text.size());
+    EXPECT_FALSE(doc.HasParseError()) << b.text;
+    EXPECT_NE(b.text.find("caf\xEF\xBF\xBD"), std::string::npos) << b.text;
+}
+
+TEST(VariablesSchema, ErrorsQuoteExcerptsOfNames) {
+    Schema schema = sampleSchema();
+    const std::string n(kMaxNameBytes, 'n');
+    std::vector<std::string> warnings;
+    std::string error;
+    EXPECT_EQ(
+        variablesInputSchema(operation({variable(n, named("T" + n))}), &schema, warnings, error),
+        "");
+    EXPECT_LT(error.size(), 1024U) << error;
+    EXPECT_EQ(error.substr(0, 13), "variable $nnn");
+}
+
 }  // namespace
 }  // namespace crank::graphql

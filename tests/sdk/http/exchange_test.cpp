@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,6 +21,8 @@
 #include <Poco/Net/StreamSocket.h>
 #include <gtest/gtest.h>
 
+#include <crank/sdk/error.hpp>
+#include <crank/sdk/http/client.hpp>
 #include <crank/sdk/http/exchange.hpp>
 #include <zlib.h>
 
@@ -158,7 +161,7 @@ struct Fetched {
 
 Fetched fetch(ConnectionPool& pool, const Url& url, std::chrono::milliseconds bound = 5000ms,
               ExchangeOptions options = {}) {
-    HttpExchange exchange(pool, options);
+    HttpExchange exchange(pool, std::move(options));
     HttpRequest request;
     request.url = url;
     const ExchangeDeadlines d = within(bound);
@@ -342,6 +345,185 @@ TEST(HttpClient, AKeepAliveConnectionClosedByTheUpstreamIsReplacedOnce) {
     EXPECT_EQ(server.accepted(), 2);
 }
 
+TEST(HttpClient, TheFinalHeadAfterALongInformationalOneArrivingLaterIsFound) {
+    // The 103 is consumed, then the next read moves the unconsumed bytes to the front of the
+    // buffer: the search for the end of the 200's head must start from where it really is.
+    Answer a;
+    a.pieces.emplace_back(0ms, "HTTP/1.1 103 Early Hints\r\nLink: <" + std::string(900, 'l') +
+                                   ">; rel=preload\r\n\r\n");
+    a.pieces.emplace_back(100ms, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    CannedServer server({a});
+    ConnectionPool pool;
+    const Fetched f = fetch(pool, server.url(), 2000ms);
+    EXPECT_EQ(f.head.status, 200);
+    EXPECT_EQ(f.body, "ok");
+}
+
+TEST(HttpClient, ExpiredIdleConnectionsOfEveryKeyAreClosed) {
+    // Connections of keys that are never asked for again still go once their idle timeout passed.
+    CannedServer one({answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"),
+                      answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")});
+    CannedServer two({answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nc"),
+                      answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nd")});
+    CannedServer three({answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\ne")});
+    std::string error;
+    const auto viaLocalhost = [&error](const CannedServer& s) {
+        return *parseUrl("http://localhost:" + std::to_string(s.url().port) + "/x", error);
+    };
+    ConnectionPool pool;
+    ExchangeOptions shortIdle;
+    shortIdle.idle_timeout = 200ms;
+    fetch(pool, one.url(), 5000ms, shortIdle);
+    fetch(pool, viaLocalhost(one), 5000ms, shortIdle);
+    fetch(pool, two.url(), 5000ms, shortIdle);
+    fetch(pool, viaLocalhost(two), 5000ms, shortIdle);
+    EXPECT_EQ(pool.idleCount(), 4U);
+    std::this_thread::sleep_for(400ms);
+    fetch(pool, three.url(), 5000ms, shortIdle);  // gives one more: the four expired ones go
+    EXPECT_EQ(pool.idleCount(), 1U);
+}
+
+TEST(HttpClient, HeadersWithControlCharactersAreRefusedWithoutRepeatingTheValue) {
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na")});
+    ConnectionPool pool;
+    const auto refusal = [&](const std::string& name, const std::string& value) {
+        HttpExchange exchange(pool, {});
+        HttpRequest request;
+        request.url = server.url();
+        request.headers.emplace_back(name, value);
+        try {
+            exchange.start(request, within(2000ms), nullptr);
+        } catch (const ExchangeFailure& e) {
+            return std::string(e.what());
+        }
+        return std::string("no failure");
+    };
+    const std::string injected = refusal("X-Token", "s3cret\r\nX-Injected: 1");
+    EXPECT_NE(injected.find("\"X-Token\""), std::string::npos) << injected;
+    EXPECT_NE(injected.find("control character"), std::string::npos) << injected;
+    EXPECT_EQ(injected.find("s3cret"), std::string::npos) << injected;
+    EXPECT_EQ(injected.find("Injected"), std::string::npos) << injected;
+    const std::string nul = refusal("X-Key", std::string("abc\0def", 7));
+    EXPECT_NE(nul.find("control character"), std::string::npos) << nul;
+    EXPECT_EQ(nul.find("abc"), std::string::npos) << nul;
+    const std::string name = refusal("X-A\nX-B", "v");
+    EXPECT_NE(name.find("header name \"X-A?X-B\""), std::string::npos) << name;
+    EXPECT_EQ(refusal("X-Tabbed", "a\tb"), "no failure");  // a tab is allowed
+    const auto requests = server.requests();
+    ASSERT_EQ(requests.size(), 1U);  // only the last one was sent
+    EXPECT_NE(requests[0].find("X-Tabbed: a\tb\r\n"), std::string::npos);
+}
+
+TEST(HttpClient, AuthProfileSecretsWithControlCharactersAreRefusedWithoutRepeatingThem) {
+    const auto refusal = [](const std::string& json) {
+        try {
+            parseAuthProfile(json, "the test plugin");
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::invalid_argument) << e.what();
+            return std::string(e.what());
+        }
+        return std::string("no failure");
+    };
+    const std::string token = refusal(R"({"type":"bearer","token":"s3cret\r\nX-Injected: 1"})");
+    EXPECT_NE(token.find("the auth profile's token contains a line break or another control "
+                         "character"),
+              std::string::npos)
+        << token;
+    EXPECT_EQ(token.find("s3cret"), std::string::npos) << token;
+    const std::string password = refusal(R"({"type":"basic","username":"u","password":"pa\nss"})");
+    EXPECT_NE(password.find("the auth profile's password"), std::string::npos) << password;
+    EXPECT_EQ(password.find("pa\nss"), std::string::npos) << password;
+    const std::string username =
+        refusal(R"({"type":"basic","username":"us\u0000er","password":"p"})");
+    EXPECT_NE(username.find("the auth profile's username"), std::string::npos) << username;
+    const std::string key = refusal(R"({"type":"api_key","name":"X-Key","key":"k3y\r"})");
+    EXPECT_NE(key.find("the auth profile's key"), std::string::npos) << key;
+    EXPECT_EQ(key.find("k3y"), std::string::npos) << key;
+    const std::string keyName = refusal(R"({"type":"api_key","name":"X\nKey","key":"k"})");
+    EXPECT_NE(keyName.find("the auth profile's name"), std::string::npos) << keyName;
+    const std::string header = refusal(R"({"type":"none","headers":{"X-H":"v4lue\nX-I: 1"}})");
+    EXPECT_NE(header.find("the auth profile's header \"X-H\""), std::string::npos) << header;
+    EXPECT_EQ(header.find("v4lue"), std::string::npos) << header;
+    const std::string headerName = refusal(R"({"type":"none","headers":{"X\r\nI":"v"}})");
+    EXPECT_NE(headerName.find("a header name"), std::string::npos) << headerName;
+
+    // Tabs and ordinary text pass; a key sent in the query is percent-encoded, not refused.
+    const AuthProfile ok =
+        parseAuthProfile(R"({"type":"bearer","token":"a\tb","headers":{"X-H":"v"}})", "p");
+    ASSERT_EQ(ok.credential_headers.size(), 1U);
+    EXPECT_EQ(ok.credential_headers[0].second, "Bearer a\tb");
+    const AuthProfile query =
+        parseAuthProfile(R"({"type":"api_key","in":"query","name":"k","key":"a\nb"})", "p");
+    ASSERT_TRUE(query.query_key.has_value());
+}
+
+TEST(HttpClient, ASwitchingProtocolsAnswerIsNeverPooled) {
+    CannedServer server({answer("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                                "Connection: Upgrade\r\n\r\n"),
+                         answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")});
+    ConnectionPool pool;
+    const Fetched f = fetch(pool, server.url());
+    EXPECT_EQ(f.head.status, 101);
+    EXPECT_EQ(pool.idleCount(), 0U);
+    EXPECT_FALSE(fetch(pool, server.url()).reused);
+}
+
+TEST(HttpClient, FinishReadsTheInterruptFlagUnderTheLock) {
+    // interrupt() from another thread while finish() runs (a data race before: run under TSan).
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na")});
+    ConnectionPool pool;
+    HttpExchange exchange(pool, {});
+    HttpRequest request;
+    request.url = server.url();
+    const ExchangeDeadlines d = within(5000ms);
+    exchange.start(request, d, nullptr);
+    char buffer[8];
+    while (exchange.readBody(buffer, sizeof buffer, d.total, nullptr) > 0) {
+    }
+    std::atomic<bool> go{false};
+    std::thread other([&] {
+        while (!go) {
+        }
+        exchange.interrupt();
+    });
+    go = true;
+    exchange.finish();
+    other.join();
+    EXPECT_LE(pool.idleCount(), 1U);
+}
+
+TEST(HttpClient, WhatFollowsAGzipStreamIsDrainedOnlyUpToABound) {
+    // A Content-Length far larger than the gzip stream and an upstream that then stalls: the
+    // client reads at most 64 KiB past the stream's end, then closes the connection.
+    const std::string text = "the body";
+    const std::string packed = gzip(text);
+    const std::string trailing(100000, 't');
+    Answer a;
+    a.pieces.emplace_back(0ms, "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +
+                                   std::to_string(packed.size() + 10'000'000) + "\r\n\r\n" +
+                                   packed + trailing);
+    a.pieces.emplace_back(5000ms, "late");
+    CannedServer server({a});
+    ConnectionPool pool;
+    const auto start = Clock::now();
+    const Fetched f = fetch(pool, server.url(), 3000ms);
+    EXPECT_EQ(f.body, text);
+    EXPECT_LT(Clock::now() - start, 2000ms);
+    EXPECT_EQ(pool.idleCount(), 0U);
+}
+
+TEST(HttpClient, ABoundedDrainAfterAGzipStreamKeepsAShortTail) {
+    // A few bytes after the stream (within the bound) are read and the connection is kept.
+    const std::string packed = gzip("short");
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " +
+                                std::to_string(packed.size() + 5) + "\r\n\r\n" + packed + "extra"),
+                         answer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx")});
+    ConnectionPool pool;
+    EXPECT_EQ(fetch(pool, server.url()).body, "short");
+    EXPECT_EQ(pool.idleCount(), 1U);
+    EXPECT_TRUE(fetch(pool, server.url()).reused);
+}
+
 TEST(HttpClient, HeadersDeadline) {
     CannedServer server({Answer{{{3000ms, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"}}, true}});
     ConnectionPool pool;
@@ -464,7 +646,8 @@ public:
             "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=" + name +
             " -addext subjectAltName=" + (name == "127.0.0.1" ? "IP:" : "DNS:") + name +
             " -keyout '" + key() + "' -out '" + cert() + "' >/dev/null 2>&1";
-        ok_ = std::system(command.c_str()) == 0;  // NOLINT(cert-env33-c): fixed command
+        // NOLINTNEXTLINE(cert-env33-c,concurrency-mt-unsafe): a fixed command
+        ok_ = std::system(command.c_str()) == 0;
         if (!ok_) {
             return;
         }
@@ -577,6 +760,72 @@ TEST(HttpClient, TlsRefusesACertificateForAnotherHost) {
         }
     }
     Poco::Net::uninitializeSSL();
+}
+
+TEST(HttpClientDeathTest, AServerWithoutACertificateFailsAsTlsWithoutEscapingAsSystemError) {
+    // An anonymous cipher suite (no certificate at all) when the system's OpenSSL settings allow
+    // it: the handshake succeeds, then reading the peer's certificate throws after the handshake
+    // guard was already joined. It must end as a TLS failure, not as std::system_error from
+    // joining the guard twice. The child process gets its own OpenSSL settings (OPENSSL_CONF is
+    // read once, when OpenSSL starts).
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            const std::filesystem::path conf =
+                std::filesystem::temp_directory_path() /
+                ("crank-anon-tls-" + std::to_string(::getpid()) + ".cnf");
+            {
+                std::ofstream out(conf);
+                out << "openssl_conf = openssl_init\n[openssl_init]\nssl_conf = ssl_sect\n"
+                       "[ssl_sect]\nsystem_default = system_default_sect\n"
+                       "[system_default_sect]\nCipherString = ALL:@SECLEVEL=0\n";
+            }
+            // NOLINTNEXTLINE(concurrency-mt-unsafe): before any thread of the child process
+            ::setenv("OPENSSL_CONF", conf.c_str(), 1);
+            Poco::Net::initializeSSL();
+            int code = 3;
+            {
+                Poco::Net::Context::Params params;
+                params.verificationMode = Poco::Net::Context::VERIFY_NONE;
+                params.loadDefaultCAs = false;
+                params.cipherList = "aNULL:@SECLEVEL=0";
+                Poco::Net::Context::Ptr context =
+                    new Poco::Net::Context(Poco::Net::Context::TLS_SERVER_USE, params);
+                context->disableProtocols(Poco::Net::Context::PROTO_TLSV1_3);
+                Poco::Net::SecureServerSocket server(Poco::Net::SocketAddress("127.0.0.1", 0), 64,
+                                                     context);
+                std::thread serving([&server] {
+                    try {
+                        if (server.poll(Poco::Timespan(5, 0), Poco::Net::Socket::SELECT_READ)) {
+                            Poco::Net::SecureStreamSocket s(server.acceptConnection());
+                            s.setReceiveTimeout(Poco::Timespan(2, 0));
+                            s.completeHandshake();
+                            char buffer[256];
+                            s.receiveBytes(buffer, sizeof buffer);
+                        }
+                    } catch (...) {  // NOLINT(bugprone-empty-catch): the client hangs up
+                    }
+                });
+                std::string error;
+                const Url url = *parseUrl(
+                    "https://127.0.0.1:" + std::to_string(server.address().port()) + "/", error);
+                ConnectionPool pool;
+                ExchangeOptions options;
+                options.max_idle = 0;
+                try {
+                    fetch(pool, url, 5000ms, options);
+                    code = 2;  // an unauthenticated server was accepted
+                } catch (const ExchangeFailure& e) {
+                    std::fprintf(stderr, "%s\n", e.error().detail.c_str());
+                    code = e.error().kind == TransportError::Kind::tls ? 0 : 1;
+                }
+                serving.join();
+            }
+            std::filesystem::remove(conf);
+            std::exit(code);  // NOLINT(concurrency-mt-unsafe): its threads are joined
+        },
+        ::testing::ExitedWithCode(0),
+        "TLS handshake with 127\\.0\\.0\\.1:[0-9]+ failed: .*certificate");
 }
 
 }  // namespace

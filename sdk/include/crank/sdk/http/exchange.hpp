@@ -4,6 +4,7 @@
 // parsed (bounded), the body unframed (Content-Length, chunked, or until close) and decoded
 // (gzip, deflate), every wait bounded by a deadline and interruptible.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -50,20 +51,31 @@ public:
     static constexpr std::size_t kMaxIdleTotal = 1024;
 
     /// An idle connection for `key` that is still usable and younger than `idle_timeout`, or
-    /// nullptr.
+    /// nullptr. Idle connections of any key older than the idle timeout they were given with are
+    /// closed on the way.
     std::unique_ptr<Connection> take(const std::string& key, Clock::duration idle_timeout);
-    /// Keeps `connection` for reuse when fewer than `max_idle` idle ones for its key (and fewer
-    /// than kMaxIdleTotal in all) are kept; otherwise it is closed.
-    void give(std::unique_ptr<Connection> connection, std::size_t max_idle);
+    /// Keeps `connection` for reuse, for at most `idle_timeout`, when fewer than `max_idle` idle
+    /// ones for its key (and fewer than kMaxIdleTotal in all) are kept; otherwise it is closed.
+    /// Idle connections of any key older than the idle timeout they were given with are closed.
+    void give(std::unique_ptr<Connection> connection, std::size_t max_idle,
+              Clock::duration idle_timeout = std::chrono::seconds(30));
 
     std::size_t idleCount() const;
     std::uint64_t opened() const;
     void countOpened();
 
 private:
+    struct Idle {
+        std::unique_ptr<Connection> connection;
+        Clock::time_point expires;  ///< when it went idle plus the idle timeout it was given with
+    };
+    /// Moves the expired idle connections (of every key) to `out` when one may have expired.
+    void sweepLocked(Clock::time_point now, std::vector<std::unique_ptr<Connection>>& out);
+
     mutable std::mutex mutex_;
-    std::map<std::string, std::deque<std::unique_ptr<Connection>>> idle_;
+    std::map<std::string, std::deque<Idle>> idle_;
     std::size_t total_ = 0;
+    Clock::time_point next_expiry_ = Clock::time_point::max();  ///< the earliest `expires`
     std::uint64_t opened_ = 0;
 };
 

@@ -16,6 +16,10 @@ std::string validUtf8(std::string_view text);
 /// when something was cut.
 std::string excerpt(std::string_view text, std::size_t max_bytes);
 
+/// True when `text` has a control character other than a tab (CR, LF, NUL, DEL...): what a
+/// header name or value must not hold (it would end the header line: header injection).
+bool hasControlCharacter(std::string_view text);
+
 /// True when `text` is one complete JSON value (RFC 8259, UTF-8), parsed without recursion.
 bool isValidJson(std::string_view text);
 
