@@ -14,6 +14,8 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include <crank/sdk/json.hpp>
+
 namespace crank::graphql {
 
 const Field* NamedType::field(std::string_view field_name) const {
@@ -333,26 +335,9 @@ using Value = rapidjson::Value;
 
 /// Refuses JSON nested deeper than `max_depth`, without recursion.
 void checkJsonDepth(std::string_view json, std::size_t max_depth) {
-    std::size_t depth = 0;
-    bool in_string = false;
-    for (std::size_t i = 0; i < json.size(); ++i) {
-        const char c = json[i];
-        if (in_string) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                in_string = false;
-            }
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max_depth) {
-                throw SchemaError("the introspection result nests deeper than " +
-                                  std::to_string(max_depth) + " levels");
-            }
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
+    if (sdk::jsonNestingDepth(json) > max_depth) {
+        throw SchemaError("the introspection result nests deeper than " +
+                          std::to_string(max_depth) + " levels");
     }
 }
 

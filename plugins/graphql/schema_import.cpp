@@ -185,29 +185,7 @@ bool graphqlLiteral(const rapidjson::Value& v, const TypeRef* type, const Schema
 /// Whether JSON text nests arrays and objects at most `max` deep (checked before parsing: RapidJSON
 /// values are destroyed recursively).
 bool shallowJson(std::string_view json, std::size_t max) {
-    std::size_t depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : json) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max) {
-                return false;
-            }
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return true;
+    return sdk::jsonNestingDepth(json) <= max;
 }
 
 /// " = <literal>" for a default given as JSON text, "" when there is none or it cannot be

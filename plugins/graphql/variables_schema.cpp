@@ -13,6 +13,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <crank/sdk/json.hpp>
+
 namespace crank::graphql {
 namespace {
 
@@ -116,29 +118,7 @@ std::string_view kindText(NamedType::Kind kind) {
 /// Whether JSON text nests arrays and objects at most `max` deep (checked before parsing: RapidJSON
 /// values are destroyed recursively).
 bool shallowJson(std::string_view json, std::size_t max) {
-    std::size_t depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : json) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max) {
-                return false;
-            }
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return true;
+    return sdk::jsonNestingDepth(json) <= max;
 }
 
 /// Writes a default value given as JSON text; false (nothing written) when it does not parse.

@@ -102,29 +102,6 @@ std::string jsonError(std::string_view text) {
            std::to_string(result.Offset());
 }
 
-std::size_t jsonNestingDepth(std::string_view json) {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < json.size(); ++i) {
-        const char c = json[i];
-        if (inString) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                inString = false;
-            }
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
 bool isValidJson(std::string_view text) {
     return jsonError(text).empty();
 }

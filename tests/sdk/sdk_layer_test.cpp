@@ -23,6 +23,14 @@ RequestSpec request(std::string request_json) {
     return spec;
 }
 
+TEST(SdkJson, NestingDepthSkipsStringsAndEscapes) {
+    EXPECT_EQ(sdk::jsonNestingDepth("1"), 0U);
+    EXPECT_EQ(sdk::jsonNestingDepth(R"({"a":[1,{"b":[]}]})"), 4U);
+    EXPECT_EQ(sdk::jsonNestingDepth(R"(["[[[{{{", "\"[[["])"), 1U);
+    EXPECT_EQ(sdk::jsonNestingDepth(std::string(100000, '[')), 100000U);  // unbalanced: counted
+    EXPECT_EQ(sdk::jsonNestingDepth("]]]][[1]]"), 2U);
+}
+
 TEST(SdkLayer, RegistersEverythingWithItsInfo) {
     FakeHost host(&sdk_test_plugin_entry);
     ASSERT_TRUE(host.loaded()) << host.initError();

@@ -1,6 +1,7 @@
 // Crank SDK, C++ layer: the little JSON text helpers a plugin needs without a JSON library.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,32 @@ inline std::string jsonQuote(std::string_view text) {
     std::string out;
     appendJsonString(out, text);
     return out;
+}
+
+/// The deepest nesting of arrays and objects in `json` (strings skipped), without parsing it:
+/// check it before handing outside JSON to a parser or writer that recurses (RapidJSON's DOM
+/// destructor, Accept and Writer do).
+inline std::size_t jsonNestingDepth(std::string_view json) {
+    std::size_t depth = 0;
+    std::size_t deepest = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (inString) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                inString = false;
+            }
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            deepest = ++depth > deepest ? depth : deepest;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
 }
 
 }  // namespace crank::sdk

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <crank/sdk/json.hpp>
+
 namespace crank::sdk::http {
 
 /// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
@@ -27,8 +29,7 @@ bool isValidJson(std::string_view text);
 /// byte 7"), or "" when it is one.
 std::string jsonError(std::string_view text);
 
-/// The deepest nesting of arrays and objects in `json` (strings skipped), without parsing it:
-/// RapidJSON's writer recurses, so depth is bounded before a value is written back.
-std::size_t jsonNestingDepth(std::string_view json);
+/// crank/sdk/json.hpp's, here too.
+using sdk::jsonNestingDepth;
 
 }  // namespace crank::sdk::http
