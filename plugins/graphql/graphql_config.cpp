@@ -192,7 +192,7 @@ std::optional<GraphqlConfig> parseGraphqlConfig(std::string_view json, bool rend
     const std::size_t before = problems.size();
     Parser(rendered, problems).parse(doc, config);
     std::vector<sdk::http::SettingProblem> settingProblems;
-    sdk::http::readHttpSettings(json, "GraphQL", config.http, settingProblems);
+    sdk::http::readHttpSettings(doc, "GraphQL", config.http, settingProblems);
     for (auto& p : settingProblems) {
         problems.push_back({std::move(p.path), std::move(p.message)});
     }

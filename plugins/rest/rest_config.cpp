@@ -442,7 +442,7 @@ std::optional<RestConfig> parseRestConfig(std::string_view json, bool rendered,
     const std::size_t before = problems.size();
     Parser(rendered, problems).parse(doc, config);
     std::vector<sdk::http::SettingProblem> settingProblems;
-    sdk::http::readHttpSettings(json, "REST", config.http, settingProblems);
+    sdk::http::readHttpSettings(doc, "REST", config.http, settingProblems);
     for (auto& p : settingProblems) {
         problems.push_back({std::move(p.path), std::move(p.message)});
     }

@@ -6,7 +6,6 @@
 #include <rapidjson/writer.h>
 
 #include <crank/sdk/http/settings.hpp>
-#include <crank/sdk/http/text.hpp>
 
 namespace crank::sdk::http {
 namespace {
@@ -15,7 +14,6 @@ using Json = rapidjson::Value;
 
 constexpr std::int64_t kMaxMs = 24LL * 3'600'000;
 constexpr std::size_t kMaxResponseCeiling = std::size_t{1} << 30U;  // 1 GiB
-constexpr std::size_t kMaxDepth = 256;
 // Headers the client writes itself (framing and connection management).
 constexpr std::array<std::string_view, 5> kOwnHeaders = {"host", "content-length",
                                                          "transfer-encoding", "connection", "te"};
@@ -223,19 +221,13 @@ private:
 
 }  // namespace
 
-void readHttpSettings(std::string_view config_json, std::string_view plugin, HttpSettings& out,
+void readHttpSettings(const rapidjson::Value& config, std::string_view plugin, HttpSettings& out,
                       std::vector<SettingProblem>& problems) {
-    if (jsonNestingDepth(config_json) > kMaxDepth) {
-        problems.push_back({"", "nested deeper than " + std::to_string(kMaxDepth) + " levels"});
-        return;
-    }
-    rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseIterativeFlag>(config_json.data(), config_json.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
+    if (!config.IsObject()) {
         problems.push_back({"", "expected a JSON object"});
         return;
     }
-    Reader(plugin, problems).read(doc, out);
+    Reader(plugin, problems).read(config, out);
 }
 
 void applySettings(const HttpSettings& settings, RequestPlan& plan) {

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include <rapidjson/document.h>
+
 #include <crank/sdk/http/client.hpp>
 #include <crank/sdk/http/exchange.hpp>
 
@@ -42,10 +44,11 @@ struct SettingProblem {
     std::string message;
 };
 
-/// Reads the HTTP settings of `config_json` (a JSON object; other members are the caller's) into
-/// `out`, appending every problem to `problems`. `plugin` names the plugin in messages ("the REST
-/// plugin sets this header itself", "unknown member of the REST config").
-void readHttpSettings(std::string_view config_json, std::string_view plugin, HttpSettings& out,
+/// Reads the HTTP settings of `config` (a plugin's operation config, parsed: a JSON object; other
+/// members are the caller's) into `out`, appending every problem to `problems`. `plugin` names the
+/// plugin in messages ("the REST plugin sets this header itself", "unknown member of the REST
+/// config").
+void readHttpSettings(const rapidjson::Value& config, std::string_view plugin, HttpSettings& out,
                       std::vector<SettingProblem>& problems);
 
 /// Copies `settings` into `plan` (headers, timeouts but the total, TLS, limits, keep-alive).
