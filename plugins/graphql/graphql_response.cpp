@@ -162,10 +162,16 @@ std::string graphqlItem(const sdk::http::FetchedResponse& r, const GraphqlConfig
     }
     // Invalid UTF-8 (a server writing Latin-1, a cut character) is replaced by U+FFFD: RapidJSON
     // would otherwise copy the bytes into the item and the error details, which the host drops
-    // as malformed JSON.
-    const std::string body = sdk::http::validUtf8(r.body);
+    // as malformed JSON. The body is copied only when it needs the repair.
     rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
+    constexpr unsigned kFlags =
+        rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+    doc.Parse<kFlags>(r.body.data(), r.body.size());
+    std::string repaired;
+    if (doc.HasParseError() && doc.GetParseError() == rapidjson::kParseErrorStringInvalidEncoding) {
+        repaired = sdk::http::validUtf8(r.body);
+        doc.Parse<kFlags>(repaired.data(), repaired.size());
+    }
     if (doc.HasParseError() || !doc.IsObject()) {
         if (!ok) {
             failHttp(r);
