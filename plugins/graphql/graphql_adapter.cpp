@@ -125,14 +125,7 @@ std::string requestBody(const PreparedOperation& prepared, const GraphqlConfig& 
                              static_cast<rapidjson::SizeType>(request.cursor.size()), alloc),
             alloc);
     }
-    std::string body = "{\"query\":";
-    sdk::appendJsonString(body, prepared.document);
-    if (!prepared.operation.name.empty()) {
-        body.append(",\"operationName\":");
-        sdk::appendJsonString(body, prepared.operation.name);
-    }
-    body.append(",\"variables\":").append(compact(variables)).append("}");
-    return body;
+    return prepared.body_prefix + ",\"variables\":" + compact(variables) + "}";
 }
 
 sdk::http::RequestPlan planFor(const GraphqlConfig& config) {
@@ -400,7 +393,13 @@ std::shared_ptr<const PreparedOperation> GraphqlAdapter::prepare(const GraphqlCo
     }
     auto prepared = std::make_shared<PreparedOperation>();
     prepared->operation = operationOf(config.document, config.operation_name);
-    prepared->document = config.document;
+    std::string& body = prepared->body_prefix;
+    body = "{\"query\":";
+    sdk::appendJsonString(body, config.document);
+    if (!prepared->operation.name.empty()) {
+        body.append(",\"operationName\":");
+        sdk::appendJsonString(body, prepared->operation.name);
+    }
     const std::lock_guard<std::mutex> lock(mutex_);
     if (operations_.size() >= kMaxCachedOperations) {
         operations_.clear();

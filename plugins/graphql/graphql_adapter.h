@@ -23,7 +23,9 @@ namespace crank::graphql {
 /// What a call needs of its document, parsed once per (document, operation name).
 struct PreparedOperation {
     OperationDefinition operation;
-    std::string document;
+    /// The request body up to its variables: `{"query":"...","operationName":"..."` (the
+    /// document escaped once, not per call).
+    std::string body_prefix;
 };
 
 class GraphqlAdapter : public sdk::Adapter {
