@@ -5,8 +5,8 @@
 //   node graphql-fixture.mjs PORT       (PORT 0 picks a free port)
 //
 // Listens on 127.0.0.1 only and prints exactly one line on stderr once it listens:
-// "listening on http://127.0.0.1:PORT". Stops (exit 0) on SIGTERM/SIGINT. Request bodies over
-// 1 MiB get 413.
+// "listening on http://127.0.0.1:PORT". Stops (exit 0) on SIGTERM/SIGINT, and when its parent
+// process is gone. Request bodies over 1 MiB get 413.
 //
 // Endpoints:
 //   POST /graphql          GraphQL over HTTP. Body: JSON {query, operationName?, variables?}, with
@@ -939,6 +939,12 @@ function stop(signal) {
 }
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+// A test process that crashed cannot stop its fixture by pid: a fixture whose parent is gone (it
+// was re-parented) stops itself.
+const parentPid = process.ppid;
+setInterval(() => {
+    if (process.ppid !== parentPid) stop('parent gone');
+}, 500).unref();
 
 server.listen(port, HOST, () => {
     console.error(`listening on http://${HOST}:${server.address().port}`);
