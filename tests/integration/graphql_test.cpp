@@ -35,9 +35,11 @@
 #include "mcp_http_client.h"
 #include "temp_dir.h"
 #include "test_json.h"
+#include <crank/sdk/json.hpp>
 
 namespace {
 
+using crank::sdk::jsonQuote;
 using crank::testing::ChildProcess;
 using crank::testing::contains;
 using crank::testing::eventually;
@@ -60,29 +62,14 @@ rapidjson::Document parse(const std::string& body) {
     return crank::testing::parseJsonOrFail(body);
 }
 
-/// A JSON string literal of `s` (quotes and backslashes escaped, newlines as \n).
-std::string quote(const std::string& s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (c == '\n') {
-            out += "\\n";
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
 /// A graphql operation without a description (the plugin describes it); `config` is the rest of
 /// the config object after endpoint and document (", ..."), `extra` more members of the operation.
 std::string operation(const std::string& name, const std::string& endpoint,
                       const std::string& document, const std::string& config = "",
                       const std::string& extra = "") {
     return R"({"name": ")" + name + R"(", "protocol": "graphql", "config": {"endpoint": )" +
-           quote(endpoint) + R"(, "document": )" + quote(document) + config + "}" + extra + "}";
+           jsonQuote(endpoint) + R"(, "document": )" + jsonQuote(document) + config + "}" + extra +
+           "}";
 }
 
 std::string joined(const std::vector<std::string>& ops) {
@@ -511,7 +498,7 @@ protected:
             const auto r =
                 ok("page", R"({"first": )" + std::to_string(first) +
                                (filter.empty() ? "" : R"(, "filter": )" + filter) +
-                               (after.empty() ? "" : R"(, "after": )" + quote(after)) + "}");
+                               (after.empty() ? "" : R"(, "after": )" + jsonQuote(after)) + "}");
             const rapidjson::Value* nodes = at(r, "data.itemsPage.nodes");
             const rapidjson::Value* cursor = at(r, "data.itemsPage.pageInfo.endCursor");
             const rapidjson::Value* next = at(r, "data.itemsPage.pageInfo.hasNextPage");
@@ -554,7 +541,7 @@ protected:
                 EXPECT_EQ(at(body, "variables.after"), nullptr)
                     << "the first request carries no cursor: " << text(body);
             } else if (i - 1 < endCursors.size()) {
-                EXPECT_EQ(textAt(body, "variables.after"), quote(endCursors[i - 1]))
+                EXPECT_EQ(textAt(body, "variables.after"), jsonQuote(endCursors[i - 1]))
                     << "request " << i << " does not carry page " << i - 1
                     << "'s endCursor: " << text(body);
             }
@@ -964,7 +951,7 @@ TEST_F(GraphqlTest, AWindowPagesThroughAConnection) {
               pages)
         << "a cursor repeated";
     expectPagedRequests(bodies, 3, byHand.endCursors);
-    EXPECT_EQ(textAt(r, "cursor"), quote(byHand.endCursors.back())) << text(r);
+    EXPECT_EQ(textAt(r, "cursor"), jsonQuote(byHand.endCursors.back())) << text(r);
 }
 
 TEST_F(GraphqlTest, AWindowPagesThroughAFilteredConnection) {
@@ -1029,7 +1016,7 @@ TEST_F(GraphqlTest, ASessionPagesThroughAConnection) {
     const auto deadline = Clock::now() + 15s;
     while (Clock::now() < deadline) {
         last = ok("pages_session_poll",
-                  session + (cursor.empty() ? "" : R"(, "cursor": )" + quote(cursor)) + "}");
+                  session + (cursor.empty() ? "" : R"(, "cursor": )" + jsonQuote(cursor)) + "}");
         for (const std::string& id : idsAt(last, "items")) {
             ids.push_back(id);
         }
@@ -1071,8 +1058,9 @@ TEST_F(GraphqlTest, ACursorTheUpstreamRefusesEndsTheWindowWithItsError) {
     const Pages byHand = pageByHand(3);
     ASSERT_EQ(byHand.endCursors.size(), 7U);
     const std::string farCursor = byHand.endCursors[5];  // after the 18th item; 5 gifts
-    const std::string far = failed(
-        "page", R"({"first": 3, "filter": {"tags": ["gift"]}, "after": )" + quote(farCursor) + "}");
+    const std::string far =
+        failed("page", R"({"first": 3, "filter": {"tags": ["gift"]}, "after": )" +
+                           jsonQuote(farCursor) + "}");
     EXPECT_TRUE(contains(far, "invalid cursor")) << far;
 
     // A session over the same operation fails with the same error.
