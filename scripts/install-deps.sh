@@ -4,7 +4,8 @@
 # pinned version is missing.
 #
 #   Debian packages  the C++ toolchain and libraries (Poco, Boost, RapidJSON, gRPC, protobuf,
-#                    spdlog, GoogleTest) and the tools the tests use.
+#                    spdlog, GoogleTest) and the tools the tests use (chromium: the headless
+#                    browser that tests/e2e/admin-ui.test.mjs drives through playwright-core).
 #   .tools/node      Node.js 22 and npm, from the npm registry, for the end-to-end tests (real MCP
 #                    clients). Never installed globally, never committed (.gitignore).
 #
@@ -34,6 +35,7 @@ packages=(
     rapidjson-dev libspdlog-dev libfmt-dev
     libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc grpc-proto
     libgtest-dev libgmock-dev
+    chromium
 )
 
 missing=()

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "admin/admin_api.h"
+#include "admin/operation_catalog.h"
 #include "app/health_endpoints.h"
 #include "app/readiness.h"
 #include "app/version.h"
@@ -295,9 +297,28 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
                               std::move(endpointTools), sessions, reactor, runner.tasks(),
                               federation.catalogs());
 
+    // Operations managed through the admin API: their published versions are served next to
+    // the config file's, and followed in the store (other nodes publish too).
+    admin::OperationCatalog::Deps catalogDeps;
+    catalogDeps.config = &*cfg;
+    catalogDeps.plugins = &registry;
+    catalogDeps.store = store;
+    catalogDeps.runner = &runner;
+    for (auto& [workspace, wsTools] : workspaceTools) {
+        catalogDeps.tools[workspace] = wsTools.get();
+    }
+    catalogDeps.config_operations = operations->operations;
+    admin::OperationCatalog catalog(std::move(catalogDeps));
+    catalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
+    admin::AdminApi adminApi(
+        catalog, *cfg,
+        cfg->admin.ui_directory.empty() ? admin::defaultUiDirectory() : cfg->admin.ui_directory,
+        kVersion);
+
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);
     endpoint.addRoutes(*router);
+    adminApi.addRoutes(*router);
 
     http::HttpServer server(cfg->server, router);
     if (auto started = server.start(); !started) {
@@ -305,6 +326,10 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         return kExitRuntime;
     }
     log::info("listening on http://{}", server.boundAddress().toString());
+    if (cfg->admin.token) {
+        log::info("admin API at http://{}/admin/api/, web UI at http://{}/ui/",
+                  server.boundAddress().toString(), server.boundAddress().toString());
+    }
 
     int sig = 0;
     while (sigwait(&stopSignals, &sig) != 0) {
@@ -324,6 +349,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     reactor.shutdown(
         std::chrono::milliseconds(std::min<std::int64_t>(cfg->server.shutdown_grace_ms, 1000)));
     sessions.closeAll();
+    catalog.stop();
     federation.stop();
     if (const std::size_t abandoned = runner.shutdown(); abandoned > 0) {
         // Their plugins' threads may still run: unloading the libraries would pull the code

@@ -141,6 +141,18 @@ struct UpstreamConfig {
     }
 };
 
+/// `admin`: the admin API (`/admin/api/`) and the web UI (`/ui/`), docs/admin-api.md.
+struct AdminConfig {
+    /// The admin API's bearer token (env, file, or the sha256 digest of one). None: the admin
+    /// API is off (404 admin_disabled).
+    std::optional<Secret> token;
+    bool ui = true;                             ///< serve the web UI at /ui/
+    std::string ui_directory;                   ///< empty: <crankd's directory>/../share/crank/ui
+    std::int64_t test_run_timeout_ms = 60'000;  ///< a test run's whole time, all its steps
+    int max_test_runs = 4;                      ///< test runs at once; more get 429
+    std::int64_t sync_interval_ms = 5'000;      ///< other nodes' publishes picked up this often
+};
+
 /// The whole configuration file, validated.
 struct Config {
     std::string source;  ///< the file it was read from, for messages
@@ -150,6 +162,7 @@ struct Config {
     PluginsConfig plugins;
     AuthConfig auth;
     JobsConfig jobs;
+    AdminConfig admin;
     std::map<std::string, AuthProfile> auth_profiles;
     std::vector<OperationConfig> operations;
     std::vector<UpstreamConfig> upstreams;

@@ -112,12 +112,14 @@ public:
         : options_(options), source_(std::move(source)) {}
 
     LoadResult load(std::string_view text);
+    OperationLoadResult loadOperation(const Json& value, const Config& base);
 
 private:
     void readServer(const Json* v);
     void readStore(const Json* v);
     void readPlugins(const Json* v);
     void readJobs(const Json* v);
+    void readAdmin(const Json* v);
     void readMcp(const Json* v);
     void readAuth(const Json* v);
     void readAuthProfiles(const Json* v);
@@ -188,6 +190,7 @@ LoadResult Loader::load(std::string_view text) {
     readMcp(root.get("mcp"));
     readPlugins(root.get("plugins"));
     readJobs(root.get("jobs"));
+    readAdmin(root.get("admin"));
     readAuth(root.get("auth"));
     readAuthProfiles(root.get("auth_profiles"));
     readOperations(root.get("operations"));
@@ -267,6 +270,27 @@ void Loader::readJobs(const Json* v) {
                                 j.heartbeat_interval_ms, j.lease_ms));
     }
     j.poll_interval_ms = r.integer("poll_interval_ms", j.poll_interval_ms, 10, 3'600'000);
+    r.finish();
+}
+
+void Loader::readAdmin(const Json* v) {
+    ObjectReader r(v, "admin", errors_);
+    AdminConfig& a = config_.admin;
+    if (const Json* token = r.get("token")) {
+        a.token = readSecret(token, r.pathOf("token"), true);
+        // Kept as its digest only: requests are compared by digest, the clear token is dropped.
+        if (a.token && a.token->ref().kind != SecretRef::Kind::sha256) {
+            a.token = Secret(a.token->ref(), sha256Hex(a.token->reveal()));
+        }
+    }
+    a.ui = r.boolean("ui", a.ui);
+    if (auto dir = r.optionalString("ui_directory")) {
+        a.ui_directory = *dir;
+    }
+    a.test_run_timeout_ms =
+        r.integer("test_run_timeout_ms", a.test_run_timeout_ms, 1'000, 3'600'000);
+    a.max_test_runs = static_cast<int>(r.integer("max_test_runs", a.max_test_runs, 1, 64));
+    a.sync_interval_ms = r.integer("sync_interval_ms", a.sync_interval_ms, 100, 3'600'000);
     r.finish();
 }
 
@@ -786,6 +810,7 @@ OperationConfig Loader::readOperation(const Json& v, const std::string& path) {
     if (!r.present()) {
         return op;
     }
+    op.source_json = detail::toJsonText(v);
     op.name = r.requiredString("name", kMaxToolNameLength);
     if (!op.name.empty() && !isToolName(op.name)) {
         errors_.add(r.pathOf("name"),
@@ -981,7 +1006,44 @@ void Loader::crossCheck() {
     }
 }
 
+OperationLoadResult Loader::loadOperation(const Json& value, const Config& base) {
+    OperationConfig op = readOperation(value, "");
+    if (errors_.empty()) {
+        const bool workspaceKnown =
+            std::any_of(base.auth.workspaces.begin(), base.auth.workspaces.end(),
+                        [&](const Workspace& ws) { return ws.id == op.workspace; });
+        if (!workspaceKnown) {
+            errors_.add("workspace",
+                        "no workspace \"" + op.workspace + "\" is defined in auth.workspaces");
+        }
+        if (!op.auth_profile.empty() && base.auth_profiles.count(op.auth_profile) == 0) {
+            errors_.add("auth_profile",
+                        "no auth profile \"" + op.auth_profile + "\" is defined in auth_profiles");
+        }
+        std::set<std::string> tools;
+        for (const std::string& tool : op.toolNames()) {
+            if (tool.size() > kMaxToolNameLength) {
+                errors_.add("name", fmt::format("the tool name \"{}\" is longer than {} characters",
+                                                tool, kMaxToolNameLength));
+            }
+            if (!tools.insert(tool).second) {
+                errors_.add("execution", "publishes the tool \"" + tool +
+                                             "\" twice; give its tools distinct names");
+            }
+        }
+    }
+    if (!errors_.empty()) {
+        return {std::nullopt, errors_.take()};
+    }
+    return {std::move(op), {}};
+}
+
 }  // namespace
+
+OperationLoadResult loadOperation(const rapidjson::Value& value, const Config& base) {
+    const LoadOptions options;
+    return Loader(options, "operation").loadOperation(value, base);
+}
 
 LoadResult loadConfigText(std::string_view text, const std::string& source,
                           const LoadOptions& options) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <rapidjson/fwd.h>
+
 #include "config/config.h"
 #include "config/config_error.h"
 #include "config/listen_address.h"
@@ -32,6 +34,19 @@ struct LoadResult {
     std::optional<Config> config;
     std::vector<ConfigError> errors;
 };
+
+/// The outcome of loadOperation(): an operation when there were no errors.
+struct OperationLoadResult {
+    std::optional<OperationConfig> operation;
+    std::vector<ConfigError> errors;
+};
+
+/// Reads one operation object (an entry of `operations`, as the admin API receives it) by the
+/// config file's rules, and checks what it names against `base`: its workspace and auth
+/// profile exist, its tool names are not too long nor repeated. Error paths start at the
+/// operation ("execution.max_items", "name"). Its plugin is not consulted: see
+/// runtime::compileOperation().
+OperationLoadResult loadOperation(const rapidjson::Value& value, const Config& base);
 
 /// Parses and validates configuration text (JSON with comments and trailing commas).
 /// `source` names it in messages (normally the file path).

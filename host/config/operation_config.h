@@ -110,6 +110,8 @@ struct OperationConfig {
     /// adapter derives one: crank_adapter.describe).
     bool input_schema_given = false;
     ExecutionConfig execution;
+    /// The operation's object as it was written (compact JSON text), shown by the admin API.
+    std::string source_json;
 
     /// The MCP tool names this operation publishes, in a fixed order: one for unary and window,
     /// start/poll/stop for session, start/status/result/cancel for async_job.

@@ -218,9 +218,27 @@ JobRegistry::~JobRegistry() {
     shutdown(milliseconds(0));
 }
 
+namespace {
+/// by_tool_'s key: tool names are unique per workspace only.
+std::string toolKey(std::string_view workspace, std::string_view tool) {
+    std::string key(workspace);
+    key += '\n';
+    key += tool;
+    return key;
+}
+}  // namespace
+
 void JobRegistry::addOperation(const OperationPtr& op) {
     const std::lock_guard lock(mutex_);
-    by_tool_[op->config.toolNames().front()] = op;
+    by_tool_[toolKey(op->config.workspace, op->config.toolNames().front())] = op;
+}
+
+void JobRegistry::removeOperation(const OperationPtr& op) {
+    const std::lock_guard lock(mutex_);
+    const auto it = by_tool_.find(toolKey(op->config.workspace, op->config.toolNames().front()));
+    if (it != by_tool_.end() && it->second == op) {
+        by_tool_.erase(it);
+    }
 }
 
 void JobRegistry::start() {
@@ -547,7 +565,7 @@ Result<mcp::TaskInfo> JobRegistry::create(std::string_view tool, std::string_vie
     OperationPtr op;
     {
         const std::lock_guard lock(mutex_);
-        if (const auto it = by_tool_.find(tool); it != by_tool_.end()) {
+        if (const auto it = by_tool_.find(toolKey(caller.workspace, tool)); it != by_tool_.end()) {
             op = it->second;
         }
     }
@@ -632,6 +650,26 @@ Result<mcp::TaskInfo> JobRegistry::cancel(std::string_view task_id, const mcp::C
         return Error{ErrorCode::unavailable, "cannot cancel the task: " + after.error().message};
     }
     return taskOf(*after);
+}
+
+Result<JobRecord> JobRegistry::cancelById(std::string_view id) {
+    if (!store_) {
+        return Error{ErrorCode::not_found, "no job store"};
+    }
+    auto job = store_->getJob(id);
+    if (!job) {
+        return job.error();
+    }
+    if (store::isTerminal(job->status)) {
+        return Error{ErrorCode::conflict, fmt::format("the job has ended already ({})",
+                                                      store::jobStatusName(job->status))};
+    }
+    auto after = cancelRecord(*job);
+    const mcp::Caller admin{job->workspace_id, "admin"};
+    audit(admin, job->operation_id, "cancel",
+          after ? Result<std::string>(std::string()) : Result<std::string>(after.error()), id,
+          after ? store::jobStatusName(after->status) : "");
+    return after;
 }
 
 Result<std::optional<mcp::ToolResult>> JobRegistry::result(std::string_view task_id,

@@ -74,6 +74,9 @@ public:
     /// Makes `op` known under its `{name}_start` tool (for Tasks and recovery). Call for every
     /// async_job operation before start().
     void addOperation(const OperationPtr& op);
+    /// Forgets `op` when it is the one known under its tool (an operation withdrawn by the admin
+    /// API); its jobs already running go on.
+    void removeOperation(const OperationPtr& op);
     /// Starts the workers and the heartbeat thread, after taking back this node's live jobs.
     void start();
 
@@ -88,6 +91,9 @@ public:
                                const mcp::Caller& caller, bool& failed);
     Result<std::string> cancelJob(const Operation& op, std::string_view arguments_json,
                                   const mcp::Caller& caller);
+
+    /// The admin API's cancel: any agent's job, by id. conflict when it has ended already.
+    Result<store::JobRecord> cancelById(std::string_view id);
 
     // mcp::TaskBackend
     Result<mcp::TaskInfo> create(std::string_view tool, std::string_view arguments_json,
@@ -169,7 +175,7 @@ private:
     std::condition_variable tick_wake_;
     std::deque<std::shared_ptr<Live>> queue_;
     std::map<std::string, std::shared_ptr<Live>, std::less<>> live_;  // queued and running
-    std::map<std::string, OperationPtr, std::less<>> by_tool_;        // {name}_start -> op
+    std::map<std::string, OperationPtr, std::less<>> by_tool_;  // workspace \n {name}_start -> op
     std::vector<Listener> listeners_;
     std::set<std::string, std::less<>> watched_;  // tasks/result waiters' tasks (any node's)
     bool stopping_ = false;

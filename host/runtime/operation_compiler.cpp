@@ -338,4 +338,48 @@ CompiledOperations compileOperations(const config::Config& config,
     return result;
 }
 
+namespace {
+
+/// "operation.execution.max_items" -> "execution.max_items", "operation" -> "".
+std::string relativePath(std::string_view path, std::string_view root) {
+    if (path == root) {
+        return {};
+    }
+    if (path.size() > root.size() && path.substr(0, root.size()) == root &&
+        (path[root.size()] == '.' || path[root.size()] == '[')) {
+        path.remove_prefix(root.size() + (path[root.size()] == '.' ? 1 : 0));
+    }
+    return std::string(path);
+}
+
+}  // namespace
+
+CompiledOperation compileOperation(const config::OperationConfig& op, const config::Config& config,
+                                   const plugins::PluginRegistry& registry) {
+    constexpr std::string_view kRoot = "operation";
+    CompiledOperation result;
+    ConfigErrors errors;
+    PluginConfigChecker checker;
+    if (auto compiled =
+            compileOne(op, std::string(kRoot), config.auth_profiles, registry, checker, errors)) {
+        result.operation = std::make_shared<const Operation>(std::move(*compiled));
+    }
+    for (config::ConfigError& e : errors.take()) {
+        // Some messages carry their own path ("operation.input_schema.x: ..."): split it out.
+        if (e.path.empty() && e.message.rfind(kRoot, 0) == 0) {
+            const auto colon = e.message.find(": ");
+            if (colon != std::string::npos) {
+                e.path = e.message.substr(0, colon);
+                e.message.erase(0, colon + 2);
+            }
+        }
+        e.path = relativePath(e.path, kRoot);
+        result.errors.push_back(std::move(e));
+    }
+    if (!result.errors.empty()) {
+        result.operation = nullptr;
+    }
+    return result;
+}
+
 }  // namespace crank::runtime

@@ -33,4 +33,15 @@ struct CompiledOperations {
 CompiledOperations compileOperations(const config::Config& config,
                                      const plugins::PluginRegistry& registry);
 
+/// One operation compiled on its own (an operation of the admin API), by the same rules as
+/// compileOperations(), against `config`'s auth profiles. The errors' paths start at the
+/// operation itself ("execution.max_items", "config.url", "" for the whole of it); `operation`
+/// is null when there is any.
+struct CompiledOperation {
+    OperationPtr operation;
+    std::vector<config::ConfigError> errors;
+};
+CompiledOperation compileOperation(const config::OperationConfig& op, const config::Config& config,
+                                   const plugins::PluginRegistry& registry);
+
 }  // namespace crank::runtime

@@ -613,7 +613,7 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
 
 namespace {
 
-void publishJob(const OperationPtr& op, OperationRunner& runner, mcp::FunctionToolRegistry& tools) {
+void jobTools(const OperationPtr& op, OperationRunner& runner, OperationTools& tools) {
     const std::vector<std::string> names = op->config.toolNames();
     const std::string& title = op->config.title;
     const auto titled = [&](std::string_view what) {
@@ -630,11 +630,11 @@ void publishJob(const OperationPtr& op, OperationRunner& runner, mcp::FunctionTo
     start.input_schema_json = op->config.input_schema_json;
     start.output_schema_json = JobRegistry::startOutputSchema(op->output_schema_json);
     start.task_support = runner.tasks() != nullptr ? "optional" : "";
-    tools.add(std::move(start),
-              [op, &runner](std::string_view arguments_json,
-                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                  return runner.startJob(op, arguments_json, call.caller());
-              });
+    tools.emplace_back(std::move(start),
+                       [op, &runner](std::string_view arguments_json,
+                                     mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                           return runner.startJob(op, arguments_json, call.caller());
+                       });
     mcp::ToolDefinition status;
     status.name = names[1];
     status.title = titled("status");
@@ -644,11 +644,11 @@ void publishJob(const OperationPtr& op, OperationRunner& runner, mcp::FunctionTo
         names[0]);
     status.input_schema_json = JobRegistry::jobIdInputSchema();
     status.output_schema_json = JobRegistry::statusOutputSchema();
-    tools.add(std::move(status),
-              [op, &runner](std::string_view arguments_json,
-                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                  return runner.jobStatus(*op, arguments_json, call.caller());
-              });
+    tools.emplace_back(std::move(status),
+                       [op, &runner](std::string_view arguments_json,
+                                     mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                           return runner.jobStatus(*op, arguments_json, call.caller());
+                       });
     mcp::ToolDefinition result;
     result.name = names[2];
     result.title = titled("result");
@@ -656,11 +656,11 @@ void publishJob(const OperationPtr& op, OperationRunner& runner, mcp::FunctionTo
         "Returns the result of a finished {} job, or says that it is not ready yet.", names[0]);
     result.input_schema_json = JobRegistry::jobIdInputSchema();
     result.output_schema_json = JobRegistry::resultOutputSchema();
-    tools.add(std::move(result),
-              [op, &runner](std::string_view arguments_json,
-                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                  return runner.jobResult(*op, arguments_json, call.caller());
-              });
+    tools.emplace_back(std::move(result),
+                       [op, &runner](std::string_view arguments_json,
+                                     mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                           return runner.jobResult(*op, arguments_json, call.caller());
+                       });
     mcp::ToolDefinition cancel;
     cancel.name = names[3];
     cancel.title = titled("cancel");
@@ -669,19 +669,18 @@ void publishJob(const OperationPtr& op, OperationRunner& runner, mcp::FunctionTo
         names[0]);
     cancel.input_schema_json = JobRegistry::jobIdInputSchema();
     cancel.output_schema_json = JobRegistry::cancelOutputSchema();
-    tools.add(std::move(cancel),
-              [op, &runner](std::string_view arguments_json,
-                            mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                  return runner.cancelJob(*op, arguments_json, call.caller());
-              });
-    runner.addJobOperation(op);
+    tools.emplace_back(std::move(cancel),
+                       [op, &runner](std::string_view arguments_json,
+                                     mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                           return runner.cancelJob(*op, arguments_json, call.caller());
+                       });
 }
 
 }  // namespace
 
-void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,
-                       mcp::FunctionToolRegistry& tools) {
-    for (const OperationPtr& op : operations) {
+OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
+    OperationTools tools;
+    {
         if (op->config.execution.mode == config::ExecutionMode::session) {
             const std::vector<std::string> names = op->config.toolNames();
             const std::string& title = op->config.title;
@@ -694,11 +693,11 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
                 op->config.description, names[1], names[2]);
             start.input_schema_json = op->config.input_schema_json;
             start.output_schema_json = SessionRegistry::startOutputSchema();
-            tools.add(std::move(start),
-                      [op, &runner](std::string_view arguments_json,
-                                    mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                          return runner.startSession(op, arguments_json, call.caller());
-                      });
+            tools.emplace_back(std::move(start),
+                               [op, &runner](std::string_view arguments_json,
+                                             mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                                   return runner.startSession(op, arguments_json, call.caller());
+                               });
             mcp::ToolDefinition poll;
             poll.name = names[1];
             poll.title = title.empty() ? "" : title + " (poll)";
@@ -710,11 +709,11 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
             poll.input_schema_json =
                 SessionRegistry::pollInputSchema(op->config.execution.max_items);
             poll.output_schema_json = SessionRegistry::pollOutputSchema();
-            tools.add(std::move(poll),
-                      [op, &runner](std::string_view arguments_json,
-                                    mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                          return runner.pollSession(*op, arguments_json, call.caller());
-                      });
+            tools.emplace_back(std::move(poll),
+                               [op, &runner](std::string_view arguments_json,
+                                             mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                                   return runner.pollSession(*op, arguments_json, call.caller());
+                               });
             mcp::ToolDefinition stop;
             stop.name = names[2];
             stop.title = title.empty() ? "" : title + " (stop)";
@@ -723,16 +722,16 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
                 names[0]);
             stop.input_schema_json = SessionRegistry::stopInputSchema();
             stop.output_schema_json = SessionRegistry::stopOutputSchema();
-            tools.add(std::move(stop),
-                      [op, &runner](std::string_view arguments_json,
-                                    mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                          return runner.stopSession(*op, arguments_json, call.caller());
-                      });
-            continue;
+            tools.emplace_back(std::move(stop),
+                               [op, &runner](std::string_view arguments_json,
+                                             mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                                   return runner.stopSession(*op, arguments_json, call.caller());
+                               });
+            return tools;
         }
         if (op->config.execution.mode == config::ExecutionMode::async_job) {
-            publishJob(op, runner, tools);
-            continue;
+            jobTools(op, runner, tools);
+            return tools;
         }
         mcp::ToolDefinition definition;
         definition.name = op->config.name;
@@ -740,9 +739,24 @@ void publishOperations(const std::vector<OperationPtr>& operations, OperationRun
         definition.description = op->config.description;
         definition.input_schema_json = op->config.input_schema_json;
         definition.output_schema_json = op->output_schema_json;
-        tools.add(std::move(definition),
-                  [op, &runner](std::string_view arguments_json, mcp::ToolCall& call)
-                      -> Result<mcp::ToolResult> { return runner.run(*op, arguments_json, call); });
+        tools.emplace_back(std::move(definition),
+                           [op, &runner](std::string_view arguments_json,
+                                         mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                               return runner.run(*op, arguments_json, call);
+                           });
+    }
+    return tools;
+}
+
+void publishOperations(const std::vector<OperationPtr>& operations, OperationRunner& runner,
+                       mcp::FunctionToolRegistry& tools) {
+    for (const OperationPtr& op : operations) {
+        for (auto& [definition, function] : operationTools(op, runner)) {
+            tools.add(std::move(definition), std::move(function));
+        }
+        if (op->config.execution.mode == config::ExecutionMode::async_job) {
+            runner.addJobOperation(op);
+        }
     }
 }
 

@@ -67,6 +67,21 @@ public:
             jobs_->addOperation(op);
         }
     }
+    /// Forgets an async_job operation withdrawn by the admin API (its running jobs go on).
+    void removeJobOperation(const OperationPtr& op) {
+        if (jobs_) {
+            jobs_->removeOperation(op);
+        }
+    }
+    /// The admin API's stop of any agent's session held by this node (SessionRegistry::stopById).
+    Result<std::string> stopSessionById(std::string_view id) { return sessions_.stopById(id); }
+    /// The admin API's cancel of any agent's job (JobRegistry::cancelById).
+    Result<store::JobRecord> cancelJobById(std::string_view id) {
+        if (!jobs_) {
+            return Error{ErrorCode::not_found, "async jobs need a store"};
+        }
+        return jobs_->cancelById(id);
+    }
     /// Starts the job workers, after taking back this node's jobs from before a restart. Call
     /// once every async_job operation is published.
     void startJobs();
@@ -100,6 +115,13 @@ private:
     SessionRegistry sessions_;
     std::unique_ptr<JobRegistry> jobs_;
 };
+
+/// The tools of one operation, in its toolNames() order, calling `runner` (see
+/// publishOperations). An async_job operation must also be made known to the runner
+/// (addJobOperation) when it is published.
+using OperationTools =
+    std::vector<std::pair<mcp::ToolDefinition, mcp::FunctionToolRegistry::Function>>;
+OperationTools operationTools(const OperationPtr& op, OperationRunner& runner);
 
 /// Publishes each operation as its tool (unary and window: one tool named after the operation;
 /// session: the _start, _poll and _stop tools; async_job: _start, _status, _result, _cancel)

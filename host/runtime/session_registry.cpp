@@ -305,6 +305,22 @@ Result<std::string> SessionRegistry::stop(const Operation& op, std::string_view 
     return onSession(op, arguments_json, caller, "stop", &SessionRegistry::stopImpl);
 }
 
+Result<std::string> SessionRegistry::stopById(std::string_view session_id) {
+    std::shared_ptr<Entry> entry;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = entries_.find(session_id);
+        if (it != entries_.end()) {
+            entry = it->second;
+        }
+    }
+    if (!entry) {
+        return Error{ErrorCode::not_found,
+                     "this node holds no session " + jsonString(session_id.substr(0, 64))};
+    }
+    return stop(*entry->op, R"({"session_id":)" + jsonString(session_id) + "}", entry->owner);
+}
+
 Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
                                                const PreparedRequest& request,
                                                std::uint64_t sampling_seed,

@@ -88,6 +88,11 @@ public:
     Result<std::string> stop(const Operation& op, std::string_view arguments_json,
                              const mcp::Caller& caller);
 
+    /// The admin API's stop: the session `session_id` of any agent, held by this node, closed
+    /// as its owner's _stop would (and audited as that). not_found when this node does not hold
+    /// it.
+    Result<std::string> stopById(std::string_view session_id);
+
     /// Closes every session (status "stopped"); waits up to `grace` for their plugins. Returns
     /// how many streams never completed (their plugin libraries must stay loaded).
     std::size_t shutdown(std::chrono::milliseconds grace);

@@ -1232,6 +1232,12 @@ Result<OperationVersion> SqliteStore::addOperationVersion(std::string_view opera
                          {std::string(operation_id)})
                     .value_or(0) +
                 1;
+            if (draft.expected_latest && *draft.expected_latest != version - 1) {
+                return Error{ErrorCode::conflict, "store: operation " + inQuotes(operation_id) +
+                                                      " is at version " +
+                                                      std::to_string(version - 1) + ", not " +
+                                                      std::to_string(*draft.expected_latest)};
+            }
             OperationVersion stored{std::string(operation_id),
                                     version,
                                     draft.config_json,

@@ -146,7 +146,8 @@ public:
     /// not_found when there is no such operation or it is deleted already.
     virtual Result<void> deleteOperation(std::string_view id) = 0;
     /// Appends a new draft version numbered one above the highest existing one. not_found when
-    /// the operation does not exist, conflict when it is deleted.
+    /// the operation does not exist, conflict when it is deleted or when
+    /// draft.expected_latest is set and is not its highest version (nothing is added).
     virtual Result<OperationVersion> addOperationVersion(std::string_view operation_id,
                                                          const OperationVersionDraft& draft) = 0;
     /// not_found when the operation has no such version.

@@ -90,6 +90,37 @@ TEST_P(OperationStoreTest, EveryChangeIsANewDraftVersionAndHistoryIsNewestFirst)
         << "nothing published yet";
 }
 
+TEST_P(OperationStoreTest, AnEditBasedOnAnOlderVersionIsRefusedAndAddsNothing) {
+    auto op = store_->createOperation(newOperation("ws1", "weather"));
+    ASSERT_TRUE(op.ok());
+    OperationVersionDraft first = draft(R"({"v":1})", "");
+    first.expected_latest = 0;
+    ASSERT_TRUE(store_->addOperationVersion(op->id, first).ok());
+    OperationVersionDraft again = draft(R"({"v":"again"})", "");
+    again.expected_latest = 0;
+    auto refused = store_->addOperationVersion(op->id, again);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::conflict);
+    EXPECT_NE(refused.error().message.find("at version 1, not 0"), std::string::npos)
+        << refused.error().message;
+
+    // Two editors who both loaded version 1: exactly one of them saves.
+    OperationVersionDraft a = draft(R"({"v":"a"})", "a");
+    a.expected_latest = 1;
+    OperationVersionDraft b = draft(R"({"v":"b"})", "b");
+    b.expected_latest = 1;
+    auto savedA = store_->addOperationVersion(op->id, a);
+    auto savedB = store_->addOperationVersion(op->id, b);
+    ASSERT_TRUE(savedA.ok()) << savedA.error().message;
+    EXPECT_EQ(savedA->version, 2);
+    ASSERT_FALSE(savedB.ok());
+    EXPECT_EQ(savedB.error().code, ErrorCode::conflict);
+    auto history = store_->listOperationVersions(op->id, 100);
+    ASSERT_TRUE(history.ok());
+    ASSERT_EQ(history->size(), 2U) << "the refused edits added no version";
+    EXPECT_EQ(history->front().config_json, R"({"v":"a"})");
+}
+
 TEST_P(OperationStoreTest, PublishIsOptimisticAndArchivesThePreviousVersion) {
     auto op = store_->createOperation(newOperation("ws1", "weather"));
     ASSERT_TRUE(op.ok());
