@@ -30,6 +30,14 @@ for _ in $(seq 1 50); do  # up to 5 s for the demo upstream to listen
     sleep 0.1
 done
 
+# The admin API's token (examples/demo.json reads it from the environment): a random one unless
+# the caller set it. The web UI asks for it once.
+if [[ -z "${CRANK_ADMIN_TOKEN:-}" ]]; then
+    CRANK_ADMIN_TOKEN="$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+fi
+export CRANK_ADMIN_TOKEN
+echo "run: web UI at http://127.0.0.1:8080/ui/ (admin token: $CRANK_ADMIN_TOKEN)" >&2
+
 "$root/build/bin/crankd" --config "$root/examples/demo.json" "$@" &
 crankd_pid=$!
 wait "$crankd_pid"

@@ -6,8 +6,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <Poco/Net/HTTPServerRequest.h>
@@ -336,7 +338,7 @@ void readHeadline(std::string_view config_json, const config::Config& config, Op
         return;
     }
     const auto get = [&](const rapidjson::Value& o, const char* name) -> std::string {
-        const auto it = o.FindMember(name);
+        auto it = o.FindMember(name);
         return it != o.MemberEnd() && it->value.IsString()
                    ? std::string(it->value.GetString(), it->value.GetStringLength())
                    : std::string();
@@ -345,7 +347,8 @@ void readHeadline(std::string_view config_json, const config::Config& config, Op
     v.title = get(doc, "title");
     v.description = get(doc, "description");
     v.mode = "unary";
-    if (const auto e = doc.FindMember("execution"); e != doc.MemberEnd() && e->value.IsObject()) {
+    if (auto e = std::as_const(doc).FindMember("execution");
+        e != std::as_const(doc).MemberEnd() && e->value.IsObject()) {
         if (std::string mode = get(e->value, "mode"); !mode.empty()) {
             v.mode = std::move(mode);
         }
@@ -485,7 +488,7 @@ struct AdminApi::Impl {
         const Poco::URI uri(request.getURI());
         std::vector<std::string> parts;
         {
-            const std::string path = uri.getPath();
+            const std::string& path = uri.getPath();
             std::string_view rest = std::string_view(path).substr(kApiPrefix.size());
             while (!rest.empty()) {
                 const std::size_t slash = std::min(rest.find('/'), rest.size());
@@ -551,6 +554,15 @@ struct AdminApi::Impl {
         }
         if (!doc.IsObject()) {
             return badRequest("the body must be a JSON object, got " + json::describeValue(doc));
+        }
+        // A member given twice would be read as one of its values, silently: refused.
+        std::set<std::string_view> names;
+        for (const auto& m : std::as_const(doc).GetObject()) {
+            const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+            if (!names.insert(name).second) {
+                return badRequest("the body gives \"" + std::string(name.substr(0, 64)) +
+                                  "\" twice");
+            }
         }
         return std::nullopt;
     }
@@ -800,7 +812,11 @@ struct AdminApi::Impl {
         if (!source || *source == "admin") {
             store::OperationFilter filter;
             filter.workspace_id = workspace;
-            filter.include_deleted = strParam(params, "include_deleted") == "true";
+            const auto deleted = strParam(params, "include_deleted");
+            if (deleted && *deleted != "true" && *deleted != "false") {
+                return badRequest("include_deleted must be true or false");
+            }
+            filter.include_deleted = deleted == "true";
             filter.limit = store::kMaxListLimit;
             auto rows = catalog.store().listOperations(filter);
             if (!rows) {
@@ -849,7 +865,7 @@ struct AdminApi::Impl {
     /// The `config` member of a request body, or an error.
     static const rapidjson::Value* operationOf(const rapidjson::Document& body,
                                                std::optional<ApiError>& error) {
-        const auto it = body.FindMember("config");
+        auto it = body.FindMember("config");
         if (it == body.MemberEnd() || !it->value.IsObject()) {
             error = invalid("the body's \"config\" must be the operation object",
                             {{"", "expected the operation object in \"config\""}});
@@ -859,7 +875,7 @@ struct AdminApi::Impl {
     }
 
     static std::string stringMember(const rapidjson::Value& o, const char* name) {
-        const auto it = o.FindMember(name);
+        auto it = o.FindMember(name);
         return it != o.MemberEnd() && it->value.IsString()
                    ? std::string(it->value.GetString(), it->value.GetStringLength())
                    : std::string();
@@ -998,8 +1014,9 @@ struct AdminApi::Impl {
         if (auto e = body(request, doc)) {
             return e;
         }
-        const auto base = doc.FindMember("base_version");
-        if (base == doc.MemberEnd() || !base->value.IsInt64() || base->value.GetInt64() < 1) {
+        auto base = std::as_const(doc).FindMember("base_version");
+        if (base == std::as_const(doc).MemberEnd() || !base->value.IsInt64() ||
+            base->value.GetInt64() < 1) {
             return badRequest("base_version is required: the version number the edit started from");
         }
         std::optional<ApiError> error;
@@ -1201,14 +1218,16 @@ struct AdminApi::Impl {
             return e;
         }
         std::optional<std::int64_t> version;
-        if (const auto v = doc.FindMember("version"); v != doc.MemberEnd()) {
+        if (auto v = std::as_const(doc).FindMember("version");
+            v != std::as_const(doc).MemberEnd()) {
             if (!v->value.IsInt64() || v->value.GetInt64() < 1) {
                 return badRequest("version must be a positive integer");
             }
             version = v->value.GetInt64();
         }
         std::optional<std::optional<std::int64_t>> expected;
-        if (const auto x = doc.FindMember("expected_published"); x != doc.MemberEnd()) {
+        if (auto x = std::as_const(doc).FindMember("expected_published");
+            x != std::as_const(doc).MemberEnd()) {
             if (x->value.IsNull()) {
                 expected = std::optional<std::int64_t>();
             } else if (x->value.IsInt64()) {
@@ -1335,7 +1354,7 @@ struct AdminApi::Impl {
         }
         std::string operationId = stringMember(doc, "operation_id");
         std::string configText;
-        if (const auto c = doc.FindMember("config"); c != doc.MemberEnd()) {
+        if (auto c = std::as_const(doc).FindMember("config"); c != std::as_const(doc).MemberEnd()) {
             if (!c->value.IsObject()) {
                 return invalid("the body's \"config\" must be the operation object",
                                {{"", "expected the operation object in \"config\""}});
@@ -1346,7 +1365,8 @@ struct AdminApi::Impl {
                 configText = op->config.source_json;
             } else {
                 std::optional<store::OperationVersion> v;
-                if (const auto n = doc.FindMember("version"); n != doc.MemberEnd()) {
+                if (auto n = std::as_const(doc).FindMember("version");
+                    n != std::as_const(doc).MemberEnd()) {
                     if (!n->value.IsInt64()) {
                         return badRequest("version must be a version number");
                     }
@@ -1368,7 +1388,8 @@ struct AdminApi::Impl {
             return badRequest("config (an operation) or operation_id is required");
         }
         std::string arguments = "{}";
-        if (const auto a = doc.FindMember("arguments"); a != doc.MemberEnd()) {
+        if (auto a = std::as_const(doc).FindMember("arguments");
+            a != std::as_const(doc).MemberEnd()) {
             if (!a->value.IsObject()) {
                 return badRequest("arguments must be an object (the tool input), got " +
                                   json::describeValue(a->value));
@@ -1378,7 +1399,7 @@ struct AdminApi::Impl {
         TestRunRequest run;
         run.arguments_json = arguments;
         run.timeout = std::chrono::milliseconds(config.admin.test_run_timeout_ms);
-        if (const auto p = doc.FindMember("polls"); p != doc.MemberEnd()) {
+        if (auto p = std::as_const(doc).FindMember("polls"); p != std::as_const(doc).MemberEnd()) {
             if (!p->value.IsInt() || p->value.GetInt() < 1 || p->value.GetInt() > 20) {
                 return badRequest("polls must be 1 to 20");
             }
@@ -1402,7 +1423,8 @@ struct AdminApi::Impl {
         }
         run.operation = checked.operation;
         std::int64_t interval = checked.operation->config.execution.poll_interval_ms;
-        if (const auto i = doc.FindMember("poll_interval_ms"); i != doc.MemberEnd()) {
+        if (auto i = std::as_const(doc).FindMember("poll_interval_ms");
+            i != std::as_const(doc).MemberEnd()) {
             if (!i->value.IsInt64() || i->value.GetInt64() < 0 || i->value.GetInt64() > 10'000) {
                 return badRequest("poll_interval_ms must be 0 to 10000");
             }

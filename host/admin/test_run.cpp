@@ -50,7 +50,7 @@ struct Step {
 
 /// The text items of a result's content, joined (at most 64 KiB).
 std::string contentText(const mcp::ToolResult& result) {
-    constexpr std::size_t kMaxText = 64 * 1024;
+    constexpr std::size_t kMaxText = std::size_t{64} * 1024;
     rapidjson::Document doc;
     std::string out;
     if (!json::parseJson(result.content_json, doc, "") || !doc.IsArray()) {
@@ -60,7 +60,7 @@ std::string contentText(const mcp::ToolResult& result) {
         if (!item.IsObject()) {
             continue;
         }
-        const auto text = item.FindMember("text");
+        auto text = item.FindMember("text");
         if (text != item.MemberEnd() && text->value.IsString()) {
             if (!out.empty()) {
                 out += '\n';
@@ -82,8 +82,8 @@ std::string member(const std::string& structured_json, std::string_view name) {
     if (!json::parseJson(structured_json, doc, "") || !doc.IsObject()) {
         return {};
     }
-    const auto it = doc.FindMember(rapidjson::StringRef(name.data(), name.size()));
-    if (it == doc.MemberEnd() || !it->value.IsString()) {
+    auto it = std::as_const(doc).FindMember(rapidjson::StringRef(name.data(), name.size()));
+    if (it == std::as_const(doc).MemberEnd() || !it->value.IsString()) {
         return {};
     }
     return {it->value.GetString(), it->value.GetStringLength()};
@@ -158,10 +158,10 @@ private:
         for (int i = 0; i < request_.polls && Clock::now() < deadline_; ++i) {
             sleepUntil(deadline_, request_.poll_interval);
             // Each poll goes on from the cursor of the one before, as a client would.
-            const std::string pollArgs =
-                cursor.empty() ? args
-                               : R"({"session_id":)" + jsonString(id) +
-                                     R"(,"cursor":)" + jsonString(cursor) + "}";
+            const std::string pollArgs = cursor.empty()
+                                             ? args
+                                             : R"({"session_id":)" + jsonString(id) +
+                                                   R"(,"cursor":)" + jsonString(cursor) + "}";
             main_ = step(names[1], pollArgs,
                          [&] { return runner_.pollSession(op_, pollArgs, caller); });
             cursor = member(steps_[main_].result.structured_json, "cursor");
@@ -230,31 +230,32 @@ private:
         w.StartObject();
         if (parsed) {
             const rapidjson::Value* source = &doc;
-            if (const auto inner = doc.FindMember("result");
-                inner != doc.MemberEnd() && inner->value.IsObject()) {
+            if (auto inner = std::as_const(doc).FindMember("result");
+                inner != std::as_const(doc).MemberEnd() && inner->value.IsObject()) {
                 source = &inner->value;
             }
             for (const char* key : {"truncated", "window_complete", "has_more", "stop_reason",
                                     "item_count", "dropped_count", "bytes", "elapsed_ms"}) {
-                const auto it = source->FindMember(key);
+                auto it = source->FindMember(key);
                 if (it != source->MemberEnd()) {
                     w.Key(key);
                     it->value.Accept(w);
                 }
             }
-            if (const auto status = doc.FindMember("status"); status != doc.MemberEnd()) {
+            if (auto status = std::as_const(doc).FindMember("status");
+                status != std::as_const(doc).MemberEnd()) {
                 w.Key("status");
                 status->value.Accept(w);
             }
             const auto boolOf = [&](const char* key) {
-                const auto it = source->FindMember(key);
+                auto it = source->FindMember(key);
                 return it != source->MemberEnd() && it->value.IsBool() && it->value.GetBool();
             };
             const auto has = [&](const char* key) {
-                const auto it = source->FindMember(key);
+                auto it = source->FindMember(key);
                 return it != source->MemberEnd();
             };
-            const auto stop = source->FindMember("stop_reason");
+            auto stop = source->FindMember("stop_reason");
             const std::string reason =
                 stop != source->MemberEnd() && stop->value.IsString()
                     ? std::string(stop->value.GetString(), stop->value.GetStringLength())
@@ -274,7 +275,7 @@ private:
                                  "max_bytes {}, max_result_bytes {}, max_field_length {})",
                                  e.max_items, e.max_bytes, e.max_result_bytes, e.max_field_length));
             }
-            const auto dropped = source->FindMember("dropped_count");
+            auto dropped = source->FindMember("dropped_count");
             if (dropped != source->MemberEnd() && dropped->value.IsInt64() &&
                 dropped->value.GetInt64() > 0) {
                 warn("truncated", fmt::format("{} item(s) were dropped by the limits",

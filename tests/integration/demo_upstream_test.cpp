@@ -127,8 +127,10 @@ TEST_F(DemoUpstreamTest, TheDemoConfigPublishesEveryModeThroughTheRestPlugin) {
     };
     replaceAll("127.0.0.1:8081", "127.0.0.1:" + std::to_string(port_));
     replaceAll("./crank.db", dir.file("crank.db"));
-    ChildProcess crankd(std::vector<std::string>{
-        CRANKD_PATH, "--config", dir.write("demo.json", config), "--listen", "127.0.0.1:0"});
+    ChildProcess crankd(
+        std::vector<std::string>{CRANKD_PATH, "--config", dir.write("demo.json", config),
+                                 "--listen", "127.0.0.1:0"},
+        {{"CRANK_ADMIN_TOKEN", "demo-admin-token"}});
     const auto crankdPort = crankd.waitForListeningPort(20s);
     ASSERT_TRUE(crankdPort) << crankd.stderrText();
 
@@ -204,6 +206,23 @@ TEST_F(DemoUpstreamTest, TheDemoConfigPublishesEveryModeThroughTheRestPlugin) {
     const auto report = call("report_result", R"({"job_id": ")" + jobId + "\"}");
     ASSERT_TRUE(report["ready"].GetBool());
     EXPECT_TRUE(report["result"].IsObject());
+
+    // The admin API (token from the environment, as scripts/run.sh gives it) shows the demo's
+    // operations as read-only config operations, and the web UI is served next to crankd.
+    EXPECT_EQ(exchange(*crankdPort, "GET", "/admin/api/operations", {}).status, 401);
+    const Reply listed = exchange(*crankdPort, "GET", "/admin/api/operations",
+                                  {{"Authorization", "Bearer demo-admin-token"}});
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    const auto operations = listed.json();
+    ASSERT_TRUE(operations["operations"].IsArray());
+    EXPECT_EQ(operations["operations"].Size(), 7U) << listed.body;
+    for (const auto& op : operations["operations"].GetArray()) {
+        EXPECT_STREQ(op["source"].GetString(), "config");
+        EXPECT_TRUE(op["read_only"].GetBool());
+    }
+    const Reply ui = exchange(*crankdPort, "GET", "/ui/", {});
+    EXPECT_EQ(ui.status, 200);
+    EXPECT_NE(ui.body.find("<html"), std::string::npos);
 
     crankd.signal(SIGTERM);
     EXPECT_EQ(crankd.waitForExit(20s), 0) << crankd.stderrText();
