@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include <Poco/Exception.h>
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/URI.h>
@@ -51,18 +52,6 @@ constexpr std::string_view kConfigIdPrefix = "config:";
 constexpr std::size_t kMaxBodyDepth = 64;
 constexpr std::size_t kMaxUiFileBytes = std::size_t{4} * 1024 * 1024;
 
-/// Compares without an early exit, so that timing does not tell how much of a token matched.
-bool constantTimeEqual(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) {
-        return false;
-    }
-    unsigned char diff = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-    }
-    return diff == 0;
-}
-
 void str(Writer& w, std::string_view s) {
     w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
@@ -99,6 +88,28 @@ void optRaw(Writer& w, const std::optional<std::string>& json) {
 
 std::string text(const rapidjson::StringBuffer& b) {
     return {b.GetString(), b.GetSize()};
+}
+
+/// `{"name": VALUE}`, VALUE being what `value` writes.
+template <typename F>
+std::string wrapped(std::string_view name, F&& value) {
+    rapidjson::StringBuffer b;
+    Writer w(b);
+    w.StartObject();
+    key(w, name);
+    value(w);
+    w.EndObject();
+    return text(b);
+}
+
+/// An array of `rows`, each written by `write`.
+template <typename T, typename F>
+void writeArray(Writer& w, const std::vector<T>& rows, F&& write) {
+    w.StartArray();
+    for (const T& row : rows) {
+        write(w, row);
+    }
+    w.EndArray();
 }
 
 std::string errorBody(const ApiError& e) {
@@ -366,7 +377,13 @@ public:
         if (!http::allowMethods(request, response, "GET,HEAD")) {
             return;
         }
-        std::string path = Poco::URI(request.getURI()).getPath();
+        std::string path;
+        try {
+            path = Poco::URI(request.getURI()).getPath();
+        } catch (const Poco::SyntaxException&) {
+            http::sendError(response, 400, "bad_request", "malformed %-escape in the path");
+            return;
+        }
         if (path == "/ui") {
             response.set("Location", "/ui/");
             http::sendBody(response, 308, "", "");
@@ -389,11 +406,15 @@ public:
         std::error_code ec;
         if (!plain || !std::filesystem::is_regular_file(file, ec) ||
             std::filesystem::file_size(file, ec) > kMaxUiFileBytes) {
-            http::sendError(
-                response, 404, "not_found",
-                directory_.empty() || !std::filesystem::is_directory(directory_, ec)
-                    ? "the web UI is not installed (admin.ui_directory: " + directory_ + ")"
-                    : "no such file in the web UI");
+            const bool installed =
+                !directory_.empty() && std::filesystem::is_directory(directory_, ec);
+            if (!installed) {
+                log::warn("web UI: no directory {} (admin.ui_directory)", directory_);
+            }
+            http::sendError(response, 404, "not_found",
+                            installed ? "no such file in the web UI"
+                                      : "the web UI is not installed on this server (see "
+                                        "admin.ui_directory in crankd's log)");
             return;
         }
         std::ifstream in(file, std::ios::binary);
@@ -453,6 +474,7 @@ struct AdminApi::Impl {
     StaticFiles files;
     http::OriginPolicy origins;
     std::atomic<int> test_runs{0};
+    std::atomic<bool> stopping{false};
 
     Impl(OperationCatalog& c, const config::Config& cfg, std::string ui, std::string v)
         : catalog(c),
@@ -465,6 +487,11 @@ struct AdminApi::Impl {
 
     void handle(HTTPServerRequest& request, HTTPServerResponse& response) {
         const std::string origin = request.get("Origin", "");
+        if (!origins.hostAllowed(request.getHost())) {
+            http::sendError(response, 403, "forbidden_host",
+                            "this Host may not use the admin API (server.allowed_hosts)");
+            return;
+        }
         if (!origins.originAllowed(origin)) {
             http::sendError(response, 403, "forbidden_origin",
                             "this Origin may not use the admin API (server.allowed_origins)");
@@ -485,16 +512,23 @@ struct AdminApi::Impl {
                             "the admin token is required: Authorization: Bearer TOKEN");
             return;
         }
-        const Poco::URI uri(request.getURI());
+        std::optional<Poco::URI> parsedUri;
+        try {
+            parsedUri.emplace(request.getURI());
+            (void)parsedUri->getQueryParameters();
+        } catch (const Poco::SyntaxException&) {
+            http::sendError(response, 400, "bad_request",
+                            "the request's path or query has a malformed %-escape");
+            return;
+        }
+        const Poco::URI& uri = *parsedUri;
         std::vector<std::string> parts;
         {
             const std::string& path = uri.getPath();
             std::string_view rest = std::string_view(path).substr(kApiPrefix.size());
             while (!rest.empty()) {
                 const std::size_t slash = std::min(rest.find('/'), rest.size());
-                std::string part;
-                Poco::URI::decode(std::string(rest.substr(0, slash)), part);
-                parts.push_back(std::move(part));
+                parts.emplace_back(rest.substr(0, slash));  // getPath() decoded it already
                 rest.remove_prefix(std::min(slash + 1, rest.size()));
             }
         }
@@ -721,8 +755,7 @@ struct AdminApi::Impl {
             }
             return queryAudit(params, out);
         }
-        return notFound("no admin API resource " +
-                        std::string(Poco::URI(request.getURI()).getPath()).substr(0, 200) +
+        return notFound("no admin API resource " + request.getURI().substr(0, 200) +
                         " (see docs/admin-api.md)");
     }
 
@@ -829,17 +862,7 @@ struct AdminApi::Impl {
         std::sort(views.begin(), views.end(), [](const OperationView& a, const OperationView& b) {
             return std::tie(a.workspace, a.name, a.id) < std::tie(b.workspace, b.name, b.id);
         });
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "operations");
-        w.StartArray();
-        for (const OperationView& v : views) {
-            writeView(w, v);
-        }
-        w.EndArray();
-        w.EndObject();
-        out = text(b);
+        out = wrapped("operations", [&](Writer& w) { writeArray(w, views, writeView); });
         return std::nullopt;
     }
 
@@ -931,6 +954,11 @@ struct AdminApi::Impl {
         draft.expected_latest = 0;
         auto version = catalog.store().addOperationVersion(created->id, draft);
         if (!version) {
+            // No operation without a version: it would hold the name and take no edit.
+            if (auto undone = catalog.store().deleteOperation(created->id); !undone) {
+                log::warn("admin: cannot remove operation {} after its first version failed: {}",
+                          created->id, undone.error().message);
+            }
             return storeError(version.error());
         }
         audit(c.workspace, c.name, "operation.create", "ok",
@@ -1010,6 +1038,9 @@ struct AdminApi::Impl {
         if (auto e = adminRecord(id, record)) {
             return e;
         }
+        if (record.deleted()) {
+            return notFound("operation " + id + " is deleted; it takes no new versions");
+        }
         rapidjson::Document doc;
         if (auto e = body(request, doc)) {
             return e;
@@ -1082,13 +1113,7 @@ struct AdminApi::Impl {
         if (!after) {
             return storeError(after.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "operation");
-        writeView(w, viewOf(*after, latestOf(id)));
-        w.EndObject();
-        out = text(b);
+        out = wrapped("operation", [&](Writer& w) { writeView(w, viewOf(*after, latestOf(id))); });
         return std::nullopt;
     }
 
@@ -1107,17 +1132,7 @@ struct AdminApi::Impl {
         if (!versions) {
             return storeError(versions.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "versions");
-        w.StartArray();
-        for (const store::OperationVersion& v : *versions) {
-            writeVersion(w, v);
-        }
-        w.EndArray();
-        w.EndObject();
-        out = text(b);
+        out = wrapped("versions", [&](Writer& w) { writeArray(w, *versions, writeVersion); });
         return std::nullopt;
     }
 
@@ -1141,13 +1156,7 @@ struct AdminApi::Impl {
         if (!v) {
             return storeError(v.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "version");
-        writeVersion(w, *v);
-        w.EndObject();
-        out = text(b);
+        out = wrapped("version", [&](Writer& w) { writeVersion(w, *v); });
         return std::nullopt;
     }
 
@@ -1399,6 +1408,7 @@ struct AdminApi::Impl {
         TestRunRequest run;
         run.arguments_json = arguments;
         run.timeout = std::chrono::milliseconds(config.admin.test_run_timeout_ms);
+        run.stopping = &stopping;
         if (auto p = std::as_const(doc).FindMember("polls"); p != std::as_const(doc).MemberEnd()) {
             if (!p->value.IsInt() || p->value.GetInt() < 1 || p->value.GetInt() > 20) {
                 return badRequest("polls must be 1 to 20");
@@ -1425,8 +1435,10 @@ struct AdminApi::Impl {
         std::int64_t interval = checked.operation->config.execution.poll_interval_ms;
         if (auto i = std::as_const(doc).FindMember("poll_interval_ms");
             i != std::as_const(doc).MemberEnd()) {
-            if (!i->value.IsInt64() || i->value.GetInt64() < 0 || i->value.GetInt64() > 10'000) {
-                return badRequest("poll_interval_ms must be 0 to 10000");
+            if (!i->value.IsInt64() || i->value.GetInt64() < kMinTestPollInterval.count() ||
+                i->value.GetInt64() > 10'000) {
+                return badRequest(fmt::format("poll_interval_ms must be {} to 10000",
+                                              kMinTestPollInterval.count()));
             }
             interval = i->value.GetInt64();
         }
@@ -1728,17 +1740,7 @@ struct AdminApi::Impl {
         if (!rows) {
             return storeError(rows.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "sessions");
-        w.StartArray();
-        for (const store::SessionRecord& s : *rows) {
-            writeSession(w, s);
-        }
-        w.EndArray();
-        w.EndObject();
-        out = text(b);
+        out = wrapped("sessions", [&](Writer& w) { writeArray(w, *rows, writeSession); });
         return std::nullopt;
     }
 
@@ -1747,13 +1749,7 @@ struct AdminApi::Impl {
         if (!s) {
             return storeError(s.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "session");
-        writeSession(w, *s);
-        w.EndObject();
-        out = text(b);
+        out = wrapped("session", [&](Writer& w) { writeSession(w, *s); });
         return std::nullopt;
     }
 
@@ -1805,17 +1801,7 @@ struct AdminApi::Impl {
         if (!rows) {
             return storeError(rows.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "jobs");
-        w.StartArray();
-        for (const store::JobRecord& j : *rows) {
-            writeJob(w, j);
-        }
-        w.EndArray();
-        w.EndObject();
-        out = text(b);
+        out = wrapped("jobs", [&](Writer& w) { writeArray(w, *rows, writeJob); });
         return std::nullopt;
     }
 
@@ -1824,13 +1810,7 @@ struct AdminApi::Impl {
         if (!j) {
             return storeError(j.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "job");
-        writeJob(w, *j);
-        w.EndObject();
-        out = text(b);
+        out = wrapped("job", [&](Writer& w) { writeJob(w, *j); });
         return std::nullopt;
     }
 
@@ -1839,13 +1819,7 @@ struct AdminApi::Impl {
         if (!cancelled) {
             return storeError(cancelled.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "job");
-        writeJob(w, *cancelled);
-        w.EndObject();
-        out = text(b);
+        out = wrapped("job", [&](Writer& w) { writeJob(w, *cancelled); });
         return std::nullopt;
     }
 
@@ -1913,6 +1887,10 @@ AdminApi::AdminApi(OperationCatalog& catalog, const config::Config& config,
     : impl_(std::make_unique<Impl>(catalog, config, std::move(ui_directory), std::move(version))) {}
 
 AdminApi::~AdminApi() = default;
+
+void AdminApi::stop() {
+    impl_->stopping.store(true);
+}
 
 void AdminApi::addRoutes(http::Router& router) {
     Impl* impl = impl_.get();

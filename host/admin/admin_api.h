@@ -29,6 +29,9 @@ public:
 
     /// Registers `/admin/api/` and, when admin.ui is on, `/ui` and `/ui/`.
     void addRoutes(http::Router& router);
+    /// crankd is stopping: running test runs end at once (their session stopped, their job
+    /// cancelled), so that the drain is bounded by the grace period, not by a test run.
+    void stop();
 
 private:
     struct Impl;

@@ -119,8 +119,12 @@ void OperationCatalog::syncLocked() {
         auto version = deps_.store->getOperationVersion(row.id, *row.published_version);
         std::string problem;
         if (!version) {
-            problem = version.error().message;
-        } else {
+            // Perhaps a passing lock: what is served stays, and the next sync tries again.
+            log::warn("admin: cannot read version {} of operation \"{}\": {}",
+                      *row.published_version, row.name, version.error().message);
+            continue;
+        }
+        {
             Checked checked = checkText(version->config_json, row.id);
             if (checked.operation) {
                 serve(row.id, checked.operation, version->version);
@@ -320,11 +324,13 @@ void OperationCatalog::serve(const std::string& id, const OperationPtr& op, std:
     runtime::OperationTools tools = runtime::operationTools(op, *deps_.runner);
     // One change of the tool set: clients get one list_changed.
     registry->replace(previous, std::move(tools));
-    if (previousOp && previousOp->config.execution.mode == config::ExecutionMode::async_job) {
-        deps_.runner->removeJobOperation(previousOp);
-    }
+    // addJobOperation() replaces the entry of the same tool at once; removing first would
+    // leave a moment in which tasks of that tool are refused.
     if (op->config.execution.mode == config::ExecutionMode::async_job) {
         deps_.runner->addJobOperation(op);
+    } else if (previousOp &&
+               previousOp->config.execution.mode == config::ExecutionMode::async_job) {
+        deps_.runner->removeJobOperation(previousOp);
     }
     const std::lock_guard lock(mutex_);
     served_[id] = Entry{op, version, op->config.toolNames()};

@@ -26,9 +26,11 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 /// The ToolCall of a test run: cancelled once the run's deadline passes; no progress, no logs.
 class TestCall final : public mcp::ToolCall {
 public:
-    TestCall(Clock::time_point deadline, mcp::Caller caller)
-        : deadline_(deadline), caller_(std::move(caller)) {}
-    bool cancelled() const override { return Clock::now() >= deadline_; }
+    TestCall(Clock::time_point deadline, mcp::Caller caller, const std::atomic<bool>* stopping)
+        : deadline_(deadline), caller_(std::move(caller)), stopping_(stopping) {}
+    bool cancelled() const override {
+        return Clock::now() >= deadline_ || (stopping_ != nullptr && stopping_->load());
+    }
     void progress(double /*progress*/, std::optional<double> /*total*/,
                   std::string_view /*message*/) override {}
     void log(mcp::LogLevel /*level*/, std::string_view /*logger*/,
@@ -38,6 +40,7 @@ public:
 private:
     Clock::time_point deadline_;
     mcp::Caller caller_;
+    const std::atomic<bool>* stopping_;
 };
 
 /// One tool call of the run, as the answer shows it.
@@ -94,9 +97,15 @@ bool isTerminalJob(std::string_view status) {
            status == "interrupted";
 }
 
-void sleepUntil(Clock::time_point deadline, std::chrono::milliseconds interval) {
-    const auto until = std::min(deadline, Clock::now() + interval);
-    std::this_thread::sleep_until(until);
+/// Sleeps `interval` (at least kMinTestPollInterval), or until the deadline or the stop, in
+/// short slices so that a stopping crankd is not kept waiting.
+void sleepUntil(Clock::time_point deadline, std::chrono::milliseconds interval,
+                const std::atomic<bool>* stopping) {
+    const auto until = std::min(deadline, Clock::now() + std::max(interval, kMinTestPollInterval));
+    while (Clock::now() < until && (stopping == nullptr || !stopping->load())) {
+        std::this_thread::sleep_until(
+            std::min(until, Clock::now() + std::chrono::milliseconds(50)));
+    }
 }
 
 class Run {
@@ -107,7 +116,8 @@ public:
           op_(*request.operation),
           started_(Clock::now()),
           deadline_(started_ + request.timeout),
-          call_(deadline_, mcp::Caller{request.operation->config.workspace, request.agent}) {}
+          call_(deadline_, mcp::Caller{request.operation->config.workspace, request.agent},
+                request.stopping) {}
 
     std::string answer() {
         switch (op_.config.execution.mode) {
@@ -155,8 +165,8 @@ private:
         const std::string id = member(steps_[main_].result.structured_json, "session_id");
         const std::string args = R"({"session_id":)" + jsonString(id) + "}";
         std::string cursor;
-        for (int i = 0; i < request_.polls && Clock::now() < deadline_; ++i) {
-            sleepUntil(deadline_, request_.poll_interval);
+        for (int i = 0; i < request_.polls && !call_.cancelled(); ++i) {
+            sleepUntil(deadline_, request_.poll_interval, request_.stopping);
             // Each poll goes on from the cursor of the one before, as a client would.
             const std::string pollArgs = cursor.empty()
                                              ? args
@@ -187,12 +197,18 @@ private:
         const std::string args = R"({"job_id":)" + jsonString(id) + "}";
         std::string status;
         while (true) {
-            sleepUntil(deadline_, request_.poll_interval);
+            sleepUntil(deadline_, request_.poll_interval, request_.stopping);
             const std::size_t at =
                 step(names[1], args, [&] { return runner_.jobStatus(op_, args, caller); });
             status = member(steps_[at].result.structured_json, "status");
             ++status_checks_;
-            if (steps_[at].result.is_error || isTerminalJob(status)) {
+            if (isTerminalJob(status)) {
+                break;
+            }
+            if (steps_[at].result.is_error) {
+                // No status to go by: the job is cancelled rather than left running.
+                step(names[3], args, [&] { return runner_.cancelJob(op_, args, caller); });
+                cancelled_ = true;
                 break;
             }
             // Only the last few status answers are kept: a long job polls many times.
@@ -200,7 +216,7 @@ private:
                 steps_[steps_.size() - 2].tool == names[1]) {
                 steps_.erase(steps_.end() - 2);
             }
-            if (Clock::now() >= deadline_) {
+            if (call_.cancelled()) {
                 timed_out_ = true;
                 step(names[3], args, [&] { return runner_.cancelJob(op_, args, caller); });
                 cancelled_ = true;

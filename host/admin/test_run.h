@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -21,7 +22,13 @@ struct TestRunRequest {
     std::chrono::milliseconds poll_interval{1000};
     std::chrono::milliseconds timeout{60'000};  ///< the whole run
     std::string agent = "admin";                ///< runs as this agent of the op's workspace
+    /// Set when crankd stops: the run ends as if its time were up. May be null.
+    const std::atomic<bool>* stopping = nullptr;
 };
+
+/// The shortest pause between a test run's polls: a job's _status is audited and read from the
+/// store each time.
+inline constexpr std::chrono::milliseconds kMinTestPollInterval{100};
 
 /// Runs it and returns the answer's JSON object (mode, outcome, result, contract, warnings,
 /// steps, elapsed_ms). Blocks for at most the timeout plus one step's own bound; a session is

@@ -262,6 +262,20 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         runtime::publishOperations(published, runner, *wsTools);
     }
     mcp::FunctionToolRegistry& tools = *workspaceTools.at("default");
+    // Operations managed through the admin API: their published versions are served next to
+    // the config file's, and followed in the store (other nodes publish too).
+    admin::OperationCatalog::Deps catalogDeps;
+    catalogDeps.config = &*cfg;
+    catalogDeps.plugins = &registry;
+    catalogDeps.store = store;
+    catalogDeps.runner = &runner;
+    for (auto& [workspace, wsTools] : workspaceTools) {
+        catalogDeps.tools[workspace] = wsTools.get();
+    }
+    catalogDeps.config_operations = operations->operations;
+    admin::OperationCatalog catalog(std::move(catalogDeps));
+    // Before the job workers start: recovery looks up the jobs' operations, admin ones too.
+    catalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
     runner.startJobs();
     // Federated upstreams publish next to the operations (which keep their names).
     std::map<std::string, mcp::FunctionToolRegistry*> federatedTools;
@@ -297,19 +311,6 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
                               std::move(endpointTools), sessions, reactor, runner.tasks(),
                               federation.catalogs());
 
-    // Operations managed through the admin API: their published versions are served next to
-    // the config file's, and followed in the store (other nodes publish too).
-    admin::OperationCatalog::Deps catalogDeps;
-    catalogDeps.config = &*cfg;
-    catalogDeps.plugins = &registry;
-    catalogDeps.store = store;
-    catalogDeps.runner = &runner;
-    for (auto& [workspace, wsTools] : workspaceTools) {
-        catalogDeps.tools[workspace] = wsTools.get();
-    }
-    catalogDeps.config_operations = operations->operations;
-    admin::OperationCatalog catalog(std::move(catalogDeps));
-    catalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
     admin::AdminApi adminApi(
         catalog, *cfg,
         cfg->admin.ui_directory.empty() ? admin::defaultUiDirectory() : cfg->admin.ui_directory,
@@ -340,6 +341,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     // Running windows stop now (stop_reason cancelled) and answer their clients, so that the
     // drain is bounded by the grace period and not by a window's duration.
     runner.stop();
+    adminApi.stop();  // test runs end now (their sessions stopped, their jobs cancelled)
     const http::ShutdownReport report =
         server.shutdown(std::chrono::milliseconds(cfg->server.shutdown_grace_ms));
     if (report.aborted > 0) {

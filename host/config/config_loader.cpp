@@ -290,6 +290,12 @@ void Loader::readAdmin(const Json* v) {
     a.test_run_timeout_ms =
         r.integer("test_run_timeout_ms", a.test_run_timeout_ms, 1'000, 3'600'000);
     a.max_test_runs = static_cast<int>(r.integer("max_test_runs", a.max_test_runs, 1, 64));
+    if (a.token && a.max_test_runs >= config_.server.threads) {
+        // Each test run holds a worker thread for its whole time: some must stay for MCP.
+        errors_.add(r.pathOf("max_test_runs"),
+                    fmt::format("must be below server.threads ({}), got {}", config_.server.threads,
+                                a.max_test_runs));
+    }
     a.sync_interval_ms = r.integer("sync_interval_ms", a.sync_interval_ms, 100, 3'600'000);
     r.finish();
 }

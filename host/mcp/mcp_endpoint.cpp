@@ -248,18 +248,6 @@ private:
     Caller caller_;
 };
 
-/// Compares without an early exit, so that timing does not tell how much of a key matched.
-bool constantTimeEqual(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) {
-        return false;
-    }
-    unsigned char diff = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-    }
-    return diff == 0;
-}
-
 /// Who a request speaks for and which workspace's server it reaches.
 struct Who {
     std::string agent;

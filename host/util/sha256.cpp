@@ -11,4 +11,15 @@ std::string sha256Hex(std::string_view data) {
     return Poco::DigestEngine::digestToHex(engine.digest());
 }
 
+bool constantTimeEqual(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    unsigned char diff = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    }
+    return diff == 0;
+}
+
 }  // namespace crank

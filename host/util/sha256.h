@@ -8,4 +8,8 @@ namespace crank {
 /// Lower-case hex SHA-256 of `data` (64 characters): the form in which agents' API keys are kept.
 std::string sha256Hex(std::string_view data);
 
+/// Compares without an early exit, so that timing does not tell how much of a key (or of its
+/// digest) matched.
+bool constantTimeEqual(std::string_view a, std::string_view b);
+
 }  // namespace crank
