@@ -325,6 +325,12 @@ void writeJob(Writer& w, const store::JobRecord& j) {
     optRaw(w, j.error_json);
     key(w, "input");
     raw(w, j.input_json);
+    key(w, "cursor");  // the plugin's resume position: opaque text
+    if (j.cursor) {
+        str(w, *j.cursor);
+    } else {
+        w.Null();
+    }
     key(w, "expires_at");
     w.Int64(j.expires_at);
     key(w, "created_at");

@@ -83,13 +83,43 @@ void OperationCatalog::sync() {
 }
 
 void OperationCatalog::syncLocked() {
+    // What the store says is published (live operations only), and then what this node serves
+    // that is no longer in that list (deleted, or published elsewhere... since).
     store::OperationFilter filter;
-    filter.include_deleted = true;
+    filter.published_only = true;
     filter.limit = store::kMaxListLimit;
     auto rows = deps_.store->listOperations(filter);
     if (!rows) {
         log::warn("admin: cannot read the operations from the store: {}", rows.error().message);
         return;
+    }
+    if (rows->size() >= static_cast<std::size_t>(store::kMaxListLimit)) {
+        log::warn(
+            "admin: {} or more published operations: only the first {} (by workspace and "
+            "name) are served",
+            store::kMaxListLimit, store::kMaxListLimit);
+    }
+    std::vector<std::string> gone;
+    {
+        const std::lock_guard lock(mutex_);
+        for (const auto& served : served_) {
+            const std::string& servedId = served.first;
+            const bool listed =
+                std::any_of(rows->begin(), rows->end(),
+                            [&](const store::OperationRecord& r) { return r.id == servedId; });
+            if (!listed) {
+                gone.push_back(servedId);
+            }
+        }
+    }
+    for (const std::string& id : gone) {
+        auto row = deps_.store->getOperation(id);
+        if (!row && row.error().code != ErrorCode::not_found) {
+            continue;  // cannot tell now: the next sync looks again
+        }
+        if (!row || row->deleted() || !row->published_version) {
+            withdraw(id);
+        }
     }
     for (const store::OperationRecord& row : *rows) {
         std::optional<std::int64_t> servedVersion;
@@ -243,6 +273,44 @@ std::vector<ConfigError> OperationCatalog::conflicts(const config::OperationConf
     return out;
 }
 
+std::vector<ConfigError> OperationCatalog::publishedConflicts(const config::OperationConfig& op,
+                                                              std::string_view self_id) const {
+    std::vector<ConfigError> out;
+    store::OperationFilter filter;
+    filter.workspace_id = op.workspace;
+    filter.published_only = true;
+    filter.limit = store::kMaxListLimit;
+    auto rows = deps_.store->listOperations(filter);
+    if (!rows) {
+        return out;  // the registry check (conflicts()) still ran
+    }
+    const std::vector<std::string> mine = op.toolNames();
+    for (const store::OperationRecord& row : *rows) {
+        if (row.id == self_id) {
+            continue;
+        }
+        std::vector<std::string> theirs;
+        if (auto s = served(row.id); s && s->version == row.published_version) {
+            theirs = s->tools;
+        } else if (auto v = deps_.store->getOperationVersion(row.id, *row.published_version)) {
+            rapidjson::Document doc;
+            if (json::parseJson(v->config_json, doc, "").ok()) {
+                if (auto loaded = config::loadOperation(doc, *deps_.config); loaded.operation) {
+                    theirs = loaded.operation->toolNames();
+                }
+            }
+        }
+        for (const std::string& tool : mine) {
+            if (std::find(theirs.begin(), theirs.end(), tool) != theirs.end()) {
+                out.push_back({"name", fmt::format("the tool \"{}\" is published in workspace "
+                                                   "\"{}\" by operation \"{}\" already",
+                                                   tool, op.workspace, row.name)});
+            }
+        }
+    }
+    return out;
+}
+
 std::optional<ApiError> OperationCatalog::publish(
     std::string_view id, std::int64_t version,
     std::optional<std::optional<std::int64_t>> expected_published,
@@ -271,6 +339,16 @@ std::optional<ApiError> OperationCatalog::publish(
                    {},
                    {}};
         return e;
+    }
+    if (std::vector<ConfigError> taken = publishedConflicts(checked.operation->config, id);
+        !taken.empty()) {
+        return ApiError{
+            422,
+            "invalid",
+            fmt::format("version {} cannot be published: {}", version, taken.front().message),
+            std::move(taken),
+            {},
+            {}};
     }
     const std::optional<std::int64_t> expected =
         expected_published ? *expected_published : record->published_version;

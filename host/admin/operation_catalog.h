@@ -134,6 +134,10 @@ private:
     /// publishes, names taken by a config operation or another admin operation.
     std::vector<config::ConfigError> conflicts(const config::OperationConfig& op,
                                                std::string_view self_id) const;
+    /// The tools of `op` that another admin operation's published version claims in the store
+    /// (served on another node, or not served here because it failed to compile).
+    std::vector<config::ConfigError> publishedConflicts(const config::OperationConfig& op,
+                                                        std::string_view self_id) const;
     void syncLocked();
     void loop(std::chrono::milliseconds interval);
 

@@ -51,6 +51,19 @@ struct Step {
     std::int64_t elapsed_ms = 0;
 };
 
+/// Cuts `text` to at most `max` bytes on a UTF-8 character boundary, marking the cut with "...".
+void cutText(std::string& text, std::size_t max) {
+    if (text.size() <= max) {
+        return;
+    }
+    std::size_t end = max;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0U) == 0x80U) {
+        --end;  // a continuation byte: the character starts before it
+    }
+    text.resize(end);
+    text += "...";
+}
+
 /// The text items of a result's content, joined (at most 64 KiB).
 std::string contentText(const mcp::ToolResult& result) {
     constexpr std::size_t kMaxText = std::size_t{64} * 1024;
@@ -71,8 +84,7 @@ std::string contentText(const mcp::ToolResult& result) {
             out.append(text->value.GetString(), text->value.GetStringLength());
         }
         if (out.size() > kMaxText) {
-            out.resize(kMaxText);
-            out += "...";
+            cutText(out, kMaxText);
             break;
         }
     }
@@ -312,10 +324,7 @@ private:
         w.EndObject();
         if (result.is_error) {
             std::string text = contentText(result);
-            if (text.size() > 300) {
-                text.resize(300);
-                text += "...";
-            }
+            cutText(text, 300);
             warn("upstream_error", text.empty() ? "the call failed" : text);
         }
         if (timed_out_) {

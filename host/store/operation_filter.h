@@ -13,6 +13,8 @@ struct OperationFilter {
     std::optional<std::string> workspace_id;
     std::optional<std::string> name;  ///< exact name, e.g. to look one operation up
     bool include_deleted = false;
+    /// Only operations with a published version (what a node serves).
+    bool published_only = false;
     /// At most this many rows, clamped to kMaxListLimit; < 1 is invalid.
     int limit = kDefaultListLimit;
 };

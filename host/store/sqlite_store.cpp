@@ -1181,6 +1181,9 @@ Result<std::vector<OperationRecord>> SqliteStore::listOperations(const Operation
     if (!filter.include_deleted) {
         where.addRaw("deleted_at IS NULL");
     }
+    if (filter.published_only) {
+        where.addRaw("published_version IS NOT NULL");
+    }
     return impl_->read("store: cannot list operations", [&](Session& s) {
         return select<OperationRows>(s,
                                      "SELECT " + std::string(kOperationColumns) +

@@ -2113,6 +2113,79 @@ TEST_F(AdminApi, PublishedOperationsSurviveARestart) {
     const Answer again = c.post("/admin/api/operations/" + restId + "/publish", publishBody(1));
     EXPECT_EQ(again.status, 422) << again.describe();
     EXPECT_TRUE(again.field("protocol").has_value()) << again.describe();
+    // Its published version still holds its tool's name: another operation that would publish a
+    // tool of that name is refused, although nothing serves it on this node.
+    const Answer taker =
+        c.post("/admin/api/operations",
+               createBody(syntheticOp("taker",
+                                      std::string(R"("start_tool_name": "kept_rest", )") + kJob)));
+    ASSERT_EQ(taker.status, 201) << taker.describe();
+    const Answer taken = c.post(
+        "/admin/api/operations/" + str(taker.json, "operation.id") + "/publish", publishBody(1));
+    EXPECT_EQ(taken.status, 422) << taken.describe();
+    EXPECT_TRUE(contains(taken.field("name").value_or(""), "kept_rest")) << taken.describe();
+    stop(crankd);
+}
+
+// A job of an operation published through the admin API is followed again after a restart, as
+// a config operation's is: the catalog serves the operation before the job workers recover.
+TEST_F(AdminApi, AJobOfAnAdminOperationIsFollowedAfterARestart) {
+    TempDir dir;
+    const std::string token = "restart-job-token-0123456789";
+    const std::string members =
+        R"("admin": {"token": {"file": )" + quote(dir.write("admin.token", token)) + "}}";
+    std::uint16_t port = 0;
+    auto crankd = launch(dir, members, {}, port);
+    ASSERT_NE(port, 0) << crankd->stderrText();
+    const AdminClient a(port, token);
+    // A REST job against crank-rest-fixture (which keeps running): its cursor is the upstream
+    // job's status URL, so it can be followed again after the restart.
+    const std::string op =
+        R"({"name": "slow_feed", "description": "a resumable job", "protocol": "rest",
+            "config": {"method": "POST", "url": "http://127.0.0.1:)" +
+        std::to_string(fixturePort_) + R"(/jobs",
+                       "body": {"duration_ms": 3000, "steps": 6, "result": {"n": 1}},
+                       "job": {"status_url_path": "$.status_url", "poll_interval_ms": 100,
+                               "result_url_path": "$.result_url"}},
+            "execution": {"mode": "async_job", "upstream_timeout_ms": 60000}})";
+    const Answer created = a.post("/admin/api/operations", createBody(op));
+    ASSERT_EQ(created.status, 201) << created.describe();
+    const std::string opId = str(created.json, "operation.id");
+    ASSERT_EQ(a.post("/admin/api/operations/" + opId + "/publish", publishBody(1)).status, 200);
+
+    std::string jobId;
+    {
+        McpClient agent(port);
+        ASSERT_TRUE(agent.open());
+        const rapidjson::Document started = agent.callTool("slow_feed_start", "{}");
+        jobId = str(started, "structuredContent.job_id");
+        ASSERT_NE(jobId, kAbsent) << jsonOf(started);
+    }
+    // Running, with a cursor, when crankd stops.
+    bool resumable = false;
+    for (int i = 0; i < 100 && !resumable; ++i) {
+        const Answer job = a.get("/admin/api/jobs/" + jobId);
+        resumable = str(job.json, "job.status") == "running" &&
+                    at(job.json, "job.cursor") != nullptr && at(job.json, "job.cursor")->IsString();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(resumable) << "the job never ran with a cursor";
+    stop(crankd);
+
+    crankd = launch(dir, members, {}, port);
+    ASSERT_NE(port, 0) << crankd->stderrText();
+    const AdminClient b(port, token);
+    std::string status;
+    Answer job;
+    for (int i = 0; i < 200 && status != "succeeded" && status != "failed" &&
+                    status != "interrupted" && status != "cancelled";
+         ++i) {
+        job = b.get("/admin/api/jobs/" + jobId);
+        status = str(job.json, "job.status");
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(status, "succeeded") << job.describe() << crankd->stderrText();
+    EXPECT_EQ(job.body.find("no longer exists"), std::string::npos) << job.describe();
     stop(crankd);
 }
 

@@ -1,3 +1,4 @@
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -243,6 +244,28 @@ TEST_P(OperationStoreTest, ListFiltersByWorkspaceNameAndDeletion) {
     OperationFilter limited;
     limited.limit = 1;
     EXPECT_EQ(store_->listOperations(limited)->size(), 1U);
+}
+
+TEST_P(OperationStoreTest, PublishedOnlyListsWhatANodeServes) {
+    auto draftOnly = store_->createOperation(newOperation("ws1", "a_draft"));
+    auto published = store_->createOperation(newOperation("ws1", "b_published"));
+    auto gone = store_->createOperation(newOperation("ws1", "c_deleted"));
+    ASSERT_TRUE(draftOnly.ok() && published.ok() && gone.ok());
+    for (const auto* op : {&*draftOnly, &*published, &*gone}) {
+        ASSERT_TRUE(store_->addOperationVersion(op->id, draft("{}", "")).ok());
+    }
+    ASSERT_TRUE(store_->publishOperationVersion(published->id, 1, std::nullopt)->applied());
+    ASSERT_TRUE(store_->publishOperationVersion(gone->id, 1, std::nullopt)->applied());
+    ASSERT_TRUE(store_->deleteOperation(gone->id).ok());
+
+    OperationFilter filter;
+    filter.published_only = true;
+    auto served = store_->listOperations(filter);
+    ASSERT_TRUE(served.ok()) << served.error().message;
+    ASSERT_EQ(served->size(), 1U) << "drafts and deleted operations are not served";
+    EXPECT_EQ(served->front().id, published->id);
+    filter.include_deleted = true;
+    EXPECT_EQ(store_->listOperations(filter)->size(), 2U);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, OperationStoreTest,
