@@ -402,6 +402,14 @@ void OperationCatalog::serve(const std::string& id, const OperationPtr& op, std:
     runtime::OperationTools tools = runtime::operationTools(op, *deps_.runner);
     // One change of the tool set: clients get one list_changed.
     registry->replace(previous, std::move(tools));
+    // Sessions of a session operation that is no longer one: their _poll and _stop are gone.
+    if (previousOp && previousOp->config.execution.mode == config::ExecutionMode::session &&
+        op->config.execution.mode != config::ExecutionMode::session) {
+        if (const std::size_t n = deps_.runner->stopSessionsOf(*previousOp); n > 0) {
+            log::info("admin: stopped {} session(s) of \"{}\", no longer a session operation", n,
+                      previousOp->config.name);
+        }
+    }
     // addJobOperation() replaces the entry of the same tool at once; removing first would
     // leave a moment in which tasks of that tool are refused.
     if (op->config.execution.mode == config::ExecutionMode::async_job) {
@@ -428,6 +436,12 @@ void OperationCatalog::withdraw(const std::string& id) {
         served_.erase(it);
     }
     deps_.tools.at(entry.operation->config.workspace)->replace(entry.tools, {});
+    if (entry.operation->config.execution.mode == config::ExecutionMode::session) {
+        if (const std::size_t n = deps_.runner->stopSessionsOf(*entry.operation); n > 0) {
+            log::info("admin: stopped {} session(s) of withdrawn operation \"{}\"", n,
+                      entry.operation->config.name);
+        }
+    }
     if (entry.operation->config.execution.mode == config::ExecutionMode::async_job) {
         deps_.runner->removeJobOperation(entry.operation);
     }

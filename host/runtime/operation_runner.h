@@ -75,6 +75,8 @@ public:
     }
     /// The admin API's stop of any agent's session held by this node (SessionRegistry::stopById).
     Result<std::string> stopSessionById(std::string_view id) { return sessions_.stopById(id); }
+    /// Stops this node's sessions of an operation whose tools were withdrawn.
+    std::size_t stopSessionsOf(const Operation& op) { return sessions_.stopAllOf(op); }
     /// The admin API's cancel of any agent's job (JobRegistry::cancelById).
     Result<store::JobRecord> cancelJobById(std::string_view id) {
         if (!jobs_) {

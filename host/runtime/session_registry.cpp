@@ -321,6 +321,25 @@ Result<std::string> SessionRegistry::stopById(std::string_view session_id) {
     return stop(*entry->op, R"({"session_id":)" + jsonString(session_id) + "}", entry->owner);
 }
 
+std::size_t SessionRegistry::stopAllOf(const Operation& op) {
+    std::vector<std::string> ids;
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        for (const auto& [id, entry] : entries_) {
+            if (entry->op.get() == &op) {
+                ids.push_back(id);
+            }
+        }
+    }
+    std::size_t stopped = 0;
+    for (const std::string& id : ids) {
+        if (stopById(id)) {
+            ++stopped;
+        }
+    }
+    return stopped;
+}
+
 Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
                                                const PreparedRequest& request,
                                                std::uint64_t sampling_seed,

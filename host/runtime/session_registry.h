@@ -92,6 +92,9 @@ public:
     /// as its owner's _stop would (and audited as that). not_found when this node does not hold
     /// it.
     Result<std::string> stopById(std::string_view session_id);
+    /// Stops every live session of `op` held by this node (its tools were withdrawn: nobody can
+    /// poll or stop them any more). Returns how many.
+    std::size_t stopAllOf(const Operation& op);
 
     /// Closes every session (status "stopped"); waits up to `grace` for their plugins. Returns
     /// how many streams never completed (their plugin libraries must stay loaded).

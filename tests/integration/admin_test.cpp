@@ -656,6 +656,28 @@ TEST_F(AdminApi, DeleteWithdrawsTheToolsAndKeepsTheHistory) {
     EXPECT_NE(str(again.json, "operation.id"), id);
 }
 
+// Deleting a session operation stops its live sessions on this node: their _poll and _stop are
+// gone with it, so nothing else could close them before their idle timeout.
+TEST_F(AdminApi, DeletingASessionOperationStopsItsSessions) {
+    const std::string id = create(syntheticOp("doomed_feed", kSession));
+    ASSERT_FALSE(id.empty());
+    ASSERT_EQ(publish(id, 1).status, 200);
+    McpClient agent(port_);
+    ASSERT_TRUE(agent.open());
+    const rapidjson::Document started =
+        agent.callTool("doomed_feed_start", R"({"items": -1, "rate": 20})");
+    const std::string session = str(started, "structuredContent.session_id");
+    ASSERT_NE(session, kAbsent) << jsonOf(started);
+    ASSERT_EQ(str(admin().get("/admin/api/sessions/" + session).json, "session.status"), "active");
+
+    ASSERT_EQ(admin().del("/admin/api/operations/" + id).status, 200);
+    const Answer after = admin().get("/admin/api/sessions/" + session);
+    ASSERT_EQ(after.status, 200) << after.describe();
+    const std::string status = str(after.json, "session.status");
+    EXPECT_TRUE(status == "closed" || status == "stopped") << after.describe();
+    EXPECT_FALSE(isNull(after.json, "session.closed_at")) << after.describe();
+}
+
 TEST_F(AdminApi, NamesAreUniquePerWorkspaceAcrossConfigAndAdmin) {
     // A config operation's name.
     const Answer cfg =
