@@ -2211,6 +2211,69 @@ TEST_F(AdminApi, AJobOfAnAdminOperationIsFollowedAfterARestart) {
     stop(crankd);
 }
 
+// Two crankd nodes sharing one store: what one publishes, edits and deletes, the other serves
+// and withdraws within its admin.sync_interval_ms.
+TEST_F(AdminApi, ANodeServesWhatAnotherNodePublishes) {
+    TempDir dir;
+    const std::string token = "two-nodes-token-0123456789";
+    const std::string tokenFile = dir.write("admin.token", token);
+    const auto members = [&](const std::string& node) {
+        return R"("admin": {"token": {"file": )" + quote(tokenFile) +
+               R"(}, "sync_interval_ms": 200}, "server": {"node_id": )" + quote(node) + "}";
+    };
+    std::uint16_t portA = 0;
+    std::uint16_t portB = 0;
+    auto nodeA = launch(dir, members("node-a"), {}, portA);
+    ASSERT_NE(portA, 0) << nodeA->stderrText();
+    auto nodeB = launch(dir, members("node-b"), {}, portB);
+    ASSERT_NE(portB, 0) << nodeB->stderrText();
+    const AdminClient a(portA, token);
+    const AdminClient b(portB, token);
+    const auto servedOnB = [&](const std::string& id) -> std::int64_t {
+        for (int i = 0; i < 100; ++i) {  // 10 s at most
+            const Answer got = b.get("/admin/api/operations/" + id);
+            if (at(got.json, "operation.served_version") != nullptr &&
+                at(got.json, "operation.served_version")->IsInt64()) {
+                return at(got.json, "operation.served_version")->GetInt64();
+            }
+            std::this_thread::sleep_for(100ms);
+        }
+        return 0;
+    };
+
+    const std::string id =
+        str(a.post("/admin/api/operations", createBody(syntheticOp("shared", kWindow))).json,
+            "operation.id");
+    ASSERT_NE(id, kAbsent);
+    ASSERT_EQ(a.post("/admin/api/operations/" + id + "/publish", publishBody(1)).status, 200);
+    EXPECT_EQ(servedOnB(id), 1);
+    EXPECT_EQ(toolNames(portB).count("shared"), 1U);
+    EXPECT_EQ(num(callOk(portB, "shared", R"({"items": -1})"), "item_count"), 5);
+
+    // A new version published on A: B serves it (max_items 5 -> 2).
+    std::string v2 = syntheticOp("shared", kWindow);
+    v2.replace(v2.find(R"("max_items": 5)"), std::string(R"("max_items": 5)").size(),
+               R"("max_items": 2)");
+    ASSERT_EQ(a.put("/admin/api/operations/" + id, putBody(v2, 1)).status, 201);
+    ASSERT_EQ(a.post("/admin/api/operations/" + id + "/publish", publishBody(2)).status, 200);
+    for (int i = 0; i < 100 && servedOnB(id) != 2; ++i) {
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_EQ(servedOnB(id), 2);
+    EXPECT_EQ(num(callOk(portB, "shared", R"({"items": -1})"), "item_count"), 2);
+
+    // Deleted on A: withdrawn on B.
+    ASSERT_EQ(a.del("/admin/api/operations/" + id).status, 200);
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+        gone = toolNames(portB).count("shared") == 0;
+        std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_TRUE(gone) << "node B still serves a deleted operation";
+    stop(nodeB);
+    stop(nodeA);
+}
+
 TEST_F(AdminApi, WithoutAnAdminBlockTheApiIsDisabled) {
     TempDir dir;
     std::uint16_t port = 0;
