@@ -1729,8 +1729,12 @@ struct AdminApi::Impl {
         return std::nullopt;
     }
 
-    std::optional<ApiError> listSessions(const Params& params, std::string& out) const {
-        store::SessionFilter f;
+    /// GET /sessions and GET /jobs: the filters they share (store::SessionFilter and
+    /// store::JobFilter have the same members), the rows listed as `name`.
+    template <typename Filter, typename Parse, typename List, typename Write>
+    static std::optional<ApiError> listRows(const Params& params, Parse parse, List list,
+                                            Write write, std::string_view name, std::string& out) {
+        Filter f;
         f.workspace_id = strParam(params, "workspace");
         f.agent_id = strParam(params, "agent");
         f.operation_id = strParam(params, "operation");
@@ -1739,15 +1743,22 @@ struct AdminApi::Impl {
         if (error) {
             return error;
         }
-        if (auto e = statuses(params, store::parseSessionStatus, f.statuses)) {
+        if (auto e = statuses(params, parse, f.statuses)) {
             return e;
         }
-        auto rows = catalog.store().listSessions(f);
+        auto rows = list(f);
         if (!rows) {
             return storeError(rows.error());
         }
-        out = wrapped("sessions", [&](Writer& w) { writeArray(w, *rows, writeSession); });
+        out = wrapped(name, [&](Writer& w) { writeArray(w, *rows, write); });
         return std::nullopt;
+    }
+
+    std::optional<ApiError> listSessions(const Params& params, std::string& out) const {
+        return listRows<store::SessionFilter>(
+            params, store::parseSessionStatus,
+            [this](const store::SessionFilter& f) { return catalog.store().listSessions(f); },
+            writeSession, "sessions", out);
     }
 
     std::optional<ApiError> getSession(const std::string& id, std::string& out) const {
@@ -1791,24 +1802,10 @@ struct AdminApi::Impl {
     }
 
     std::optional<ApiError> listJobs(const Params& params, std::string& out) const {
-        store::JobFilter f;
-        f.workspace_id = strParam(params, "workspace");
-        f.agent_id = strParam(params, "agent");
-        f.operation_id = strParam(params, "operation");
-        std::optional<ApiError> error;
-        f.limit = limitParam(params, error);
-        if (error) {
-            return error;
-        }
-        if (auto e = statuses(params, store::parseJobStatus, f.statuses)) {
-            return e;
-        }
-        auto rows = catalog.store().listJobs(f);
-        if (!rows) {
-            return storeError(rows.error());
-        }
-        out = wrapped("jobs", [&](Writer& w) { writeArray(w, *rows, writeJob); });
-        return std::nullopt;
+        return listRows<store::JobFilter>(
+            params, store::parseJobStatus,
+            [this](const store::JobFilter& f) { return catalog.store().listJobs(f); }, writeJob,
+            "jobs", out);
     }
 
     std::optional<ApiError> getJob(const std::string& id, std::string& out) const {
