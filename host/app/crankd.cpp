@@ -15,6 +15,7 @@
 #include "admin/admin_api.h"
 #include "admin/operation_catalog.h"
 #include "app/health_endpoints.h"
+#include "app/metrics_endpoint.h"
 #include "app/readiness.h"
 #include "app/version.h"
 #include "config/config_loader.h"
@@ -246,6 +247,8 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     mcp::SessionManager sessions(sessionLimits);
     sessions.startSweeper(std::chrono::milliseconds(
         std::clamp<std::int64_t>(cfg->mcp.session_idle_timeout_ms / 4, 100, 60'000)));
+    // Before the runner and the tool registries: their calls report into it until they stop.
+    metrics::Registry metricRegistry;
     runtime::OperationRunner runner({}, store, &cfg->auth, cfg->jobs, nodeId(cfg->server));
     // One server per workspace: each publishes that workspace's operations.
     std::map<std::string, std::unique_ptr<mcp::FunctionToolRegistry>> workspaceTools;
@@ -320,6 +323,17 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     addHealthEndpoints(*router, readiness);
     endpoint.addRoutes(*router);
     adminApi.addRoutes(*router);
+    MetricsSources metricSources;
+    metricSources.plugins = &registry;
+    metricSources.store = store;
+    metricSources.runner = &runner;
+    metricSources.sessions = &sessions;
+    metricSources.reactor = &reactor;
+    for (auto& [workspace, wsTools] : workspaceTools) {
+        metricSources.tools[workspace] = wsTools.get();
+    }
+    registerMetrics(metricRegistry, metricSources);
+    addMetricsEndpoint(*router, metricRegistry, cfg->server);
 
     http::HttpServer server(cfg->server, router);
     if (auto started = server.start(); !started) {

@@ -115,7 +115,19 @@ Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
         }
         function = it->function;  // the call runs without the lock; a removal does not stop it
     }
-    return (*function)(arguments_json, call);
+    if (!observer_) {
+        return (*function)(arguments_json, call);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    try {
+        Result<ToolResult> result = (*function)(arguments_json, call);
+        observer_(name, !result ? "refused" : (result->is_error ? "tool_error" : "ok"),
+                  std::chrono::steady_clock::now() - started);
+        return result;
+    } catch (...) {
+        observer_(name, "exception", std::chrono::steady_clock::now() - started);
+        throw;
+    }
 }
 
 void FunctionToolRegistry::subscribe(Listener listener) {

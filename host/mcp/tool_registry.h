@@ -137,6 +137,14 @@ public:
                             ToolCall& call) override;
     void subscribe(Listener listener) override;
 
+    /// How one call of a known tool ended: "ok", "tool_error" (an isError result), "refused" (an
+    /// Error: arguments the tool refused, a limit) or "exception".
+    using CallObserver = std::function<void(std::string_view tool, std::string_view outcome,
+                                            std::chrono::steady_clock::duration elapsed)>;
+    /// `observer` sees every call of a known tool once it returned (metrics). Set it before
+    /// serving; it runs on the calling thread.
+    void observeCalls(CallObserver observer) { observer_ = std::move(observer); }
+
 private:
     void notify();
 
@@ -147,6 +155,7 @@ private:
     mutable std::mutex mutex_;
     std::vector<Entry> tools_;  // sorted by name
     std::vector<Listener> listeners_;
+    CallObserver observer_;
 };
 
 }  // namespace crank::mcp

@@ -1,0 +1,129 @@
+#include "app/metrics_endpoint.h"
+
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include "http/origin_policy.h"
+#include "http/responses.h"
+#include "http/stream_reactor.h"
+#include "log/log.h"
+#include "mcp/session_manager.h"
+#include "mcp/tool_registry.h"
+#include "plugins/plugin_registry.h"
+#include "runtime/operation_runner.h"
+#include "store/store.h"
+
+namespace crank::app {
+
+void registerMetrics(metrics::Registry& metrics, const MetricsSources& s) {
+    for (const auto& [workspace, tools] : s.tools) {
+        const std::string ws = workspace;
+        metrics::Registry* registry = &metrics;
+        tools->observeCalls([registry, ws](std::string_view tool, std::string_view outcome,
+                                           std::chrono::steady_clock::duration elapsed) {
+            const std::string name(tool);
+            registry
+                ->counter("crank_tool_calls_total", "MCP tools/call handled, by outcome",
+                          {{"workspace", ws}, {"tool", name}, {"outcome", std::string(outcome)}})
+                .inc();
+            registry
+                ->histogram("crank_tool_call_duration_seconds",
+                            "time from a tools/call's start to its result",
+                            metrics::latencyBuckets(), {{"workspace", ws}, {"tool", name}})
+                .observe(std::chrono::duration<double>(elapsed).count());
+        });
+    }
+    const plugins::PluginRegistry* plugins = s.plugins;
+    metrics.gauge("crank_plugins", "plugin libraries found, by status", [plugins] {
+        std::map<std::string, double> byStatus;
+        for (const plugins::PluginStatus status :
+             {plugins::PluginStatus::loaded, plugins::PluginStatus::rejected,
+              plugins::PluginStatus::disabled, plugins::PluginStatus::missing}) {
+            byStatus[std::string(plugins::pluginStatusName(status))] = 0;
+        }
+        for (const plugins::PluginInfo& info : plugins->plugins()) {
+            byStatus[std::string(plugins::pluginStatusName(info.status))] += 1;
+        }
+        std::vector<std::pair<metrics::Labels, double>> out;
+        out.reserve(byStatus.size());
+        for (const auto& [status, n] : byStatus) {
+            out.push_back({{{"status", status}}, n});
+        }
+        return out;
+    });
+    metrics.gauge("crank_plugin_load_failures",
+                  "enabled plugin libraries that were refused or are missing", [plugins] {
+                      double n = 0;
+                      for (const plugins::PluginInfo& info : plugins->plugins()) {
+                          n += info.status == plugins::PluginStatus::rejected ||
+                                       info.status == plugins::PluginStatus::missing
+                                   ? 1
+                                   : 0;
+                      }
+                      return std::vector<std::pair<metrics::Labels, double>>{{{}, n}};
+                  });
+    const std::shared_ptr<store::Store> store = s.store;
+    metrics.gauge("crank_jobs", "async jobs in the store (every node's), by status", [store] {
+        std::vector<std::pair<metrics::Labels, double>> out;
+        for (const store::JobStatus status : store::kJobStatuses) {
+            store::JobFilter filter;
+            filter.statuses = {status};
+            auto n = store->countJobs(filter);
+            if (!n) {
+                log::warn("metrics: cannot count jobs: {}", n.error().message);
+                return std::vector<std::pair<metrics::Labels, double>>{};
+            }
+            out.push_back(
+                {{{"status", std::string(store::jobStatusName(status))}}, static_cast<double>(*n)});
+        }
+        return out;
+    });
+    const runtime::OperationRunner* runner = s.runner;
+    metrics.gauge("crank_stream_sessions", "stream sessions this node holds (live and just closed)",
+                  [runner] {
+                      return std::vector<std::pair<metrics::Labels, double>>{
+                          {{}, static_cast<double>(runner->sessionCount())}};
+                  });
+    const mcp::SessionManager* sessions = s.sessions;
+    metrics.gauge("crank_mcp_sessions", "MCP sessions open on this node", [sessions] {
+        return std::vector<std::pair<metrics::Labels, double>>{
+            {{}, static_cast<double>(sessions->size())}};
+    });
+    const http::StreamReactor* reactor = s.reactor;
+    metrics.gauge("crank_sse_streams", "SSE streams open on this node", [reactor] {
+        return std::vector<std::pair<metrics::Labels, double>>{
+            {{}, static_cast<double>(reactor->openStreams())}};
+    });
+    const std::map<std::string, mcp::FunctionToolRegistry*> tools = s.tools;
+    metrics.gauge("crank_tools", "tools published, by workspace", [tools] {
+        std::vector<std::pair<metrics::Labels, double>> out;
+        out.reserve(tools.size());
+        for (const auto& [workspace, registry] : tools) {
+            out.push_back(
+                {{{"workspace", workspace}}, static_cast<double>(registry->list().size())});
+        }
+        return out;
+    });
+}
+
+void addMetricsEndpoint(http::Router& router, const metrics::Registry& metrics,
+                        const config::ServerConfig& server) {
+    auto policy =
+        std::make_shared<http::OriginPolicy>(server.allowed_hosts, server.allowed_origins);
+    router.add("/metrics", [&metrics, policy](Poco::Net::HTTPServerRequest& request,
+                                              Poco::Net::HTTPServerResponse& response) {
+        if (!http::allowMethods(request, response, "GET,HEAD")) {
+            return;
+        }
+        if (!policy->hostAllowed(request.getHost())) {
+            http::sendError(response, 403, "forbidden_host",
+                            "this Host may not read the metrics (server.allowed_hosts)");
+            return;
+        }
+        const std::string body = metrics.render();
+        http::sendBody(response, 200, "text/plain; version=0.0.4; charset=utf-8",
+                       request.getMethod() == "HEAD" ? std::string_view() : body);
+    });
+}
+
+}  // namespace crank::app
