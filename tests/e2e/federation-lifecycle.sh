@@ -43,6 +43,7 @@ gone() {
 run_once() {  # run_once SIGNAL
     local signal=$1
     rm -f "$work"/crank.db*
+    : >"$work/crankd.log"  # exists before crankd opens it: the wait below reads it (set -e)
     "$crankd" --config "$work/crank.json" --listen 127.0.0.1:0 2>"$work/crankd.log" &
     pid=$!
     local address="" ready=""

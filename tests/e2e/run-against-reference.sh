@@ -38,6 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+: >"$tmp/server.out"  # exists before the server opens it: the wait below reads it (set -e)
 node "$here/reference-server.mjs" 0 >"$tmp/server.out" 2>"$tmp/server.err" &
 pid=$!
 url=""

@@ -19,6 +19,13 @@ shift
 [[ "${1:-}" == "--" ]] && shift
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/crank-e2e.XXXXXX")"
+# The logs the waits below read exist before the processes that write them start: a background
+# process opens its redirections only once it runs, and reading a log it has not created yet
+# would end this script (set -e) on a loaded machine.
+: > "$work/fixture.log"
+: > "$work/mcp-fixture.out"
+: > "$work/mcp-fixture.log"
+: > "$work/crankd.log"
 pid=""
 fixture_pid=""
 mcp_fixture_pid=""
