@@ -33,7 +33,6 @@
 #include "plugins/adapter_handle.h"
 #include "plugins/aggregator_handle.h"
 #include "plugins/plugin_registry.h"
-#include "runtime/operation_compiler.h"
 #include "runtime/operation_runner.h"
 #include "util/json_string.h"
 #include "util/sha256.h"
@@ -73,6 +72,14 @@ void raw(Writer& w, std::string_view json) {
 void optInt(Writer& w, const std::optional<std::int64_t>& v) {
     if (v) {
         w.Int64(*v);
+    } else {
+        w.Null();
+    }
+}
+
+void optStr(Writer& w, const std::optional<std::string>& s) {
+    if (s) {
+        str(w, *s);
     } else {
         w.Null();
     }
@@ -281,11 +288,7 @@ void writeSession(Writer& w, const store::SessionRecord& s) {
     key(w, "status");
     str(w, store::sessionStatusName(s.status));
     key(w, "cursor");
-    if (s.cursor) {
-        str(w, *s.cursor);
-    } else {
-        w.Null();
-    }
+    optStr(w, s.cursor);
     key(w, "state");
     raw(w, s.state_json);
     key(w, "expires_at");
@@ -297,11 +300,7 @@ void writeSession(Writer& w, const store::SessionRecord& s) {
     key(w, "closed_at");
     optInt(w, s.closed_at);
     key(w, "owner_node");
-    if (s.owner_node) {
-        str(w, *s.owner_node);
-    } else {
-        w.Null();
-    }
+    optStr(w, s.owner_node);
     w.EndObject();
 }
 
@@ -326,11 +325,7 @@ void writeJob(Writer& w, const store::JobRecord& j) {
     key(w, "input");
     raw(w, j.input_json);
     key(w, "cursor");  // the plugin's resume position: opaque text
-    if (j.cursor) {
-        str(w, *j.cursor);
-    } else {
-        w.Null();
-    }
+    optStr(w, j.cursor);
     key(w, "expires_at");
     w.Int64(j.expires_at);
     key(w, "created_at");
@@ -340,11 +335,7 @@ void writeJob(Writer& w, const store::JobRecord& j) {
     key(w, "finished_at");
     optInt(w, j.finished_at);
     key(w, "owner_node");
-    if (j.owner_node) {
-        str(w, *j.owner_node);
-    } else {
-        w.Null();
-    }
+    optStr(w, j.owner_node);
     w.EndObject();
 }
 
@@ -1423,17 +1414,8 @@ struct AdminApi::Impl {
         }
         // The check that a test run asks for: the operation compiles. Its name may be taken (a
         // draft of a published operation, a copy of a config one): nothing is published.
-        OperationCatalog::Checked checked = catalog.checkText(configText, operationId);
-        if (!checked.operation && checked.conflict) {
-            rapidjson::Document parsed;
-            (void)json::parseJson(configText, parsed, "");
-            config::OperationLoadResult loaded = config::loadOperation(parsed, config);
-            if (loaded.operation) {
-                auto compiled =
-                    runtime::compileOperation(*loaded.operation, config, catalog.plugins());
-                checked.operation = compiled.operation;
-            }
-        }
+        OperationCatalog::Checked checked =
+            catalog.checkText(configText, operationId, OperationCatalog::NameCheck::ignored);
         if (auto e = checkedError(checked)) {
             return e;
         }

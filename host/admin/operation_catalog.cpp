@@ -177,18 +177,19 @@ void OperationCatalog::syncLocked() {
 }
 
 OperationCatalog::Checked OperationCatalog::checkText(std::string_view config_json,
-                                                      std::string_view self_id) const {
+                                                      std::string_view self_id,
+                                                      NameCheck names) const {
     rapidjson::Document doc;
     if (auto parsed = json::parseJson(config_json, doc, "config"); !parsed) {
         Checked out;
         out.errors.push_back({"", parsed.error().message});
         return out;
     }
-    return check(doc, self_id);
+    return check(doc, self_id, names);
 }
 
 OperationCatalog::Checked OperationCatalog::check(const rapidjson::Value& operation,
-                                                  std::string_view self_id) const {
+                                                  std::string_view self_id, NameCheck names) const {
     Checked out;
     config::OperationLoadResult loaded = config::loadOperation(operation, *deps_.config);
     if (!loaded.operation) {
@@ -197,7 +198,9 @@ OperationCatalog::Checked OperationCatalog::check(const rapidjson::Value& operat
     }
     runtime::CompiledOperation compiled =
         runtime::compileOperation(*loaded.operation, *deps_.config, *deps_.plugins);
-    std::vector<ConfigError> taken = conflicts(*loaded.operation, self_id);
+    std::vector<ConfigError> taken = names == NameCheck::unique
+                                         ? conflicts(*loaded.operation, self_id)
+                                         : std::vector<ConfigError>();
     if (!taken.empty() && compiled.errors.empty()) {
         out.conflict = true;
     }

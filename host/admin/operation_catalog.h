@@ -90,9 +90,13 @@ public:
         std::vector<config::ConfigError> errors;
         bool conflict = false;
     };
-    Checked check(const rapidjson::Value& operation, std::string_view self_id) const;
+    /// Whether check() looks at the name and tools (a test run publishes nothing: it does not).
+    enum class NameCheck { unique, ignored };
+    Checked check(const rapidjson::Value& operation, std::string_view self_id,
+                  NameCheck names = NameCheck::unique) const;
     /// check() of stored config text.
-    Checked checkText(std::string_view config_json, std::string_view self_id) const;
+    Checked checkText(std::string_view config_json, std::string_view self_id,
+                      NameCheck names = NameCheck::unique) const;
 
     /// Publishes `version` of admin operation `id` (see docs/admin-api.md): compiled and its tools
     /// free first, then the store's optimistic publish against `expected_published` (nullopt:
