@@ -249,7 +249,10 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         std::clamp<std::int64_t>(cfg->mcp.session_idle_timeout_ms / 4, 100, 60'000)));
     // Before the runner and the tool registries: their calls report into it until they stop.
     metrics::Registry metricRegistry;
-    runtime::OperationRunner runner({}, store, &cfg->auth, cfg->jobs, nodeId(cfg->server));
+    runtime::RuntimeOptions runtimeOptions;
+    runtimeOptions.metrics = &metricRegistry;
+    runtime::OperationRunner runner(runtimeOptions, store, &cfg->auth, cfg->jobs,
+                                    nodeId(cfg->server));
     // One server per workspace: each publishes that workspace's operations.
     std::map<std::string, std::unique_ptr<mcp::FunctionToolRegistry>> workspaceTools;
     std::map<std::string, mcp::ToolRegistry*> endpointTools;
@@ -329,6 +332,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     metricSources.runner = &runner;
     metricSources.sessions = &sessions;
     metricSources.reactor = &reactor;
+    metricSources.endpoint = &endpoint;
     for (auto& [workspace, wsTools] : workspaceTools) {
         metricSources.tools[workspace] = wsTools.get();
     }

@@ -7,6 +7,7 @@
 #include "http/responses.h"
 #include "http/stream_reactor.h"
 #include "log/log.h"
+#include "mcp/mcp_endpoint.h"
 #include "mcp/session_manager.h"
 #include "mcp/tool_registry.h"
 #include "plugins/plugin_registry.h"
@@ -16,6 +17,32 @@
 namespace crank::app {
 
 void registerMetrics(metrics::Registry& metrics, const MetricsSources& s) {
+    if (s.endpoint != nullptr) {
+        metrics::Registry* registry = &metrics;
+        mcp::McpEndpoint::Observer observer;
+        observer.message = [registry](std::string_view method, std::string_view outcome,
+                                      std::chrono::steady_clock::duration elapsed) {
+            const std::string name(method);
+            registry
+                ->counter("crank_mcp_requests_total",
+                          "JSON-RPC messages received on the MCP endpoint, by method and outcome",
+                          {{"method", name}, {"outcome", std::string(outcome)}})
+                .inc();
+            registry
+                ->histogram("crank_mcp_request_duration_seconds",
+                            "time from a JSON-RPC message's arrival to its answer, by method",
+                            metrics::latencyBuckets(), {{"method", name}})
+                .observe(std::chrono::duration<double>(elapsed).count());
+        };
+        observer.http = [registry](std::string_view verb, int status) {
+            registry
+                ->counter("crank_mcp_http_requests_total",
+                          "HTTP requests to the MCP endpoint, by verb and response status",
+                          {{"verb", std::string(verb)}, {"status", std::to_string(status)}})
+                .inc();
+        };
+        s.endpoint->observe(std::move(observer));
+    }
     for (const auto& [workspace, tools] : s.tools) {
         const std::string ws = workspace;
         metrics::Registry* registry = &metrics;

@@ -13,6 +13,7 @@ class StreamReactor;
 }  // namespace crank::http
 namespace crank::mcp {
 class FunctionToolRegistry;
+class McpEndpoint;
 class SessionManager;
 }  // namespace crank::mcp
 namespace crank::plugins {
@@ -34,12 +35,16 @@ struct MetricsSources {
     const runtime::OperationRunner* runner = nullptr;
     const mcp::SessionManager* sessions = nullptr;
     const http::StreamReactor* reactor = nullptr;
+    /// Its JSON-RPC messages and HTTP requests are counted (set before it serves).
+    mcp::McpEndpoint* endpoint = nullptr;
     /// Each workspace's tool registry: its calls are counted and timed, its tools counted.
     std::map<std::string, mcp::FunctionToolRegistry*> tools;
 };
 
-/// Registers crankd's metrics in `metrics` (docs/operations.md, "Metrics"): tool calls by
-/// workspace, tool and outcome with their latency, and, read at every scrape, plugins by status,
+/// Registers crankd's metrics in `metrics` (docs/operations.md, "Metrics"): JSON-RPC messages by
+/// method and outcome with their latency, HTTP requests to the MCP endpoint by status, tool calls
+/// by workspace, tool and outcome with their latency (the runtime adds items, bytes, drops and
+/// upstream errors: runtime::FlowMetrics), and, read at every scrape, plugins by status,
 /// jobs by status (all nodes: from the store), stream sessions held, MCP sessions, open SSE
 /// streams and published tools.
 void registerMetrics(metrics::Registry& metrics, const MetricsSources& sources);

@@ -13,6 +13,8 @@
 #include <Poco/Net/HTTPServerResponse.h>
 #include <fmt/core.h>
 #include <rapidjson/document.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -263,7 +265,127 @@ struct TaskWaiter {
     std::uint64_t stream = 0;
     RequestId id;
     Caller caller;
+    std::chrono::steady_clock::time_point since;  // when its tasks/result came
 };
+
+/// The methods the metrics name as they are; any other is "unknown" (a client cannot grow the
+/// label set).
+constexpr std::string_view kKnownMethods[] = {
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "tools/list",
+    "tools/call",
+    "tasks/get",
+    "tasks/list",
+    "tasks/cancel",
+    "tasks/result",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/roots/list_changed",
+};
+
+std::string_view methodLabel(std::string_view method) {
+    for (const std::string_view known : kKnownMethods) {
+        if (method == known) {
+            return known;
+        }
+    }
+    return "unknown";
+}
+
+std::string_view errorName(std::int64_t code) {
+    switch (code) {
+        case kParseError:
+            return "parse_error";
+        case kInvalidRequest:
+            return "invalid_request";
+        case kMethodNotFound:
+            return "method_not_found";
+        case kInvalidParams:
+            return "invalid_params";
+        case kInternalError:
+            return "internal_error";
+        case kResourceNotFound:
+            return "resource_not_found";
+        case kUrlElicitationRequired:
+            return "url_elicitation_required";
+        default:
+            return "server_error";
+    }
+}
+
+/// Reads the top-level members of a reply this endpoint made (makeResult / makeError) only as
+/// far as it takes to tell a result from an error and, for an error, its code: the rest of a
+/// possibly large result is never parsed.
+class OutcomeReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, OutcomeReader> {
+public:
+    std::string_view outcome = "ok";
+
+    bool Default() { return true; }
+    bool StartObject() {
+        ++depth_;
+        return true;
+    }
+    bool EndObject(rapidjson::SizeType /*members*/) {
+        --depth_;
+        return depth_ > 0;
+    }
+    bool StartArray() {
+        ++depth_;
+        return true;
+    }
+    bool EndArray(rapidjson::SizeType /*elements*/) {
+        --depth_;
+        return true;
+    }
+    bool Key(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+        const std::string_view key(text, length);
+        if (depth_ == 1 && key == "result") {
+            outcome = "ok";
+            return false;  // a result: nothing more to read
+        }
+        if (depth_ == 1 && key == "error") {
+            in_error_ = true;
+            outcome = "server_error";
+        }
+        code_next_ = in_error_ && depth_ == 2 && key == "code";
+        return true;
+    }
+    bool Int(int value) { return code(value); }
+    bool Int64(std::int64_t value) { return code(value); }
+    bool Uint(unsigned value) { return code(value); }
+    bool Uint64(std::uint64_t /*value*/) { return code(0); }
+
+private:
+    bool code(std::int64_t value) {
+        if (code_next_) {
+            outcome = errorName(value);
+            return false;  // done
+        }
+        return true;
+    }
+    int depth_ = 0;
+    bool in_error_ = false;
+    bool code_next_ = false;
+};
+
+std::string_view replyOutcome(std::string_view reply) {
+    OutcomeReader reader;
+    rapidjson::Reader parser;
+    rapidjson::MemoryStream stream(reply.data(), reply.size());
+    parser.Parse<rapidjson::kParseStopWhenDoneFlag>(stream, reader);
+    return reader.outcome;
+}
 
 struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     config::McpConfig mcp;
@@ -279,6 +401,23 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     std::map<std::string, Catalog*> catalogs;  // workspace -> its resources, prompts...
     http::OriginPolicy origins;
     std::atomic<std::uint64_t> nextToken{1};
+    Observer observer;
+
+    /// Reports a JSON-RPC message to the observer; `reply` is its answer (an error's code is read
+    /// from it).
+    void observed(std::string_view method, std::string_view reply,
+                  std::chrono::steady_clock::time_point since) const {
+        if (observer.message) {
+            observer.message(methodLabel(method), replyOutcome(reply),
+                             std::chrono::steady_clock::now() - since);
+        }
+    }
+    void observedOutcome(std::string_view method, std::string_view outcome,
+                         std::chrono::steady_clock::time_point since) const {
+        if (observer.message) {
+            observer.message(method, outcome, std::chrono::steady_clock::now() - since);
+        }
+    }
 
     /// tools/call in progress, bounded per agent and per workspace (limits.max_concurrent_calls).
     std::map<std::string, std::int64_t> agentCallLimits;      // agent id -> its limit
@@ -479,6 +618,10 @@ McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity,
 
 McpEndpoint::~McpEndpoint() = default;
 
+void McpEndpoint::observe(Observer observer) {
+    impl_->observer = std::move(observer);
+}
+
 void McpEndpoint::addRoutes(http::Router& router) {
     std::shared_ptr<Impl> impl = impl_;
     router.add(impl->mcp.path, [impl](HTTPServerRequest& request, HTTPServerResponse& response) {
@@ -541,6 +684,11 @@ void McpEndpoint::Impl::handleAndDrain(HTTPServerRequest& request, HTTPServerRes
                                        const std::optional<std::string>& route_workspace) {
     handle(request, response, route_workspace);
     discardRest(request.stream());
+    if (observer.http) {
+        const std::string& verb = request.getMethod();
+        observer.http(verb == "POST" || verb == "GET" || verb == "DELETE" ? verb : "other",
+                      static_cast<int>(response.getStatus()));
+    }
 }
 
 bool McpEndpoint::Impl::headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response) {
@@ -607,8 +755,10 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         return;
     }
 
+    const auto since = std::chrono::steady_clock::now();
     ParsedBody parsed = parseJsonRpcBody(body);
     if (parsed.fatal) {
+        observedOutcome("invalid", errorName(parsed.fatal->code), since);
         sendBody(response, 400, "application/json", makeError(*parsed.fatal));
         return;
     }
@@ -624,6 +774,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
                 created->setWorkspace(who.workspace);
                 response.set("Mcp-Session-Id", created->id());
             }
+            observed(message.method, reply.json, since);
             sendBody(response, reply.status, "application/json", reply.json);
             return;
         }
@@ -643,12 +794,16 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
 
     if (!parsed.batch) {
         if (const auto* rejection = std::get_if<JsonRpcRejection>(&parsed.entries.front())) {
+            observedOutcome("invalid", errorName(rejection->code), since);
             sendBody(response, 400, "application/json", makeError(*rejection));
             return;
         }
         const auto& message = std::get<JsonRpcMessage>(parsed.entries.front());
         if (message.kind != JsonRpcKind::request) {
             notify(message, *session);
+            observedOutcome(message.kind == JsonRpcKind::notification ? methodLabel(message.method)
+                                                                      : "response",
+                            "accepted", since);
             sendBody(response, 202, "", "");
             return;
         }
@@ -679,13 +834,17 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
                 bool answered = true;
                 std::string result = toolsCall(message, session, who, stream, *token, answered);
                 if (answered) {
+                    observed(message.method, result, since);
                     session->send(stream, result);
+                } else {
+                    observedOutcome(message.method, "cancelled", since);
                 }
                 session->finish(stream);
                 return;
             }
         }
         auto reply = dispatch(message, session, who);
+        observed(message.method, reply.value_or("{}"), since);
         sendBody(response, 200, "application/json", reply.value_or("{}"));
         return;
     }
@@ -695,14 +854,21 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
     bool any = false;
     for (const JsonRpcEntry& entry : parsed.entries) {
         std::optional<std::string> reply;
+        const auto entrySince = std::chrono::steady_clock::now();
         if (const auto* rejection = std::get_if<JsonRpcRejection>(&entry)) {
+            observedOutcome("invalid", errorName(rejection->code), entrySince);
             reply = makeError(*rejection);
         } else {
             const auto& message = std::get<JsonRpcMessage>(entry);
             if (message.kind == JsonRpcKind::request) {
                 reply = dispatch(message, session, who);
+                observed(message.method, reply.value_or("{}"), entrySince);
             } else {
                 notify(message, *session);
+                observedOutcome(message.kind == JsonRpcKind::notification
+                                    ? methodLabel(message.method)
+                                    : "response",
+                                "accepted", entrySince);
             }
         }
         if (reply) {
@@ -1242,8 +1408,10 @@ void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,
                                     const std::shared_ptr<McpSession>& session, const Who& who,
                                     HTTPServerRequest& request, HTTPServerResponse& response) {
     const RequestId& id = *message.id;
+    const auto since = std::chrono::steady_clock::now();
     const std::string taskId = taskIdOf(message.params_json);
     if (taskId.empty()) {
+        observedOutcome(message.method, "invalid_params", since);
         sendBody(response, 200, "application/json",
                  makeError(id, kInvalidParams, "tasks/result: params.taskId is required"));
         return;
@@ -1257,6 +1425,7 @@ void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,
         }
         auto reply = catalogRequest(message, session, who, stream);
         if (reply) {
+            observed(message.method, *reply, since);
             session->send(stream, *reply);
         }
         session->finish(stream);
@@ -1264,12 +1433,14 @@ void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,
     }
     const std::string now = taskResultMessage(id, taskId, who.caller());
     if (!now.empty()) {
+        observed(message.method, now, since);
         sendBody(response, 200, "application/json", now);
         return;
     }
     {
         const std::lock_guard lock(taskMutex);
         if (taskWaiters.size() >= kMaxTaskWaiters) {
+            observedOutcome(message.method, "internal_error", since);
             sendBody(response, 200, "application/json",
                      makeError(id, kInternalError,
                                "tasks/result: too many waiting requests; poll tasks/get"));
@@ -1283,7 +1454,7 @@ void McpEndpoint::Impl::tasksResult(const JsonRpcMessage& message,
     }
     {
         const std::lock_guard lock(taskMutex);
-        taskWaiters.emplace(taskId, TaskWaiter{session, stream, id, who.caller()});
+        taskWaiters.emplace(taskId, TaskWaiter{session, stream, id, who.caller(), since});
     }
     tasks->watch(taskId);  // another node may run it
     // It may have ended between the first look and the registration.
@@ -1322,6 +1493,7 @@ void McpEndpoint::Impl::onTask(const TaskInfo& task) {
             ++it;  // a probe of a task that has not ended
             continue;
         }
+        observed("tasks/result", answer, it->second.since);
         if (auto session = it->second.session.lock()) {
             session->send(it->second.stream, answer);
             session->finish(it->second.stream);

@@ -1,8 +1,11 @@
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "config/config.h"
 #include "http/router.h"
@@ -52,6 +55,21 @@ public:
 
     /// Registers the endpoint at config.mcp.path and at `/w/{workspace}/mcp`.
     void addRoutes(http::Router& router);
+
+    /// What the endpoint reports as it answers (for /metrics). Set before addRoutes; called on
+    /// the HTTP worker threads (and, for a tasks/result answered later, the task's thread).
+    struct Observer {
+        /// Every JSON-RPC message: its method ("unknown" for a method Crank does not serve,
+        /// "invalid" when the message could not be read), the outcome ("ok", "accepted" for a
+        /// notification or a client's answer, or the error's name: "invalid_params",
+        /// "method_not_found", "internal_error", ...) and the time to its answer.
+        std::function<void(std::string_view method, std::string_view outcome,
+                           std::chrono::steady_clock::duration elapsed)>
+            message;
+        /// Every HTTP request to the endpoint: its verb and the response's status.
+        std::function<void(std::string_view verb, int status)> http;
+    };
+    void observe(Observer observer);
 
 private:
     struct Impl;

@@ -90,6 +90,7 @@ SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
     SessionRegistry::Options o;
     o.node_id = node_id;
     o.cancel_grace_ms = options.cancel_grace_ms;
+    o.flow = FlowMetrics(options.metrics);
     o.store = std::move(store);
     if (auth != nullptr) {
         for (const config::Agent& agent : auth->agents) {
@@ -128,7 +129,9 @@ JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store, const confi
 OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::Store> store,
                                  const config::AuthConfig* auth, const config::JobsConfig& jobs,
                                  std::string node_id)
-    : options_(options), sessions_(sessionOptions(options, store, auth, node_id)) {
+    : options_(options),
+      flow_(options.metrics),
+      sessions_(sessionOptions(options, store, auth, node_id)) {
     // Not moved: sessions_ got a copy of the pointer above, the jobs get this one.
     if (store) {
         jobs_ = std::make_unique<JobRegistry>(
@@ -337,16 +340,23 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
             return textResult(op.scrubber, "crankd is shutting down", true);
         }
         if (upstream.timedOut() && !upstream.error()) {
+            flow_.upstreamError(op, "timeout");
             return textResult(op.scrubber,
                               fmt::format("the upstream did not answer within "
                                           "upstream_timeout_ms ({} ms)",
                                           e.upstream_timeout_ms),
                               true);
         }
-        return textResult(op.scrubber, "upstream error: " + describeUpstreamError(upstream.error()),
-                          true);
+        const std::optional<UpstreamError> error = upstream.error();
+        flow_.upstreamError(op, error ? std::string_view(error->code) : "internal");
+        return textResult(op.scrubber, "upstream error: " + describeUpstreamError(error), true);
     }
     std::vector<std::string> parts = upstream.takeItems();
+    std::uint64_t partBytes = 0;
+    for (const std::string& part : parts) {
+        partBytes += part.size();
+    }
+    flow_.collected(op, parts.size(), partBytes);
     if (parts.empty()) {
         return textResult(op.scrubber, "the upstream returned no response", true);
     }
@@ -385,6 +395,11 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
             items += d.text;
         }
         items += "]";
+        flow_.dropped(op, "safety", dropped);
+        flow_.dropped(op, "max_items",
+                      mapped->items_total > mapped->items.size()
+                          ? mapped->items_total - mapped->items.size()
+                          : 0);
         json = fmt::format(R"({{"items":{},"item_count":{},"dropped_count":{},"truncated":{})",
                            items, kept, dropped, mapped->items_truncated ? "true" : "false");
         if (mapped->summary_json) {
@@ -405,6 +420,7 @@ mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedReq
     } else {
         const SafetyDecision d = safety->process(response);
         if (!d.accepted) {
+            flow_.dropped(op, "safety", 1);
             return textResult(
                 op.scrubber,
                 fmt::format("the upstream response was dropped: {}", toString(d.reason)), true);
@@ -596,6 +612,15 @@ mcp::ToolResult OperationRunner::runWindow(const Operation& op, PreparedRequest&
     if (!result) {
         log::warn("window \"{}\" failed: {}", op.config.name, result.error().message);
         return textResult(op.scrubber, result.error().message, true);
+    }
+    flow_.collected(op, result->item_count + result->dropped_count, result->bytes);
+    flow_.dropped(op, "safety", result->dropped_count);
+    if (result->stop_reason == StopReason::max_bytes) {
+        flow_.dropped(op, "max_bytes", 1);  // the item that would have passed the limit
+    } else if (result->stop_reason == StopReason::upstream_timeout) {
+        flow_.upstreamError(op, "timeout");
+    } else if (result->stop_reason == StopReason::upstream_error) {
+        flow_.upstreamError(op, result->error ? std::string_view(result->error->code) : "internal");
     }
     log::info("window \"{}\" stopped: stop_reason={} items={} dropped={} bytes={} elapsed_ms={}",
               op.config.name, toString(result->stop_reason), result->item_count,

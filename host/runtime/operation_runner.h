@@ -112,6 +112,7 @@ private:
                               mcp::ToolCall& call);
 
     RuntimeOptions options_;
+    FlowMetrics flow_;
     std::atomic<bool> stopping_{false};
     StreamReaper reaper_;
     SessionRegistry sessions_;

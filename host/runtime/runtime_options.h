@@ -5,6 +5,10 @@
 
 #include "runtime/safety_stage.h"
 
+namespace crank::metrics {
+class Registry;
+}  // namespace crank::metrics
+
 namespace crank::runtime {
 
 /// Host-wide bounds of the runtime (not per operation). Defaults are documented in
@@ -19,6 +23,9 @@ struct RuntimeOptions {
     std::int64_t progress_interval_ms = 250;
     /// Bounds of the safety stage (largest item, deepest nesting, dedup memory).
     SafetyLimits safety;
+    /// Where items, bytes, drops and upstream errors are counted (FlowMetrics); nullptr: nowhere.
+    /// Must outlive the runner.
+    metrics::Registry* metrics = nullptr;
 };
 
 }  // namespace crank::runtime

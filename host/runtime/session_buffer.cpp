@@ -36,6 +36,7 @@ SessionBuffer::Offer SessionBuffer::offer(std::string&& item) {
     bytes_ += item.size();
     entries_.push_back(Entry{++last_seq_, std::move(item)});
     ++counters_.received;
+    counters_.received_bytes += entries_.back().text.size();
     if (limits_.overflow == OverflowPolicy::pause && !fitsLocked(0)) {
         counters_.paused = true;
         return Offer::accepted_pause;

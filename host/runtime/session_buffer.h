@@ -74,9 +74,10 @@ public:
     bool takeResume();
 
     struct Counters {
-        std::uint64_t received = 0;  ///< items offered and kept
-        std::uint64_t dropped = 0;   ///< items dropped (drop_oldest, or too large)
-        std::uint64_t rejected = 0;  ///< offers refused while full (pause)
+        std::uint64_t received = 0;        ///< items offered and kept
+        std::uint64_t received_bytes = 0;  ///< their text's bytes
+        std::uint64_t dropped = 0;         ///< items dropped (drop_oldest, or too large)
+        std::uint64_t rejected = 0;        ///< offers refused while full (pause)
         std::uint64_t buffered_items = 0;
         std::uint64_t buffered_bytes = 0;
         std::uint64_t last_seq = 0;

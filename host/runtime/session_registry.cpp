@@ -45,6 +45,7 @@ struct SessionRegistry::Entry {
     std::shared_ptr<store::Store> store;  // may be null
     std::int64_t retention_ms = 0;
     mcp::Caller owner;
+    FlowMetrics flow;
 
     std::mutex mutex;                      // everything below, and every adapter call on the stream
     crank_stream* stream = nullptr;        // the plugin's stream (server_stream), or
@@ -60,7 +61,27 @@ struct SessionRegistry::Entry {
     /// mutex, not this one.
     Clock::time_point scheduled = Clock::time_point::max();
 
+    /// What the buffer and the safety stage counted up to the last report (flow).
+    SessionBuffer::Counters reported{};
+    std::uint64_t reported_safety_dropped = 0;
+
     bool upstreamOpen() const { return stream != nullptr || poller != nullptr; }
+
+    /// Counts what the session collected and dropped since the last report (at every poll and
+    /// when it closes or fails), so that the counters follow a live session without a lookup
+    /// per item.
+    void reportFlowLocked() {
+        const SessionBuffer::Counters now = call->buffer().counters();
+        const std::uint64_t safetyDropped = call->safetyDropped();
+        // Items the safety stage dropped were read too: they count as collected.
+        const std::uint64_t safetyDelta = safetyDropped - reported_safety_dropped;
+        flow.collected(*op, now.received - reported.received + safetyDelta,
+                       now.received_bytes - reported.received_bytes);
+        flow.dropped(*op, "safety", safetyDelta);
+        flow.dropped(*op, "overflow", now.dropped - reported.dropped);
+        reported = now;
+        reported_safety_dropped = safetyDropped;
+    }
 
     /// When the session expires unless polled meanwhile.
     Clock::time_point deadline() const {
@@ -128,7 +149,10 @@ struct SessionRegistry::Entry {
             status = *done == CRANK_ERROR ? "failed" : "completed";
             if (status == "failed") {
                 recordTerminal(store::SessionStatus::failed);
+                const std::optional<UpstreamError> failure = call->error();
+                flow.upstreamError(*op, failure ? failure->code : "internal");
             }
+            reportFlowLocked();
         }
     }
 
@@ -167,6 +191,7 @@ struct SessionRegistry::Entry {
             }
             remove_at = Clock::now() + tombstone;
             cancelUpstreamLocked();
+            reportFlowLocked();
         }
         if (upstreamOpen() && call->waitForComplete(wait_until)) {
             destroyIfCompletedLocked();
@@ -377,6 +402,7 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
     entry->owner = caller;
     entry->store = options_.store;
     entry->retention_ms = options_.retention_ms;
+    entry->flow = options_.flow;
     entry->call = std::make_shared<LiveSession>(
         op->config.name, op->scrubber, std::move(*safety),
         SessionBuffer::Limits{static_cast<std::uint64_t>(e.max_items),
@@ -619,6 +645,7 @@ Result<std::string> SessionRegistry::pollImpl(const Operation& op, const json::V
     entry->recordPoll(now, nextCursor);
     facts.items = taken;
     facts.cursor = nextCursor;
+    entry->reportFlowLocked();
     const SessionBuffer::Counters after = entry->call->buffer().counters();
     out += ",\"items\":" + items + ",\"cursor\":" + jsonString(nextCursor) +
            fmt::format(R"(,"has_more":{},"item_count":{},"dropped_count":{},"expires_at":{})",

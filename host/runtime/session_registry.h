@@ -35,6 +35,7 @@
 
 #include "json/json_value.h"
 #include "mcp/tool_registry.h"
+#include "runtime/flow_metrics.h"
 #include "runtime/operation.h"
 #include "runtime/prepared_request.h"
 #include "runtime/safety_stage.h"
@@ -66,6 +67,8 @@ public:
         /// its workspace's.
         std::map<std::string, std::int64_t, std::less<>> agent_max_sessions;
         std::map<std::string, std::int64_t, std::less<>> workspace_max_sessions;
+        /// Where the sessions' items, drops and upstream errors are counted.
+        FlowMetrics flow;
     };
 
     explicit SessionRegistry(Options options);
