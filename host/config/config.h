@@ -16,6 +16,19 @@ namespace crank::config {
 struct ServerConfig {
     ListenAddress listen{"127.0.0.1", 8080};
     int threads = 16;  ///< worker threads serving connections
+    /// tools/call in progress on this node, every workspace together; each holds a worker thread
+    /// until its tool returns, so it must stay below `threads`. 0: threads - max(2, threads / 4)
+    /// (at least 1), which keeps workers free for /healthz, tools/list and polls while upstreams
+    /// hang (effectiveMaxConcurrentCalls()).
+    int max_concurrent_calls = 0;
+
+    int effectiveMaxConcurrentCalls() const {
+        if (max_concurrent_calls > 0) {
+            return max_concurrent_calls;
+        }
+        const int reserve = threads / 4 > 2 ? threads / 4 : 2;
+        return threads - reserve > 1 ? threads - reserve : 1;
+    }
     int queue = 64;    ///< accepted connections waiting for a worker
     int backlog = 64;  ///< kernel listen backlog
     std::int64_t max_request_body_bytes = 1024LL * 1024;  ///< larger bodies get 413

@@ -219,6 +219,14 @@ void Loader::readServer(const Json* v) {
         s.listen = *options_.listen_override;
     }
     s.threads = static_cast<int>(r.integer("threads", s.threads, 1, 1024));
+    s.max_concurrent_calls =
+        static_cast<int>(r.integer("max_concurrent_calls", s.max_concurrent_calls, 0, 1024));
+    if (s.max_concurrent_calls >= s.threads && s.threads > 1) {
+        // Each call holds a worker thread: with all of them taken, nothing else is served.
+        errors_.add(r.pathOf("max_concurrent_calls"),
+                    fmt::format("must be below server.threads ({}), got {}", s.threads,
+                                s.max_concurrent_calls));
+    }
     s.queue = static_cast<int>(r.integer("queue", s.queue, 1, 100'000));
     s.backlog = static_cast<int>(r.integer("backlog", s.backlog, 1, 65'535));
     s.max_request_body_bytes =

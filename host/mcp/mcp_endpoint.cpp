@@ -425,6 +425,8 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     std::mutex callMutex;
     std::map<std::string, std::int64_t> agentCalls;      // agent id -> calls running
     std::map<std::string, std::int64_t> workspaceCalls;  // workspace -> calls running
+    std::int64_t maxCalls = 1;  // server.max_concurrent_calls (effective): every workspace's
+    std::int64_t calls = 0;     // calls running, every workspace's
 
     /// Takes a call slot of `who`: empty when taken, else why not (nothing is taken then).
     std::string acquireCall(const Who& who) {
@@ -446,12 +448,20 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
                 "ends",
                 who.workspace, wsLimit->second);
         }
+        if (calls >= maxCalls) {
+            return fmt::format(
+                "crankd already has {} calls running, its limit (server.max_concurrent_calls: "
+                "each call holds a worker thread); retry when one ends",
+                maxCalls);
+        }
+        ++calls;
         ++agentCalls[who.agent];
         ++workspaceCalls[who.workspace];
         return {};
     }
     void releaseCall(const Who& who) {
         const std::lock_guard lock(callMutex);
+        --calls;
         if (--agentCalls[who.agent] <= 0) {
             agentCalls.erase(who.agent);
         }
@@ -477,6 +487,7 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
           catalogs(std::move(cat)),
           origins(c.server.allowed_hosts, c.server.allowed_origins) {
         authRequired = c.auth.mode == config::AuthConfig::Mode::api_key;
+        maxCalls = c.server.effectiveMaxConcurrentCalls();
         for (const config::Workspace& workspace : c.auth.workspaces) {
             workspaceCallLimits[workspace.id] = workspace.limits.max_concurrent_calls;
         }

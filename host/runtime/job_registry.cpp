@@ -877,7 +877,10 @@ void JobRegistry::runOne(const std::shared_ptr<Live>& live) {
     t.expires_at = now + live->ttl_ms;
     auto r = store_->transitionJob(id, JobStatus::running, t);
     if (!r) {
-        log::error("jobs: cannot record the end of job {}: {}", id, r.error().message);
+        log::error("jobs: cannot record the end of job {}: {}; retrying at each heartbeat", id,
+                   r.error().message);
+        const std::lock_guard lock(mutex_);
+        unrecorded_.insert_or_assign(id, std::move(t));
         return;
     }
     if (!r->applied()) {
@@ -1048,6 +1051,33 @@ void JobRegistry::flushProgress() {
     }
 }
 
+void JobRegistry::recordUnrecorded() {
+    std::map<std::string, store::JobTransition, std::less<>> pending;
+    {
+        const std::lock_guard lock(mutex_);
+        pending.swap(unrecorded_);
+    }
+    for (auto it = pending.begin(); it != pending.end();) {
+        auto r = store_->transitionJob(it->first, JobStatus::running, it->second);
+        if (!r) {
+            ++it;  // still refused: the next heartbeat tries again
+            continue;
+        }
+        if (r->applied()) {
+            log::info("jobs: job {} {} (recorded late)", it->first,
+                      store::jobStatusName(it->second.to));
+            if (auto job = store_->getJob(it->first)) {
+                notify(*job);
+            }
+        }
+        it = pending.erase(it);  // recorded, or the row moved on (a cancel stands)
+    }
+    if (!pending.empty()) {
+        const std::lock_guard lock(mutex_);
+        unrecorded_.merge(pending);
+    }
+}
+
 void JobRegistry::tick() {
     Clock::time_point nextHeartbeat = Clock::now();
     Clock::time_point nextClean = Clock::now() + milliseconds(options_.clean_interval_ms);
@@ -1069,6 +1099,7 @@ void JobRegistry::tick() {
                 if (auto r = store_->heartbeatJobs(options_.node_id, nowUnixMs()); !r) {
                     log::warn("jobs: heartbeat failed: {}", r.error().message);
                 }
+                recordUnrecorded();
             }
             if (now >= nextClean) {
                 nextClean = now + milliseconds(options_.clean_interval_ms);

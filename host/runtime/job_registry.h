@@ -164,6 +164,9 @@ private:
     void flushProgress();
     /// Reports the end of watched jobs that this node does not run (another node's).
     void checkWatched();
+    /// Writes the ends that the store refused when the jobs ended (disk full, store away), at each
+    /// heartbeat until it takes them: a job that ended is never left `running`.
+    void recordUnrecorded();
 
     Options options_;
     PrepareFunction prepare_;
@@ -178,6 +181,8 @@ private:
     std::map<std::string, OperationPtr, std::less<>> by_tool_;  // workspace \n {name}_start -> op
     std::vector<Listener> listeners_;
     std::set<std::string, std::less<>> watched_;  // tasks/result waiters' tasks (any node's)
+    /// Job id -> its end (from running) that the store did not record yet; under mutex_.
+    std::map<std::string, store::JobTransition, std::less<>> unrecorded_;
     bool stopping_ = false;
     bool started_ = false;
     std::atomic<bool> stop_flag_{false};

@@ -61,6 +61,10 @@ struct SessionRegistry::Entry {
     /// mutex, not this one.
     Clock::time_point scheduled = Clock::time_point::max();
 
+    /// A terminal status the store has not recorded yet (recordTerminal), and the registry's flag
+    /// that some session has one.
+    std::optional<store::SessionStatus> unrecorded;
+    std::atomic<bool>* unrecorded_pending = nullptr;
     /// What the buffer and the safety stage counted up to the last report (flow).
     SessionBuffer::Counters reported{};
     std::uint64_t reported_safety_dropped = 0;
@@ -89,8 +93,10 @@ struct SessionRegistry::Entry {
                         lifetime_end);
     }
 
-    /// Moves the row out of `active` (best effort: this node's memory is what polls read).
-    void recordTerminal(store::SessionStatus to) const {
+    /// Moves the row out of `active` (this node's memory is what polls read). When the store
+    /// refuses (disk full), the end is kept in `unrecorded` and the registry's tick writes it
+    /// again until the store takes it: a closed session's row never stays `active`.
+    void recordTerminal(store::SessionStatus to) {
         if (!store) {
             return;
         }
@@ -100,8 +106,16 @@ struct SessionRegistry::Entry {
         t.expires_at = wallMs() + retention_ms;
         const auto r = store->transitionSession(id, store::SessionStatus::active, t);
         if (!r) {
-            log::warn("session {}: the store did not record it as {}: {}", id,
-                      store::sessionStatusName(to), r.error().message);
+            if (!unrecorded) {
+                log::warn("session {}: the store did not record it as {}: {}; retrying", id,
+                          store::sessionStatusName(to), r.error().message);
+            }
+            unrecorded = to;
+            if (unrecorded_pending != nullptr) {
+                unrecorded_pending->store(true);
+            }
+        } else {
+            unrecorded.reset();
         }
     }
 
@@ -403,6 +417,7 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
     entry->store = options_.store;
     entry->retention_ms = options_.retention_ms;
     entry->flow = options_.flow;
+    entry->unrecorded_pending = &unrecorded_pending_;
     entry->call = std::make_shared<LiveSession>(
         op->config.name, op->scrubber, std::move(*safety),
         SessionBuffer::Limits{static_cast<std::uint64_t>(e.max_items),
@@ -695,6 +710,24 @@ Result<std::string> SessionRegistry::stopImpl(const Operation& op, const json::V
 }
 
 void SessionRegistry::tick() {
+    // At most once a second: while the store refuses, every try fails.
+    if (Clock::now() >= next_unrecorded_retry_ && unrecorded_pending_.exchange(false)) {
+        next_unrecorded_retry_ = Clock::now() + std::chrono::seconds(1);
+        std::vector<std::shared_ptr<Entry>> all;
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            all.reserve(entries_.size());
+            for (const auto& [id, entry] : entries_) {
+                all.push_back(entry);
+            }
+        }
+        for (const std::shared_ptr<Entry>& entry : all) {
+            const std::lock_guard<std::mutex> lock(entry->mutex);
+            if (entry->unrecorded) {
+                entry->recordTerminal(*entry->unrecorded);  // sets the flag again on failure
+            }
+        }
+    }
     // Streams that completed: destroyed now (their threads joined), their status settled.
     for (const std::weak_ptr<Entry>& weak : completions_->take()) {
         if (const std::shared_ptr<Entry> entry = weak.lock()) {

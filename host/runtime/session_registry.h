@@ -21,6 +21,7 @@
 // tombstone) has come, from a deadline-ordered map, and those whose stream has completed (the
 // stream says so through LiveSession::onComplete).
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -173,6 +174,9 @@ private:
     std::shared_ptr<Completions> completions_;
     bool stopping_ = false;
     std::chrono::steady_clock::time_point next_clean_{};
+    /// Some closed session's terminal status is not in the store yet (Entry::recordTerminal).
+    std::atomic<bool> unrecorded_pending_{false};
+    std::chrono::steady_clock::time_point next_unrecorded_retry_{};
     std::thread thread_;
 };
 

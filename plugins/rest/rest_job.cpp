@@ -207,7 +207,7 @@ private:
     }
 
     void start() {
-        const FetchedResponse response = transport_.start(bound_);
+        const FetchedResponse response = startExchange();
         const JobDocument doc(response, "the start response");
         state_.id =
             doc.text("id_path", job_.id_path, job_.needsId(), true, JobLimits::max_id_bytes);
@@ -272,6 +272,16 @@ private:
         call_.setCursor(cursor);
     }
 
+    /// The start request, a cancel or the bound turned into the job's own errors.
+    FetchedResponse startExchange() {
+        try {
+            return transport_.start(bound_);
+        } catch (const sdk::Error&) {
+            checkStop();
+            throw;
+        }
+    }
+
     /// A GET of the job, a cancel or the bound turned into the job's own errors.
     FetchedResponse exchange(const Url& url) {
         try {
@@ -284,13 +294,18 @@ private:
 
     /// Throws when the call was cancelled or the job's bound passed, after the cancel request.
     void checkStop() {
-        if (Clock::now() >= bound_.deadline) {
+        // The host cancels the call when its bound passes, a moment before bound_.deadline (which
+        // started later): that is the bound passing too.
+        if (Clock::now() >= bound_.deadline ||
+            (call_.isCancelled() && call_.cancelReason() == CRANK_CANCEL_DEADLINE)) {
             abandon();
-            throw sdk::Error(sdk::ErrorCode::timeout,
-                             prefix_ + "the job did not finish within " +
-                                 std::to_string(bound_.ms) + " ms (" + bound_.name + "); " +
-                                 std::to_string(polls_) + " status polls made" + lastState() +
-                                 cancelNote());
+            const std::string within = std::to_string(bound_.ms) + " ms (" + bound_.name + ")";
+            throw sdk::Error(
+                sdk::ErrorCode::timeout,
+                prefix_ + (started_ ? "the job did not finish within " + within + "; " +
+                                          std::to_string(polls_) + " status polls made" +
+                                          lastState() + cancelNote()
+                                    : "no answer to the start request within " + within));
         }
         if (call_.isCancelled()) {
             // crankd stopping to resume the job later from the cursor: the upstream job goes on.

@@ -309,6 +309,26 @@ TEST_F(RestJobTest, TheJobIsBoundedByTheCallsTimeout) {
     EXPECT_NE(r.error->message.find(R"(the last state was "running")"), std::string::npos);
 }
 
+TEST_F(RestJobTest, AStartThatGetsNoAnswerEndsByTheCallsTimeoutAndSaysSo) {
+    // crankd cancels the call (CRANK_CANCEL_DEADLINE) when upstream_timeout_ms passes, a moment
+    // before the plugin's own bound, which started later: the error still names the bound.
+    UnaryOptions options;
+    options.cancel_after = 700ms;
+    options.cancel_reason = CRANK_CANCEL_DEADLINE;
+    const auto start = Clock::now();
+    const CallResult r = call(R"({"url":")" + base() +
+                                  R"(/slow-headers?ms=20000","method":"POST","body":{},)"
+                                  R"("job":{"status_url_path":"$.status_url"}})",
+                              700, {}, options);
+    EXPECT_LT(Clock::now() - start, 3s);
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->code, sdk::ErrorCode::timeout);
+    EXPECT_EQ(r.error->message, "POST " + base() +
+                                    "/slow-headers: no answer to the start request within 700 "
+                                    "ms (upstream_timeout_ms)")
+        << r.error->message;
+}
+
 TEST_F(RestJobTest, CredentialsGoOnlyToTheRequestsOrigin) {
     const std::string auth = R"({"type":"bearer","token":"t0ken","headers":{}})";
     const std::int64_t authorized = stat("authorized_polls");
