@@ -4,7 +4,8 @@
 # pinned version is missing.
 #
 #   Debian packages  the C++ toolchain and libraries (Poco, Boost, RapidJSON, gRPC, protobuf,
-#                    spdlog, GoogleTest) and the tools the tests use (chromium: the headless
+#                    spdlog, GoogleTest) and the tools the tests use (clang-14 with its runtime:
+#                    the libFuzzer targets; chromium: the headless
 #                    browser that tests/e2e/admin-ui.test.mjs drives through playwright-core).
 #   .tools/node      Node.js 22 and npm, from the npm registry, for the end-to-end tests (real MCP
 #                    clients). Never installed globally, never committed (.gitignore).
@@ -29,7 +30,7 @@ done
 
 packages=(
     build-essential cmake ninja-build ccache pkg-config git ca-certificates curl openssl
-    clang-format clang-tidy
+    clang-format clang-tidy clang-14 libclang-rt-14-dev
     libpoco-dev libsqlite3-dev libssl-dev
     libboost-dev libboost-filesystem-dev libboost-system-dev
     rapidjson-dev libspdlog-dev libfmt-dev

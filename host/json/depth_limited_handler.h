@@ -6,15 +6,44 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include <rapidjson/document.h>
 
 namespace crank::json {
 
+/// True when a string as RapidJSON decoded it holds a lone UTF-16 surrogate. RapidJSON refuses a
+/// lone high surrogate escape ("\ud800") but decodes a lone low one ("\udc00") into the bytes
+/// ED B0..BF xx, which are not UTF-8 (input bytes are validated, so only an escape makes them).
+inline bool hasLoneSurrogate(std::string_view text) {
+    for (auto at = text.find('\xED'); at != std::string_view::npos;
+         at = text.find('\xED', at + 1)) {
+        if (at + 1 < text.size() && static_cast<unsigned char>(text[at + 1]) >= 0xA0U) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// `text` with each lone surrogate (three bytes, see hasLoneSurrogate) replaced by U+FFFD (three
+/// bytes too), as a UTF-16 decoder replaces an unpaired surrogate.
+inline std::string replaceLoneSurrogates(std::string_view text) {
+    std::string out(text);
+    for (std::size_t i = 0; i + 2 < out.size(); ++i) {
+        if (out[i] == '\xED' && static_cast<unsigned char>(out[i + 1]) >= 0xA0U) {
+            out.replace(i, 3, "\xEF\xBF\xBD");
+            i += 2;
+        }
+    }
+    return out;
+}
+
 // RapidJSON handler and stream concepts name these methods.
 // NOLINTBEGIN(readability-identifier-naming)
 /// Forwards SAX events to a Document and refuses nesting deeper than the limit, before the
-/// document (or anything after it) recurses over it.
+/// document (or anything after it) recurses over it. Strings and keys with a lone surrogate escape
+/// get U+FFFD in its place: the document then holds only UTF-8, and writes valid JSON again.
 class DepthLimitedHandler {
 public:
     DepthLimitedHandler(rapidjson::Document& doc, std::size_t max_depth)
@@ -31,9 +60,17 @@ public:
         return doc_.RawNumber(str, length, copy);
     }
     bool String(const char* str, rapidjson::SizeType length, bool copy) {
+        if (hasLoneSurrogate({str, length})) {
+            const std::string fixed = replaceLoneSurrogates({str, length});
+            return doc_.String(fixed.data(), length, true);
+        }
         return doc_.String(str, length, copy);
     }
     bool Key(const char* str, rapidjson::SizeType length, bool copy) {
+        if (hasLoneSurrogate({str, length})) {
+            const std::string fixed = replaceLoneSurrogates({str, length});
+            return doc_.Key(fixed.data(), length, true);
+        }
         return doc_.Key(str, length, copy);
     }
     bool StartObject() { return enter() && doc_.StartObject(); }

@@ -18,7 +18,8 @@ struct ParseLimits {
 
 /// Parses `text` (exactly one JSON value, whitespace around it allowed) into `doc`, replacing its
 /// content. Strict: UTF-8 is validated, no NaN/Infinity, no comments, no trailing garbage (an
-/// embedded NUL byte included). Errors (ErrorCode::invalid_argument) read
+/// embedded NUL byte included). A lone surrogate escape ("\udc00") decodes to U+FFFD, so that
+/// the document holds only UTF-8. Errors (ErrorCode::invalid_argument) read
 /// `{where}: malformed JSON at byte 12: missing a comma or "}" after an object member`,
 /// `{where}: nested deeper than 64 levels at byte 130`, `{where}: larger than 16777216 bytes`
 /// (no `{where}: ` prefix when `where` is empty). On failure `doc` holds null.

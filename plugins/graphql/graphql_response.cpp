@@ -19,11 +19,22 @@ using sdk::ErrorCode;
 constexpr std::size_t kExcerpt = 512;
 constexpr std::size_t kMessageExcerpt = 300;
 
+/// Compact JSON text of `v`, valid UTF-8. RapidJSON decodes an escaped lone low surrogate
+/// ("\udc00"; a lone high one does not parse) into the bytes ED B0..BF xx, which are not UTF-8:
+/// written out as they are, the host would drop the item as malformed JSON. Each becomes U+FFFD
+/// (three bytes too), as a UTF-16 decoder replaces an unpaired surrogate.
 std::string compact(const Json& v) {
     rapidjson::StringBuffer buffer;
     rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
     v.Accept(writer);
-    return {buffer.GetString(), buffer.GetSize()};
+    std::string out(buffer.GetString(), buffer.GetSize());
+    for (std::size_t i = out.find('\xED'); i != std::string::npos && i + 2 < out.size();
+         i = out.find('\xED', i + 1)) {
+        if (static_cast<unsigned char>(out[i + 1]) >= 0xA0U) {
+            out.replace(i, 3, "\xEF\xBF\xBD");
+        }
+    }
+    return out;
 }
 
 const Json* at(const Json& root, const sdk::Path& path) {

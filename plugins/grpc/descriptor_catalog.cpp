@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -16,6 +18,7 @@
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/common.h>
 #include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <google/protobuf/util/type_resolver.h>
@@ -560,7 +563,33 @@ std::string DescriptorCatalog::jsonToBinary(const google::protobuf::Descriptor& 
                     "input does not match " + type.full_name() + ": " +
                         cleanStatusMessage({status.message().data(), status.message().size()}));
     }
+    // The JSON parser makes messages nested deeper than protobuf (here and in the upstream) reads:
+    // a Struct of lists 50 deep is 100 messages, within max_json_depth. Refuse them here, where
+    // the caller learns why, rather than send what the upstream cannot parse.
+    if (!parses(type, binary, pb::io::CodedInputStream::GetDefaultRecursionLimit())) {
+        const bool deep = parses(type, binary, std::numeric_limits<int>::max());
+        throw Error(
+            ErrorCode::invalid_argument,
+            "input does not match " + type.full_name() + ": " +
+                (deep ? "nested deeper than the " +
+                            std::to_string(pb::io::CodedInputStream::GetDefaultRecursionLimit()) +
+                            " messages protobuf reads"
+                      : std::string("it makes a message protobuf does not read")));
+    }
     return binary;
+}
+
+bool DescriptorCatalog::parses(const google::protobuf::Descriptor& type, const std::string& binary,
+                               int recursion_limit) const {
+    const pb::Message* prototype = impl_->factory.GetPrototype(&type);
+    if (prototype == nullptr) {
+        return false;
+    }
+    const std::unique_ptr<pb::Message> message(prototype->New());
+    pb::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(binary.data()),
+                                static_cast<int>(binary.size()));
+    in.SetRecursionLimit(recursion_limit);
+    return message->MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
 std::string DescriptorCatalog::binaryToJson(const google::protobuf::Descriptor& type,
@@ -595,6 +624,11 @@ std::string DescriptorCatalog::binaryToJson(const google::protobuf::Descriptor& 
                     "the upstream sent a " + type.full_name() + " that has no JSON form: " +
                         cleanStatusMessage({status.message().data(), status.message().size()}));
     }
+    if (json.empty()) {
+        // protobuf's printer prints nothing for a whole google.protobuf.Value without a kind, and
+        // for a whole ListValue whose bytes hold only unknown fields: what they stand for.
+        json = type.full_name() == "google.protobuf.ListValue" ? "[]" : "null";
+    }
     return json;
 }
 
@@ -609,6 +643,11 @@ bool DescriptorCatalog::mayHoldAny(const google::protobuf::Descriptor& type) con
 
 std::optional<std::string> DescriptorCatalog::anyToJson(std::string_view type_url,
                                                         const std::string& value) const {
+    // The URL is written into the JSON as given: it must be UTF-8 (the upstream's bytes).
+    if (!pb::internal::IsStructurallyValidUTF8(type_url.data(),
+                                               static_cast<int>(type_url.size()))) {
+        return std::nullopt;
+    }
     const auto slash = type_url.rfind('/');
     const std::string type_name(slash == std::string_view::npos ? type_url
                                                                 : type_url.substr(slash + 1));

@@ -62,7 +62,8 @@ public:
     /// Throws sdk::Error(invalid_argument, "input does not match <full type name>: <why>"), e.g.
     /// "...: (big): invalid value 1.5 for type TYPE_INT64", "...: nope: Cannot find field.",
     /// "...: nested deeper than 200 levels" (checked before protobuf sees the text: its converter
-    /// takes more than quadratic time on deeply nested lists).
+    /// takes more than quadratic time on deeply nested lists), "...: nested deeper than the 100
+    /// messages protobuf reads" (a Struct of lists 50 deep: no protobuf peer would parse it).
     /// protobuf 3.21's parser is more lenient than the spec (and than inputSchemaJson()): "yes"
     /// and "no" for bools, a single value for a repeated field, unknown numbers of open enums.
     /// The bytes are valid but not canonical: fields in the JSON's order, explicit zeros kept,
@@ -72,17 +73,21 @@ public:
     /// values printed, enums as names (unknown numbers as numbers), 64-bit integers as strings,
     /// well-known types in their JSON forms; unknown fields (and fields with another wire type)
     /// are dropped. Unset message fields, oneof members and proto3 `optional` fields are absent,
-    /// never null. Throws sdk::Error(protocol):
+    /// never null; a whole google.protobuf.Value without a kind is null (and a whole ListValue of
+    /// unknown fields alone is []).
+    /// Throws sdk::Error(protocol):
     ///  - "the upstream sent bytes that are not a valid <type>[: <why>]" when the bytes, or the
     ///    payload of a google.protobuf.Any inside, do not parse;
     ///  - "the upstream sent a <type> that has no JSON form: <why>" when protobuf's printer
     ///    refuses it: an Any of a type this catalog does not know, or whose URL prefix is not
-    ///    "type.googleapis.com/".
+    ///    "type.googleapis.com/" (but such an Any with an empty payload prints as {"@type": URL},
+    ///    which jsonToBinary then refuses).
     std::string binaryToJson(const google::protobuf::Descriptor& type,
                              const std::string& binary) const;
     /// A google.protobuf.Any's payload (`type_url` "type.googleapis.com/pkg.T", any prefix, `value`
     /// the bytes) as JSON with "@type" (the URL as given) and the fields, or "value" for a
-    /// well-known type; when this catalog knows the type and the bytes parse; nullopt otherwise.
+    /// well-known type; when this catalog knows the type, the URL is UTF-8 and the bytes parse;
+    /// nullopt otherwise.
     std::optional<std::string> anyToJson(std::string_view type_url, const std::string& value) const;
 
     /// Where the descriptors came from, as given to fromFiles().
@@ -97,6 +102,9 @@ private:
         std::vector<google::protobuf::FileDescriptorProto> files, const std::string& origin);
     /// Whether messages of `type` can hold a google.protobuf.Any (cached).
     bool mayHoldAny(const google::protobuf::Descriptor& type) const;
+    /// Whether `binary` parses as `type` with messages nested at most `recursion_limit` deep.
+    bool parses(const google::protobuf::Descriptor& type, const std::string& binary,
+                int recursion_limit) const;
     std::unique_ptr<Impl> impl_;
 };
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/common.h>
 #include <google/protobuf/wire_format_lite.h>
 #include <grpcpp/support/status.h>
 
@@ -48,7 +49,8 @@ struct AnyMessage {
     std::string value;
 };
 
-/// One google.protobuf.Any from its bytes; false when they are not one.
+/// One google.protobuf.Any from its bytes; false when they are not one (a type_url that is not
+/// UTF-8 included, as protobuf's own parser refuses it: it would reach the JSON details raw).
 bool readAny(const std::string& bytes, AnyMessage& out) {
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
                                               static_cast<int>(bytes.size()));
@@ -63,7 +65,9 @@ bool readAny(const std::string& bytes, AnyMessage& out) {
             return false;
         }
     }
-    return in.ConsumedEntireMessage();
+    return in.ConsumedEntireMessage() &&
+           google::protobuf::internal::IsStructurallyValidUTF8(
+               out.type_url.data(), static_cast<int>(out.type_url.size()));
 }
 
 sdk::ErrorCode errorCodeOf(grpc::StatusCode code) {

@@ -18,7 +18,7 @@ std::string_view codeName(int code);
 /// The details of a status (the grpc-status-details-bin trailer, a google.rpc.Status) as a JSON
 /// array of the Any messages it carries: each rendered in the upstream's types when `catalog`
 /// knows them, else {"@type": url, "value_base64": "..."}. "[]" when there are none or the bytes
-/// are not a google.rpc.Status.
+/// are not a google.rpc.Status (an Any whose type URL is not UTF-8 included).
 std::string detailsJson(const std::string& status_details, const DescriptorCatalog* catalog);
 
 /// Throws the sdk::Error for `status` (not OK) of a call of `method` ("pkg.Service/Method"):

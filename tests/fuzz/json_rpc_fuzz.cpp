@@ -1,0 +1,148 @@
+// Fuzz target json_rpc: request bodies of the MCP endpoint (host/mcp/json_rpc.h).
+//
+// The input is a body as a client POSTs it. It is read twice, with the default limits and with
+// tight ones (batches of 2, nesting of 4), and what comes out is checked:
+//  - a body is either refused as a whole (no entries) or gives one entry per message;
+//  - every JSON text a message carries (params, result, error data) is strict JSON, and params
+//    are an object or an array;
+//  - a message written back with the writers (makeRequest, makeNotification, makeResult,
+//    makeError) reads back as the same message: same kind, id, method and JSON texts;
+//  - the answer to every rejection (makeError) is a valid error response with the same id;
+//  - the params readers (extractMember, progressTokenOf) give strict JSON or an error.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "fuzz_support.h"
+#include "mcp/json_rpc.h"
+
+namespace {
+
+using crank::fuzz::check;
+using crank::fuzz::isStrictJson;
+using namespace crank::mcp;
+
+/// The only entry of a body that the writers produced: it must be a valid message.
+JsonRpcMessage readBack(const std::string& text) {
+    check(isStrictJson(text), "a writer produced invalid JSON", text);
+    const ParsedBody parsed = parseJsonRpcBody(text);
+    check(!parsed.fatal && !parsed.batch && parsed.entries.size() == 1,
+          "a written message does not read back as one message", text);
+    if (const auto* rejection = std::get_if<JsonRpcRejection>(&parsed.entries.front())) {
+        crank::fuzz::fail("a written message reads back as a rejection",
+                          text + " -> " + rejection->message);
+    }
+    return std::get<JsonRpcMessage>(parsed.entries.front());
+}
+
+/// What a handler reads from params.
+void checkParamsReaders(const std::string& params) {
+    for (const std::string_view key : {"name", "arguments", "_meta", "uri", "cursor"}) {
+        const auto member = extractMember(params, key);
+        if (member) {
+            check(member->empty() || isStrictJson(*member), "extractMember gave invalid JSON",
+                  params + " -> " + *member);
+        } else {
+            check(!member.error().message.empty(), "extractMember failed without a message");
+        }
+    }
+    const auto token = progressTokenOf(params);
+    if (!token) {
+        check(!token.error().message.empty(), "progressTokenOf failed without a message");
+    }
+    // Every part of params is itself an input to these readers.
+    if (const auto meta = extractMember(params, "_meta"); meta && !meta->empty()) {
+        (void)extractMember(*meta, "progressToken");
+    }
+}
+
+void checkMessage(const JsonRpcMessage& m) {
+    switch (m.kind) {
+        case JsonRpcKind::request:
+        case JsonRpcKind::notification: {
+            check(m.id.has_value() == (m.kind == JsonRpcKind::request), "request without an id");
+            check(m.result_json.empty() && m.error.message.empty(), "request with a result");
+            if (!m.params_json.empty()) {
+                check(isStrictJson(m.params_json), "params are not JSON", m.params_json);
+                check(m.params_json.front() == '{' || m.params_json.front() == '[',
+                      "params are neither an object nor an array", m.params_json);
+            }
+            const std::string written = m.id ? makeRequest(*m.id, m.method, m.params_json)
+                                             : makeNotification(m.method, m.params_json);
+            const JsonRpcMessage back = readBack(written);
+            check(back.kind == m.kind && back.id == m.id && back.method == m.method &&
+                      back.params_json == m.params_json,
+                  "a request does not read back as itself", written);
+            checkParamsReaders(m.params_json);
+            break;
+        }
+        case JsonRpcKind::response: {
+            check(m.id.has_value(), "a response without an id");
+            check(isStrictJson(m.result_json), "result is not JSON", m.result_json);
+            const std::string written = makeResult(*m.id, m.result_json);
+            const JsonRpcMessage back = readBack(written);
+            check(back.kind == m.kind && back.id == m.id && back.result_json == m.result_json,
+                  "a response does not read back as itself", written);
+            break;
+        }
+        case JsonRpcKind::error_response: {
+            check(m.error.data_json.empty() || isStrictJson(m.error.data_json),
+                  "error data is not JSON", m.error.data_json);
+            const std::string written =
+                makeError(m.id, m.error.code, m.error.message, m.error.data_json);
+            const JsonRpcMessage back = readBack(written);
+            check(back.kind == m.kind && back.id == m.id && back.error.code == m.error.code &&
+                      back.error.message == m.error.message &&
+                      back.error.data_json == m.error.data_json,
+                  "an error response does not read back as itself", written);
+            break;
+        }
+    }
+    (void)jsonRpcKindName(m.kind);
+}
+
+void checkRejection(const JsonRpcRejection& r) {
+    check(!r.message.empty(), "a rejection without a message");
+    check(r.code == kParseError || r.code == kInvalidRequest, "a rejection with an odd code");
+    const std::string answer = makeError(r);
+    const JsonRpcMessage back = readBack(answer);
+    check(back.kind == JsonRpcKind::error_response && back.id == r.id &&
+              back.error.code == r.code && back.error.message == r.message,
+          "the answer to a rejection does not read back as itself", answer);
+}
+
+void checkBody(std::string_view body, const JsonRpcLimits& limits) {
+    const ParsedBody parsed = parseJsonRpcBody(body, limits);
+    if (parsed.fatal) {
+        check(parsed.entries.empty(), "a refused body with entries");
+        check(!parsed.fatal->id.has_value(), "a refused body with an id");
+        checkRejection(*parsed.fatal);
+        return;
+    }
+    check(!parsed.entries.empty(), "an accepted body without entries");
+    check(parsed.batch || parsed.entries.size() == 1, "a single message gave several entries");
+    check(parsed.entries.size() <= limits.max_batch_size, "a batch over the limit was read");
+    check(isStrictJson(body), "a body that is not strict JSON was read", body);
+    for (const JsonRpcEntry& entry : parsed.entries) {
+        if (const auto* m = std::get_if<JsonRpcMessage>(&entry)) {
+            checkMessage(*m);
+        } else {
+            checkRejection(std::get<JsonRpcRejection>(entry));
+        }
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view body = crank::fuzz::asText(data, size);
+    checkBody(body, JsonRpcLimits{});
+    checkBody(body, JsonRpcLimits{2, 4});
+    // The readers also see text that is not params.
+    (void)extractMember(body, "id");
+    (void)progressTokenOf(body);
+    return 0;
+}
