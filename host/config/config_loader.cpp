@@ -162,12 +162,14 @@ LoadResult Loader::load(std::string_view text) {
     rapidjson::Document doc;
     rapidjson::Reader reader;
     bool tooDeep = false;
+    bool tooBig = false;
     auto generator = [&](rapidjson::Document& target) {
         rapidjson::MemoryStream bytes(text.data(), text.size());
         rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
         json::DepthLimitedHandler builder(target, kMaxConfigDepth);
         reader.Parse<kFlags>(in, builder);
         tooDeep = builder.tooDeep();
+        tooBig = builder.tooBig();
         return !reader.HasParseError();
     };
     doc.Populate(generator);
@@ -175,6 +177,12 @@ LoadResult Loader::load(std::string_view text) {
         // The reader stops at the bracket that opens one level too many.
         return syntaxError(reader.GetErrorOffset(),
                            fmt::format("nesting deeper than {} levels", kMaxConfigDepth));
+    }
+    if (tooBig) {
+        // The reader stops right after the number (7e308: past the largest double).
+        return syntaxError(reader.GetErrorOffset(),
+                           std::string("invalid JSON: ") +
+                               rapidjson::GetParseError_En(rapidjson::kParseErrorNumberTooBig));
     }
     if (reader.HasParseError()) {
         return syntaxError(reader.GetErrorOffset(),

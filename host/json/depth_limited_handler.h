@@ -4,6 +4,7 @@
 // the document (or anything after it) recurses over it. For .cpp files that parse outside bytes
 // (it includes RapidJSON's document.h).
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -43,7 +44,8 @@ inline std::string replaceLoneSurrogates(std::string_view text) {
 // NOLINTBEGIN(readability-identifier-naming)
 /// Forwards SAX events to a Document and refuses nesting deeper than the limit, before the
 /// document (or anything after it) recurses over it. Strings and keys with a lone surrogate escape
-/// get U+FFFD in its place: the document then holds only UTF-8, and writes valid JSON again.
+/// get U+FFFD in its place, and a number past the range of a double stops the parse (tooBig()):
+/// the document then holds only what writes as valid JSON again.
 class DepthLimitedHandler {
 public:
     DepthLimitedHandler(rapidjson::Document& doc, std::size_t max_depth)
@@ -55,7 +57,15 @@ public:
     bool Uint(unsigned u) { return doc_.Uint(u); }
     bool Int64(std::int64_t i) { return doc_.Int64(i); }
     bool Uint64(std::uint64_t u) { return doc_.Uint64(u); }
-    bool Double(double d) { return doc_.Double(d); }
+    bool Double(double d) {
+        // RapidJSON 1.1.0 refuses 1e400 but reads 7e308 (past DBL_MAX) as infinity, which no
+        // writer can write back: such a number is too big, as 1e400 is.
+        if (!std::isfinite(d)) {
+            too_big_ = true;
+            return false;
+        }
+        return doc_.Double(d);
+    }
     bool RawNumber(const char* str, rapidjson::SizeType length, bool copy) {
         return doc_.RawNumber(str, length, copy);
     }
@@ -85,6 +95,8 @@ public:
     }
 
     bool tooDeep() const { return too_deep_; }
+    /// A number was too big for a double (parsing stopped right after it).
+    bool tooBig() const { return too_big_; }
 
 private:
     bool enter() {
@@ -99,6 +111,7 @@ private:
     std::size_t max_depth_;
     std::size_t depth_ = 0;
     bool too_deep_ = false;
+    bool too_big_ = false;
 };
 // NOLINTEND(readability-identifier-naming)
 

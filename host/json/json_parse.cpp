@@ -87,11 +87,13 @@ Result<void> parseJson(std::string_view text, Document& doc, std::string_view wh
     rapidjson::Reader reader;
     rapidjson::ParseResult result;
     bool too_deep = false;
+    bool too_big = false;
     auto generate = [&](Document& target) {
         DepthLimitedHandler handler(target, limits.max_depth);
         constexpr unsigned flags = rapidjson::kParseValidateEncodingFlag;
         result = reader.Parse<flags>(stream, handler);
         too_deep = handler.tooDeep();
+        too_big = handler.tooBig();
         return !result.IsError() && stream.Tell() == text.size();
     };
     doc.Populate(generate);
@@ -100,6 +102,24 @@ Result<void> parseJson(std::string_view text, Document& doc, std::string_view wh
         return Error{ErrorCode::invalid_argument,
                      prefixed(where, fmt::format("nested deeper than {} levels at byte {}",
                                                  limits.max_depth, result.Offset() - 1))};
+    }
+    if (too_big) {
+        doc.SetNull();
+        return Error{ErrorCode::invalid_argument,
+                     prefixed(where, fmt::format("malformed JSON at byte {}: number too big to be "
+                                                 "stored in double",
+                                                 result.Offset()))};
+    }
+    if (result.IsError() && result.Code() == rapidjson::kParseErrorStringEscapeInvalid &&
+        result.Offset() < text.size() &&
+        static_cast<unsigned char>(text[result.Offset()]) < 0x20U) {
+        // RapidJSON calls a raw control character an invalid escape.
+        doc.SetNull();
+        return Error{ErrorCode::invalid_argument,
+                     prefixed(where, fmt::format("malformed JSON at byte {}: control character "
+                                                 "0x{:02X} in a string (it must be escaped)",
+                                                 result.Offset(),
+                                                 static_cast<unsigned>(text[result.Offset()])))};
     }
     if (result.IsError()) {
         doc.SetNull();

@@ -4,6 +4,11 @@
 #include <rapidjson/document.h>
 #include <rapidjson/writer.h>
 
+// Their string scans write and read the control characters 0x1A-0x1F wrongly (CMakeLists.txt).
+#if defined(RAPIDJSON_SSE2) || defined(RAPIDJSON_SSE42)
+#error "RapidJSON 1.1.0's SIMD string scans mishandle control characters: leave them off"
+#endif
+
 namespace crank::json {
 namespace {
 

@@ -1,6 +1,7 @@
 #include "mcp/json_rpc.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <utility>
 
@@ -174,6 +175,10 @@ public:
             return fail(reader.GetErrorOffset(),
                         "nesting deeper than " + std::to_string(options_.max_depth) + " levels");
         }
+        if (tooBig_) {
+            return fail(reader.GetErrorOffset(),
+                        rapidjson::GetParseError_En(rapidjson::kParseErrorNumberTooBig));
+        }
         return fail(reader.GetErrorOffset(),
                     rapidjson::GetParseError_En(reader.GetParseErrorCode()));
     }
@@ -197,7 +202,14 @@ public:
         }
         return scalarEvent(ValueType::number);  // beyond int64: not an integer for JSON-RPC
     }
-    bool Double(double /*value*/) { return scalarEvent(ValueType::number); }
+    bool Double(double value) {
+        // The reader refuses 1e400 but reads 7e308 (past the largest double) as infinity.
+        if (!std::isfinite(value)) {
+            tooBig_ = true;
+            return false;
+        }
+        return scalarEvent(ValueType::number);
+    }
     bool RawNumber(const char* /*text*/, rapidjson::SizeType /*length*/, bool /*copy*/) {
         return scalarEvent(ValueType::number);  // only with kParseNumbersAsStringsFlag
     }
@@ -421,6 +433,7 @@ private:
     bool batch_ = false;
     bool skipping_ = false;
     bool tooDeep_ = false;
+    bool tooBig_ = false;  ///< a number past the range of a double
     bool tooManyEntries_ = false;
     std::optional<std::size_t> surrogateAt_;  ///< start of a string with a lone surrogate
     std::string error_;

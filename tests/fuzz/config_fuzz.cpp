@@ -98,6 +98,7 @@ void checkErrors(const std::vector<config::ConfigError>& errors) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text = crank::fuzz::asText(data, size);
     if (!secretFilesAreLocal(text)) {

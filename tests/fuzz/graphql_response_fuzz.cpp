@@ -53,6 +53,7 @@ crank::graphql::DataPath dataPath(std::string_view text) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view input = crank::fuzz::asText(data, size);
     const std::size_t newline = input.find('\n');

@@ -106,14 +106,18 @@ void checkImport(const gql::Schema& schema) {
                                    config["document"].GetStringLength());
         std::string error;
         const auto parsed = gql::parseExecutable(document, error);
-        check(parsed.has_value(), "an imported document does not parse", document + "\n" + error);
+        if (!parsed) {
+            crank::fuzz::fail("an imported document does not parse", document + "\n" += error);
+        }
         const std::string name = config.HasMember("operation_name")
                                      ? config["operation_name"].GetString()
                                      : std::string();
         const gql::OperationDefinition* selected = gql::selectOperation(*parsed, name, error);
         check(selected != nullptr, "an imported document names no operation", document);
         const std::string problem = gql::checkOperation(*selected, schema);
-        check(problem.empty(), "an imported document does not check", document + "\n" + problem);
+        if (!problem.empty()) {
+            crank::fuzz::fail("an imported document does not check", document + "\n" += problem);
+        }
         checkOperation(*selected, &schema);
     }
 }
@@ -163,6 +167,7 @@ void readValue(std::string_view text) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) {
         return 0;

@@ -148,6 +148,7 @@ void checkDocument(std::string_view input, std::string_view path_text) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view whole = crank::fuzz::asText(data, size);
     check(json::isValidUtf8(whole) == crank::fuzz::isUtf8(whole), "isValidUtf8 disagrees");

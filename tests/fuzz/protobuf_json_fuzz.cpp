@@ -80,7 +80,7 @@ void fromJson(const google::protobuf::Descriptor& type, std::string_view payload
         binary = catalog().jsonToBinary(type, payload);
     } catch (const crank::sdk::Error& e) {
         check(e.code() == crank::sdk::ErrorCode::invalid_argument &&
-                  std::string_view(e.what()).size() > 0,
+                  !std::string_view(e.what()).empty(),
               "jsonToBinary failed oddly", e.what());
         return;
     }
@@ -131,12 +131,13 @@ void fromFiles(std::string_view payload) {
         }
         (void)built->whyNoMethod("a.B/C");
     } catch (const crank::sdk::Error& e) {
-        check(std::string_view(e.what()).size() > 0, "fromFiles failed without a message");
+        check(!std::string_view(e.what()).empty(), "fromFiles failed without a message");
     }
 }
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) {
         return 0;

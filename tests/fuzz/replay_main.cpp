@@ -13,9 +13,11 @@
 #include <system_error>
 #include <vector>
 
+// libFuzzer's names. NOLINTBEGIN(readability-identifier-naming)
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 // Optional in a target, as in libFuzzer.
 extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
+// NOLINTEND(readability-identifier-naming)
 
 namespace {
 

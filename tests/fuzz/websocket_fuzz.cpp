@@ -229,6 +229,7 @@ void runClient(std::uint16_t port, std::int64_t max_message_bytes, bool subproto
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const Listener listener;
     if (size == 0) {
