@@ -32,6 +32,7 @@
 #include "runtime/operation_compiler.h"
 #include "runtime/operation_runner.h"
 #include "store/open_store.h"
+#include "util/memory_trimmer.h"
 
 namespace crank::app {
 namespace {
@@ -54,6 +55,7 @@ store::StoreOptions storeOptions(const config::StoreConfig& c) {
     o.path = c.path;
     o.busy_timeout_ms = static_cast<int>(c.busy_timeout_ms);
     o.pool_size = c.pool_size;
+    o.cache_kib = static_cast<int>(c.cache_kib);
     return o;
 }
 
@@ -243,6 +245,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     sessionLimits.idle_timeout = std::chrono::milliseconds(cfg->mcp.session_idle_timeout_ms);
     sessionLimits.replay.events_per_stream = static_cast<std::size_t>(cfg->mcp.replay_events);
     sessionLimits.replay.bytes_per_session = static_cast<std::size_t>(cfg->mcp.replay_bytes);
+    sessionLimits.replay.streams_per_session = static_cast<std::size_t>(cfg->mcp.replay_streams);
     sessionLimits.replay.retry_ms = static_cast<int>(cfg->mcp.sse_retry_ms);
     mcp::SessionManager sessions(sessionLimits);
     sessions.startSweeper(std::chrono::milliseconds(
@@ -350,9 +353,13 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
                   server.boundAddress().toString(), server.boundAddress().toString());
     }
 
+    util::MemoryTrimmer trimmer(std::chrono::milliseconds(cfg->server.memory_trim_interval_ms));
+    trimmer.start();
+
     int sig = 0;
     while (sigwait(&stopSignals, &sig) != 0) {
     }
+    trimmer.stop();
     readiness->setDraining();
     log::info("received {}, draining for at most {} ms", signalName(sig),
               cfg->server.shutdown_grace_ms);

@@ -34,6 +34,8 @@ struct ServerConfig {
     std::int64_t max_request_body_bytes = 1024LL * 1024;  ///< larger bodies get 413
     std::int64_t shutdown_grace_ms = 10'000;  ///< SIGTERM: time given to in-flight requests
     std::int64_t idle_connection_timeout_ms = 30'000;  ///< keep-alive and read timeout
+    /// Free heap handed back to the system this often (util::MemoryTrimmer); 0: never.
+    std::int64_t memory_trim_interval_ms = 60'000;
     std::vector<std::string> allowed_origins;  ///< Origin values accepted besides loopback ones
     std::vector<std::string> allowed_hosts;    ///< Host values accepted besides loopback ones
     /// This crankd's name among the nodes sharing one store: live sessions and jobs name their
@@ -47,6 +49,7 @@ struct StoreConfig {
     std::string path = "./crank.db";  ///< relative to the working directory; ":memory:" for tests
     std::int64_t busy_timeout_ms = 5'000;
     int pool_size = 4;
+    std::int64_t cache_kib = 2'000;  ///< SQLite page cache per connection
 };
 
 /// `mcp`: the MCP Streamable HTTP endpoint, its sessions and streams.
@@ -62,6 +65,7 @@ struct McpConfig {
         60'000;                                 ///< a stream whose client takes nothing this long
     std::int64_t replay_events = 256;           ///< events kept per stream for resumption
     std::int64_t replay_bytes = 1024LL * 1024;  ///< bytes kept per session for resumption
+    std::int64_t replay_streams = 64;           ///< ended streams kept per session for resumption
     std::int64_t tools_page_size = 100;         ///< tools/list page size
     std::int64_t sse_retry_ms = 1'000;          ///< `retry:` on priming events
 };

@@ -242,6 +242,8 @@ void Loader::readServer(const Json* v) {
     s.shutdown_grace_ms = r.integer("shutdown_grace_ms", s.shutdown_grace_ms, 0, 600'000);
     s.idle_connection_timeout_ms =
         r.integer("idle_connection_timeout_ms", s.idle_connection_timeout_ms, 100, 3'600'000);
+    s.memory_trim_interval_ms =
+        r.integer("memory_trim_interval_ms", s.memory_trim_interval_ms, 0, 86'400'000);
     s.allowed_origins = r.stringArray("allowed_origins", 1024, [](const std::string& origin) {
         const auto scheme = origin.find("://");
         const bool ok = scheme != std::string::npos && scheme > 0 && origin.size() > scheme + 3 &&
@@ -330,6 +332,7 @@ void Loader::readStore(const Json* v) {
     }
     s.busy_timeout_ms = r.integer("busy_timeout_ms", s.busy_timeout_ms, 0, 600'000);
     s.pool_size = static_cast<int>(r.integer("pool_size", s.pool_size, 1, 64));
+    s.cache_kib = r.integer("cache_kib", s.cache_kib, 16, 1'048'576);
     r.finish();
 }
 
@@ -357,6 +360,7 @@ void Loader::readMcp(const Json* v) {
         r.integer("stream_stall_timeout_ms", m.stream_stall_timeout_ms, 0, 3'600'000);
     m.replay_events = r.integer("replay_events", m.replay_events, 0, 100'000);
     m.replay_bytes = r.integer("replay_bytes", m.replay_bytes, 0, 256LL * 1024 * 1024);
+    m.replay_streams = r.integer("replay_streams", m.replay_streams, 0, 100'000);
     m.tools_page_size = r.positiveInteger("tools_page_size", m.tools_page_size, 10'000);
     m.sse_retry_ms = r.positiveInteger("sse_retry_ms", m.sse_retry_ms, 3'600'000);
     r.finish();

@@ -62,6 +62,31 @@ void McpSession::evictForBudget() {
     }
 }
 
+bool McpSession::waitsForResumeOnly(std::uint64_t number, const Stream& stream) const {
+    return !stream.connection &&
+           (stream.finished || (stream.standalone && lastStandalone_ != number));
+}
+
+void McpSession::pruneStreams() {
+    std::size_t waiting = 0;
+    for (const auto& [number, stream] : streams_) {
+        waiting += waitsForResumeOnly(number, stream) ? 1 : 0;
+    }
+    // Oldest first: stream numbers only grow.
+    for (auto it = streams_.begin();
+         waiting > limits_.streams_per_session && it != streams_.end();) {
+        if (waitsForResumeOnly(it->first, it->second)) {
+            for (const Event& e : it->second.replay) {
+                replayBytes_ -= e.bytes.size();
+            }
+            it = streams_.erase(it);
+            --waiting;
+        } else {
+            ++it;
+        }
+    }
+}
+
 void McpSession::attach(std::uint64_t number, StreamConnection connection) {
     std::lock_guard lock(mutex_);
     Stream& stream = streams_[number];
@@ -88,6 +113,7 @@ void McpSession::detach(std::uint64_t number, std::uint64_t token) {
                 }
             }
         }
+        pruneStreams();
     }
 }
 
@@ -111,6 +137,7 @@ void McpSession::finish(std::uint64_t number) {
         it->second.connection->close();
         it->second.connection.reset();
     }
+    pruneStreams();
 }
 
 bool McpSession::sendStandalone(std::string_view message) {

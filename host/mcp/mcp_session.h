@@ -33,6 +33,9 @@ struct ReplayLimits {
     std::size_t bytes_per_session = std::size_t{1024} * 1024;
     /// The `retry:` field of priming events: how long a client waits before it reconnects.
     int retry_ms = 1000;
+    /// Streams kept only for a resumption (finished, or a GET stream whose client went away),
+    /// per session: beyond this many the oldest are forgotten, whatever their replay buffers.
+    std::size_t streams_per_session = 64;
 };
 
 /// One MCP session: its negotiated version, its logging level, its SSE streams with their
@@ -132,6 +135,11 @@ private:
 
     std::string appendEvent(std::uint64_t number, Stream& stream, std::string_view data);
     void evictForBudget();
+    /// True for a stream that only waits to be resumed: no connection, and nothing more will be
+    /// sent on it (finished, or a standalone stream that is no longer the current one).
+    bool waitsForResumeOnly(std::uint64_t number, const Stream& stream) const;
+    /// Forgets the oldest such streams beyond ReplayLimits::streams_per_session.
+    void pruneStreams();
 
     const std::string id_;
     const std::string protocolVersion_;

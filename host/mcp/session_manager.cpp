@@ -44,8 +44,11 @@ std::shared_ptr<McpSession> SessionManager::find(std::string_view id) {
         }
         session = it->second;
     }
-    if (std::chrono::steady_clock::now() - session->lastUsed() > limits_.idle_timeout) {
-        remove(id);  // expired, even if the sweeper has not come round yet
+    // Expired, even if the sweeper has not come round yet; as there, a session with a live
+    // stream is in use even when the client sends nothing.
+    if (std::chrono::steady_clock::now() - session->lastUsed() > limits_.idle_timeout &&
+        session->attachedStreams() == 0) {
+        remove(id);
         return nullptr;
     }
     session->touch();

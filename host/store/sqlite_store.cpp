@@ -39,6 +39,8 @@ namespace {
 
 constexpr int kMaxPoolSize = 64;
 constexpr int kMaxBusyTimeoutMs = 600000;
+constexpr int kMinCacheKib = 16;
+constexpr int kMaxCacheKib = 1048576;
 constexpr std::string_view kMemoryPath = ":memory:";
 
 std::string inQuotes(std::string_view text) {
@@ -507,6 +509,12 @@ Result<void> checkOptions(const StoreOptions& options) {
                                                       std::to_string(kMaxPoolSize) + ", got " +
                                                       std::to_string(options.pool_size)};
     }
+    if (options.cache_kib < kMinCacheKib || options.cache_kib > kMaxCacheKib) {
+        return Error{ErrorCode::invalid_argument, "store.cache_kib: must be between " +
+                                                      std::to_string(kMinCacheKib) + " and " +
+                                                      std::to_string(kMaxCacheKib) + ", got " +
+                                                      std::to_string(options.cache_kib)};
+    }
     if (options.busy_timeout_ms < 0 || options.busy_timeout_ms > kMaxBusyTimeoutMs) {
         return Error{ErrorCode::invalid_argument, "store.busy_timeout_ms: must be between 0 and " +
                                                       std::to_string(kMaxBusyTimeoutMs) + ", got " +
@@ -551,6 +559,8 @@ std::unique_ptr<Session> openConnection(const StoreOptions& options) {
     // file. FULL would add an fsync to every commit, which the 2-core target pays for on every
     // session poll, for protection against power loss only.
     execute(*session, "PRAGMA synchronous = NORMAL");
+    // A negative cache_size is in KiB: the bound of this connection's page cache.
+    execute(*session, "PRAGMA cache_size = -" + std::to_string(options.cache_kib));
     return session;
 }
 
@@ -1420,6 +1430,14 @@ Result<std::vector<AuditEvent>> SqliteStore::queryAudit(const AuditQuery& query)
 Result<std::string> SqliteStore::journalMode() {
     return impl_->read("store: cannot read journal mode", [](Session& s) -> Result<std::string> {
         return queryText(s, "PRAGMA journal_mode").value_or("");
+    });
+}
+
+Result<std::int64_t> SqliteStore::cacheKib() {
+    return impl_->read("store: cannot read cache size", [](Session& s) -> Result<std::int64_t> {
+        std::int64_t pages_or_kib = 0;
+        s << "PRAGMA cache_size", into(pages_or_kib), now;
+        return -pages_or_kib;  // negative: KiB (what openConnection set)
     });
 }
 

@@ -18,10 +18,10 @@ namespace crank::store {
 /// The embedded Store: one SQLite file, reached through Poco::Data::SQLite.
 ///
 /// Every connection runs with WAL journaling, synchronous=NORMAL, foreign_keys=ON and
-/// busy_timeout=StoreOptions::busy_timeout_ms. Write calls run in BEGIN IMMEDIATE transactions
-/// (the write lock is taken up front, so two writers never deadlock upgrading a read lock);
-/// single-statement reads run in autocommit mode and see the last committed state. See
-/// host/store/README.md for why.
+/// busy_timeout=StoreOptions::busy_timeout_ms, and a page cache of StoreOptions::cache_kib. Write
+/// calls run in BEGIN IMMEDIATE transactions (the write lock is taken up front, so two writers
+/// never deadlock upgrading a read lock); single-statement reads run in autocommit mode and see the
+/// last committed state. See host/store/README.md for why.
 ///
 /// THREADING: as Store. A pool of StoreOptions::pool_size connections (exactly one for
 /// ":memory:") is lent to callers one thread at a time.
@@ -86,6 +86,8 @@ public:
 
     /// PRAGMA journal_mode: "wal" for a file database, "memory" for ":memory:".
     Result<std::string> journalMode();
+    /// The page cache bound of a pooled connection, KiB (StoreOptions::cache_kib).
+    Result<std::int64_t> cacheKib();
     /// Highest version recorded in schema_migrations.
     Result<std::int64_t> schemaVersion();
     /// PRAGMA integrity_check; ErrorCode::io with SQLite's findings when it is not "ok".

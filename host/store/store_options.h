@@ -20,6 +20,10 @@ struct StoreOptions {
     /// Connections kept open to the database, 1..64. Calls beyond this many wait (see
     /// busy_timeout_ms). SQLite allows one writer at a time; extra connections serve readers.
     int pool_size = 4;
+    /// Page cache of each connection, KiB, 16..1048576 (SQLite's own default, 2000). The cache
+    /// fills as the database grows and is then reused: the store holds up to about
+    /// pool_size x cache_kib of memory for it.
+    int cache_kib = 2000;
 };
 
 }  // namespace crank::store

@@ -75,14 +75,16 @@ TEST(ConfigErrorsTest, ServerNumbers) {
     EXPECT_THAT(
         errorsOf(R"({"server": {"threads": 0, "queue": 100001, "backlog": "64",
             "max_request_body_bytes": 268435457, "shutdown_grace_ms": -1,
-            "idle_connection_timeout_ms": 99}})"),
+            "idle_connection_timeout_ms": 99, "memory_trim_interval_ms": -5}})"),
         ElementsAre("server.threads: expected an integer from 1 to 1024, got 0",
                     "server.queue: expected an integer from 1 to 100000, got 100001",
                     R"(server.backlog: expected an integer from 1 to 65535, got "64")",
                     "server.max_request_body_bytes: must be at most 268435456, got 268435457",
                     "server.shutdown_grace_ms: expected an integer from 0 to 600000, got -1",
                     "server.idle_connection_timeout_ms: expected an integer from 100 to 3600000, "
-                    "got 99"));
+                    "got 99",
+                    "server.memory_trim_interval_ms: expected an integer from 0 to 86400000, got "
+                    "-5"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,11 +150,12 @@ TEST(ConfigErrorsTest, AllowedHostsFormat) {
 TEST(ConfigErrorsTest, StoreErrors) {
     EXPECT_THAT(
         errorsOf(R"({"store": {"backend": "sqlit", "path": "", "busy_timeout_ms": -1,
-                            "pool_size": 65}})"),
+                            "pool_size": 65, "cache_kib": 8}})"),
         ElementsAre(R"(store.backend: expected "sqlite", got "sqlit" (did you mean "sqlite"?))",
                     R"(store.path: must not be empty (use ":memory:" for a store in memory))",
                     "store.busy_timeout_ms: expected an integer from 0 to 600000, got -1",
-                    "store.pool_size: expected an integer from 1 to 64, got 65"));
+                    "store.pool_size: expected an integer from 1 to 64, got 65",
+                    "store.cache_kib: expected an integer from 16 to 1048576, got 8"));
     EXPECT_THAT(errorsOf(R"({"store": {"backend": "postgres", "path": 3}})"),
                 ElementsAre(R"(store.backend: expected "sqlite", got "postgres")",
                             "store.path: expected a string, got 3"));

@@ -229,12 +229,14 @@ TEST(ConfigDefaultsTest, EmptyObjectGivesDocumentedDefaults) {
     EXPECT_EQ(c.server.max_request_body_bytes, 1024 * 1024);
     EXPECT_EQ(c.server.shutdown_grace_ms, 10'000);
     EXPECT_EQ(c.server.idle_connection_timeout_ms, 30'000);
+    EXPECT_EQ(c.server.memory_trim_interval_ms, 60'000);
     EXPECT_THAT(c.server.allowed_origins, IsEmpty());
     EXPECT_THAT(c.server.allowed_hosts, IsEmpty());
     EXPECT_EQ(c.store.backend, "sqlite");
     EXPECT_EQ(c.store.path, "./crank.db");
     EXPECT_EQ(c.store.busy_timeout_ms, 5'000);
     EXPECT_EQ(c.store.pool_size, 4);
+    EXPECT_EQ(c.store.cache_kib, 2'000);
     EXPECT_THAT(c.plugins.directories, IsEmpty());
     EXPECT_THAT(c.plugins.enabled, IsEmpty());
     EXPECT_EQ(c.auth.mode, AuthConfig::Mode::none);
@@ -418,6 +420,7 @@ TEST(ConfigMcpSectionTest, DefaultsWhenAbsent) {
     EXPECT_EQ(m.stream_stall_timeout_ms, 60'000);
     EXPECT_EQ(m.replay_events, 256);
     EXPECT_EQ(m.replay_bytes, 1024 * 1024);
+    EXPECT_EQ(m.replay_streams, 64);
     EXPECT_EQ(m.tools_page_size, 100);
     EXPECT_EQ(m.sse_retry_ms, 1'000);
 }
@@ -426,7 +429,7 @@ TEST(ConfigMcpSectionTest, EveryKeyIsRead) {
     const LoadResult result = load(R"({"mcp": {"path": "/gateway/mcp", "max_sessions": 5,
         "session_idle_timeout_ms": 60000, "heartbeat_interval_ms": 250, "max_streams": 7,
         "stream_buffer_bytes": 4096, "stream_stall_timeout_ms": 0, "replay_events": 0, "replay_bytes": 0,
-        "tools_page_size": 2, "sse_retry_ms": 50}})");
+        "replay_streams": 3, "tools_page_size": 2, "sse_retry_ms": 50}})");
     ASSERT_TRUE(result.config) << ::testing::PrintToString(messages(result));
     const McpConfig& m = result.config->mcp;
     EXPECT_EQ(m.path, "/gateway/mcp");
@@ -438,6 +441,7 @@ TEST(ConfigMcpSectionTest, EveryKeyIsRead) {
     EXPECT_EQ(m.stream_stall_timeout_ms, 0);
     EXPECT_EQ(m.replay_events, 0);
     EXPECT_EQ(m.replay_bytes, 0);
+    EXPECT_EQ(m.replay_streams, 3);
     EXPECT_EQ(m.tools_page_size, 2);
     EXPECT_EQ(m.sse_retry_ms, 50);
 }

@@ -108,6 +108,44 @@ TEST(McpSessionTest, StandaloneMessagesGoToTheNewestAttachedGetStream) {
     EXPECT_EQ(session.attachedStreams(), 1U);
 }
 
+TEST(McpSessionTest, StreamsKeptOnlyForResumptionAreBoundedPerSession) {
+    ReplayLimits limits;
+    limits.streams_per_session = 4;
+    McpSession session("s", "2025-11-25", limits);
+    // A client that opens a GET stream, drops it and opens another, 50 times.
+    std::vector<std::uint64_t> gets;
+    Recorder r;
+    for (std::uint64_t token = 1; token <= 50; ++token) {
+        gets.push_back(session.openStream(true));
+        session.attach(gets.back(), r.connection(token));
+        session.detach(gets.back(), token);
+    }
+    // 50 POST streams answered and finished, and one still at work (never dropped).
+    const auto working = session.openStream(false);
+    for (int i = 0; i < 50; ++i) {
+        const auto post = session.openStream(false);
+        session.send(post, "result");
+        session.finish(post);
+    }
+    const std::string newest = std::to_string(gets.back()) + "-1";
+    EXPECT_FALSE(session.canResume(std::to_string(gets.front()) + "-1")) << "the oldest went";
+    EXPECT_FALSE(session.canResume(newest)) << "50 finished POST streams came after it";
+    int resumable = 0;
+    for (std::uint64_t n = 1; n <= working + 50; ++n) {
+        resumable += session.canResume(std::to_string(n) + "-0") ? 1 : 0;
+    }
+    EXPECT_EQ(resumable, 5) << "4 streams kept for resumption, and the one at work";
+    EXPECT_TRUE(session.canResume(std::to_string(working) + "-0"));
+    EXPECT_TRUE(session.canResume(std::to_string(working + 50) + "-1")) << "the newest stays";
+
+    // The one at work still delivers, on a connection that resumes it.
+    Recorder late;
+    ASSERT_TRUE(session.resume(std::to_string(working) + "-0", late.connection(99)));
+    session.send(working, "done");
+    ASSERT_EQ(late.sent.size(), 1U);
+    EXPECT_NE(late.sent[0].find("data: done"), std::string::npos);
+}
+
 TEST(McpSessionTest, CancellationFlagsTheRequestAndCloseAllCancelsEverything) {
     McpSession session("s", "2025-11-25", {});
     auto one = session.beginRequest("1");
@@ -148,9 +186,20 @@ TEST(SessionManagerTest, IdleSessionsExpireButNotThoseWithAnOpenStream) {
     const auto stream = (*streaming)->openStream(true);
     (*streaming)->attach(stream, r.connection(1));
     std::this_thread::sleep_for(std::chrono::milliseconds(80));
+    // A request on the listening session before the sweeper runs: still there.
+    EXPECT_NE(manager.find((*streaming)->id()), nullptr);
     EXPECT_EQ(manager.expireIdle(), 1U);
     EXPECT_EQ(manager.size(), 1U);
     EXPECT_EQ(manager.find((*idle)->id()), nullptr);
+}
+
+TEST(SessionManagerTest, FindExpiresAnIdleSessionWithoutAStream) {
+    SessionManager manager(SessionLimits{10, std::chrono::milliseconds(30), {}});
+    auto idle = manager.create("2025-11-25");
+    ASSERT_TRUE(idle);
+    std::this_thread::sleep_for(std::chrono::milliseconds(80));
+    EXPECT_EQ(manager.find((*idle)->id()), nullptr);
+    EXPECT_EQ(manager.size(), 0U) << "find removes it at once";
 }
 
 }  // namespace

@@ -59,6 +59,20 @@ TEST(SqliteStoreOpenTest, MemoryDatabaseUsesOneConnection) {
     EXPECT_EQ(*store->schemaVersion(), latestVersion());
 }
 
+TEST(SqliteStoreOpenTest, ConnectionsGetTheConfiguredCacheBound) {
+    TempDir dir;
+    StoreOptions options = fileOptions(dir, "cache.db", 3);
+    auto defaults = openOrFail(options);
+    ASSERT_NE(defaults, nullptr);
+    EXPECT_EQ(*defaults->cacheKib(), 2000);
+    defaults.reset();
+
+    options.cache_kib = 256;
+    auto store = openOrFail(options);
+    ASSERT_NE(store, nullptr);
+    EXPECT_EQ(*store->cacheKib(), 256);
+}
+
 TEST(SqliteStoreOpenTest, ReopeningDoesNotReapplyMigrationsAndKeepsData) {
     TempDir dir;
     const StoreOptions options = fileOptions(dir);
@@ -298,6 +312,14 @@ TEST(SqliteStoreOpenTest, BadOptionsAreRejectedWithTheOptionName) {
     auto r3 = openStore(busy);
     ASSERT_FALSE(r3.ok());
     EXPECT_NE(r3.error().message.find("store.busy_timeout_ms"), std::string::npos);
+
+    StoreOptions cache = memoryOptions();
+    cache.cache_kib = 15;
+    auto r5 = openStore(cache);
+    ASSERT_FALSE(r5.ok());
+    EXPECT_NE(r5.error().message.find("store.cache_kib: must be between 16 and 1048576, got 15"),
+              std::string::npos)
+        << r5.error().message;
 
     StoreOptions empty;
     empty.path.clear();
