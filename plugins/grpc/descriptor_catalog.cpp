@@ -9,8 +9,11 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/descriptor.pb.h>
@@ -152,23 +155,100 @@ bool nestedDeeperThan(std::string_view json, std::size_t limit) {
 }
 
 /// Whether messages of `root` can hold a google.protobuf.Any at any depth.
-bool reachesAny(const pb::Descriptor& root) {
+/// What a message type can hold, at any depth.
+struct Reach {
+    bool any = false;  ///< a google.protobuf.Any
+    bool map = false;  ///< a map field
+};
+
+Reach computeReach(const pb::Descriptor& root) {
+    Reach reach;
     std::vector<const pb::Descriptor*> stack{&root};
     std::set<const pb::Descriptor*> seen{&root};
     while (!stack.empty()) {
         const pb::Descriptor* d = stack.back();
         stack.pop_back();
         if (d->full_name() == "google.protobuf.Any") {
-            return true;
+            reach.any = true;
         }
         for (int i = 0; i < d->field_count(); ++i) {
+            reach.map = reach.map || d->field(i)->is_map();
             const pb::Descriptor* m = d->field(i)->message_type();
             if (m != nullptr && seen.insert(m).second) {
                 stack.push_back(m);
             }
         }
     }
-    return false;
+    return reach;
+}
+
+/// The key of a map entry, as text: what tells two entries of one map apart.
+std::string mapKeyText(const pb::Message& entry) {
+    const pb::FieldDescriptor* key = entry.GetDescriptor()->map_key();
+    const pb::Reflection* r = entry.GetReflection();
+    switch (key->cpp_type()) {
+        case pb::FieldDescriptor::CPPTYPE_STRING:
+            return r->GetString(entry, key);
+        case pb::FieldDescriptor::CPPTYPE_INT32:
+            return std::to_string(r->GetInt32(entry, key));
+        case pb::FieldDescriptor::CPPTYPE_INT64:
+            return std::to_string(r->GetInt64(entry, key));
+        case pb::FieldDescriptor::CPPTYPE_UINT32:
+            return std::to_string(r->GetUInt32(entry, key));
+        case pb::FieldDescriptor::CPPTYPE_UINT64:
+            return std::to_string(r->GetUInt64(entry, key));
+        case pb::FieldDescriptor::CPPTYPE_BOOL:
+            return r->GetBool(entry, key) ? "true" : "false";
+        default:
+            return {};  // protobuf allows no other key type
+    }
+}
+
+/// Keeps only the last entry of each key in every map of `message`, at any depth. The wire may
+/// repeat a key (the last entry wins), a parsed dynamic message keeps every entry, and the JSON
+/// printer prints them all: an object with the key twice, which no proto3 JSON reader takes back.
+/// Recurses as deep as the parser did (its recursion limit bounds the message).
+void keepLastMapEntries(pb::Message& message) {
+    const pb::Reflection* r = message.GetReflection();
+    std::vector<const pb::FieldDescriptor*> fields;
+    r->ListFields(message, &fields);
+    for (const pb::FieldDescriptor* field : fields) {
+        if (field->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) {
+            continue;
+        }
+        if (!field->is_repeated()) {
+            keepLastMapEntries(*r->MutableMessage(&message, field));
+            continue;
+        }
+        int size = r->FieldSize(message, field);
+        if (field->is_map()) {
+            std::unordered_map<std::string, int> last;
+            for (int i = 0; i < size; ++i) {
+                last[mapKeyText(r->GetRepeatedMessage(message, field, i))] = i;
+            }
+            if (static_cast<int>(last.size()) < size) {
+                std::vector<bool> keep(static_cast<std::size_t>(size), false);
+                for (const auto& [key, index] : last) {
+                    keep[static_cast<std::size_t>(index)] = true;
+                }
+                int kept = 0;  // entries [0, kept) are the ones kept, in their order
+                for (int i = 0; i < size; ++i) {
+                    if (keep[static_cast<std::size_t>(i)]) {
+                        if (kept != i) {
+                            r->SwapElements(&message, field, kept, i);
+                        }
+                        ++kept;
+                    }
+                }
+                for (; size > kept; --size) {
+                    r->RemoveLast(&message, field);
+                }
+            }
+        }
+        for (int i = 0; i < size; ++i) {
+            keepLastMapEntries(*r->MutableRepeatedMessage(&message, field, i));
+        }
+    }
 }
 
 /// Any payloads nest (an Any holding a message holding an Any...) at most this deep.
@@ -346,9 +426,18 @@ struct DescriptorCatalog::Impl {
         pb::util::NewTypeResolverForDescriptorPool(std::string(type_url_prefix), &pool)};
     /// Every service of the given files, by full name.
     std::map<std::string, const pb::ServiceDescriptor*, std::less<>> services;
-    /// Whether a message type can hold a google.protobuf.Any, by type (filled on first use).
-    std::mutex any_mutex;
-    std::map<const pb::Descriptor*, bool> may_hold_any;
+    /// What a message type can hold, by type (filled on first use).
+    std::mutex reach_mutex;
+    std::map<const pb::Descriptor*, Reach> reach;
+
+    Reach reachOf(const pb::Descriptor& type) {
+        const std::lock_guard<std::mutex> lock(reach_mutex);
+        auto [it, inserted] = reach.emplace(&type, Reach{});
+        if (inserted) {
+            it->second = computeReach(type);
+        }
+        return it->second;
+    }
 };
 
 /// Files are checked and put in the database first; then every one is built, so that any problem
@@ -616,9 +705,17 @@ std::string DescriptorCatalog::binaryToJson(const google::protobuf::Descriptor& 
     options.always_print_primitive_fields = true;
     options.always_print_enums_as_ints = false;
     options.preserve_proto_field_names = false;
+    // A map key repeated on the wire: print the message with the last entry of each key.
+    std::string deduplicated;
+    const std::string* bytes = &binary;
+    if (impl_->reachOf(type).map) {
+        keepLastMapEntries(*message);
+        deduplicated = message->SerializePartialAsString();
+        bytes = &deduplicated;
+    }
     std::string json;
     const pb::util::Status status =
-        pb::util::BinaryToJsonString(impl_->resolver.get(), typeUrl(type), binary, &json, options);
+        pb::util::BinaryToJsonString(impl_->resolver.get(), typeUrl(type), *bytes, &json, options);
     if (!status.ok()) {
         throw Error(ErrorCode::protocol,
                     "the upstream sent a " + type.full_name() + " that has no JSON form: " +
@@ -633,12 +730,7 @@ std::string DescriptorCatalog::binaryToJson(const google::protobuf::Descriptor& 
 }
 
 bool DescriptorCatalog::mayHoldAny(const google::protobuf::Descriptor& type) const {
-    const std::lock_guard<std::mutex> lock(impl_->any_mutex);
-    auto [it, inserted] = impl_->may_hold_any.emplace(&type, false);
-    if (inserted) {
-        it->second = reachesAny(type);
-    }
-    return it->second;
+    return impl_->reachOf(type).any;
 }
 
 std::optional<std::string> DescriptorCatalog::anyToJson(std::string_view type_url,

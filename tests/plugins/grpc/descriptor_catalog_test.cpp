@@ -514,6 +514,22 @@ TEST(DescriptorCatalogJson, HugeStringIsConverted) {
     EXPECT_EQ(doc["text"].GetStringLength(), text.size());
 }
 
+TEST(DescriptorCatalogJson, AMapKeyRepeatedOnTheWirePrintsOnceWithItsLastValue) {
+    const auto catalog = fixtureCatalog();
+    const auto& request = message(*catalog, "crank.fixture.v1.EchoRequest");
+    // The wire may repeat a map entry's key; the last one wins (found by the protobuf_json fuzz
+    // target: the printer printed both, JSON with "a" twice that protobuf does not read back).
+    const std::string first = catalog->jsonToBinary(request, R"({"counts": {"a": 1, "b": 2}})");
+    const std::string second = catalog->jsonToBinary(request, R"({"counts": {"a": 3}})");
+    const std::string json = catalog->binaryToJson(request, first + second);
+    const auto doc = parse(json);
+    ASSERT_TRUE(doc["counts"].IsObject()) << json;
+    EXPECT_EQ(doc["counts"].MemberCount(), 2U) << json;
+    EXPECT_EQ(doc["counts"]["a"].GetInt(), 3) << json;
+    EXPECT_EQ(doc["counts"]["b"].GetInt(), 2) << json;
+    EXPECT_NO_THROW((void)catalog->jsonToBinary(request, json)) << json;
+}
+
 TEST(DescriptorCatalogJson, DeeplyNestedInputFailsCleanly) {
     const auto catalog = fixtureCatalog();
     const auto& request = message(*catalog, "crank.fixture.v1.EchoRequest");
