@@ -336,7 +336,7 @@ async function churn(lane, kind, abandon) {
 
 async function openLane(index) {
     const lane = {
-        index, rng: generator(seed * 1000 + index), seq: 0, lastEvent: 0, abandonedSessions: [], abandonedMcp: [],
+        index, rng: generator(seed * 1000 + index), seq: 0, ops: 0, lastEvent: 0, abandonedSessions: [], abandonedMcp: [],
         transportError(err) {
             if (lane.closing) return;  // the aborts of its own close
             transportErrors++;
@@ -345,6 +345,22 @@ async function openLane(index) {
     };
     Object.assign(lane, await connect(`crank-bench-soak-${index}`, (err) => lane.transportError(err)));
     return lane;
+}
+
+/** SOAK_LANE_RENEW_OPS > 0: a lane replaces its own MCP session (DELETE, a new one) every that
+ * many operations, so that nothing crankd keeps per session can pile up over the run (a
+ * diagnostic: by default the lanes keep theirs for the whole run). */
+const renewEvery = number('SOAK_LANE_RENEW_OPS', 0);
+let renewals = 0;
+async function renewLane(lane) {
+    lane.client.onerror = () => {};  // the abort of the old GET stream is no transport error
+    try {
+        await lane.transport.terminateSession();
+    } finally {
+        await lane.client.close().catch(() => {});
+    }
+    Object.assign(lane, await connect(`crank-bench-soak-${lane.index}`, (e) => lane.transportError(e)));
+    renewals++;
 }
 
 async function runLane(lane, until) {
@@ -357,15 +373,15 @@ async function runLane(lane, until) {
             await scenarios[kind](lane, kind);
             stats[kind].ops++;
             failedInARow = 0;
+            if (renewEvery > 0 && ++lane.ops % renewEvery === 0) await renewLane(lane);
         } catch (err) {
             noteError(kind, err);
             await sleep(200);
             // The lane's own MCP session may be what broke: a new one after 3 failures in a row.
             if (++failedInARow >= 3) {
                 failedInARow = 0;
-                lane.closing = true;  // the abort of the old GET stream is no transport error
+                lane.client.onerror = () => {};  // the abort of the old GET stream is no transport error
                 await lane.client.close().catch(() => {});
-                lane.closing = false;
                 try {
                     Object.assign(lane, await connect(`crank-bench-soak-${lane.index}`, (e) => lane.transportError(e)));
                 } catch (e) {
@@ -713,7 +729,8 @@ for (const k of kinds) {
 out(['total'.padEnd(24), String(totals.ops).padStart(8), String(totals.errors).padStart(8), String(totals.requests).padStart(10)].join(''));
 out(`transport errors (the SDK's onerror, outside the operations above): ${transportErrors};`
     + ` pings of the lanes while idle: ${keepAlivePings}, failed: ${keepAliveErrors};`
-    + ` cancels that came after the job had ended: ${lateCancels}`);
+    + ` cancels that came after the job had ended: ${lateCancels}`
+    + (renewEvery > 0 ? `; the lanes renewed their MCP sessions ${renewals} times (every ${renewEvery} operations)` : ''));
 for (const [message, count] of errorMessages) out(`  ${count} x ${message}`);
 out('');
 out(`thresholds (after the warm-up, judged from ${limits.minSlopeSpan} s of it): RSS slope <= ${limits.rssSlopeKiBPerMin} KiB/min and final <= warm-up + ${limits.rssGrowthPct}%;`

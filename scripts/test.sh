@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything, and runs every test: formatting of the project's
-# sources, then all ctest suites of build/ (unit, integration, end to end, clang-tidy) side by side
-# on every core (the fuzz targets' corpus and regression inputs replayed among them), then
-# ThreadSanitizer over the runtime and store tests (scripts/sanitizers.sh). Not yet part of this
-# run: the AddressSanitizer tree (CRANK_SANITIZERS=asan,tsan scripts/sanitizers.sh) and the timed
-# fuzzer runs (scripts/fuzz.sh); docs/testing.md. Arguments go to the first ctest run (e.g.
-# -R integration).
+# Installs what is missing, builds everything, and runs every test (docs/testing.md): formatting
+# of the project's sources; all ctest suites of build/ (unit, integration, end to end, clang-tidy)
+# side by side on every core, the fuzz targets' corpus and regression inputs replayed among them;
+# the sanitizer trees (scripts/sanitizers.sh: AddressSanitizer with LeakSanitizer and UBSan over
+# crankd, its plugins and the suites that run it; ThreadSanitizer over the runtime and store
+# tests); then every libFuzzer target for CRANK_FUZZ_SECONDS (20) each (scripts/fuzz.sh).
+# Arguments go to the first ctest run (e.g. -R integration).
 # Every part runs even when an earlier one failed; the exit status is non-zero if any failed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,7 +17,8 @@ build="${CRANK_BUILD_DIR:-$root/build}"
 
 failed=()
 (cd "$build" && ctest --output-on-failure --timeout 300 -j "$(nproc)" "$@") || failed+=(tests)
-"$root/scripts/sanitizers.sh" || failed+=(sanitizers)
+CRANK_SANITIZERS="${CRANK_SANITIZERS:-asan,tsan}" "$root/scripts/sanitizers.sh" || failed+=(sanitizers)
+"$root/scripts/fuzz.sh" || failed+=(fuzz)
 if ((${#failed[@]} > 0)); then
     echo "test.sh: failed: ${failed[*]}" >&2
     exit 1
