@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
+#include <thread>
 
 #include <fmt/core.h>
 #include <rapidjson/document.h>
@@ -962,8 +964,15 @@ void JobRegistry::recover(const std::vector<JobRecord>& rows, bool own) {
 
 void JobRegistry::recoverOwn() {
     // Rows of this node that it does not hold in memory: its previous incarnation's. Claiming
-    // renews their heartbeat past `before`, so each page brings new rows.
-    const std::int64_t before = nowUnixMs();
+    // renews their heartbeat past `before`, so each page brings new rows. `before` takes in the
+    // current millisecond, which the previous incarnation's last heartbeat (or a job it created
+    // just before it stopped) may share: left out, such a row was never run, since this node's
+    // heartbeats then kept it from ever looking stale. Waiting for the next millisecond keeps the
+    // claims below past `before`.
+    const std::int64_t before = nowUnixMs() + 1;
+    for (int i = 0; i < 100 && nowUnixMs() < before; ++i) {  // about 1 ms
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
     for (int page = 0; page < kMaxRecoveryPages; ++page) {
         store::JobFilter f;
         f.owner_node = options_.node_id;
@@ -1137,6 +1146,9 @@ std::size_t JobRegistry::shutdown(milliseconds /*grace*/) {
     if (ticker_.joinable()) {
         ticker_.join();
     }
+    // Ends the store refused (disk full) get a last try; those still refused are taken for
+    // interrupted jobs at the next start, as after a crash.
+    recordUnrecorded();
     // Queued jobs stay queued in the store: the next start runs them.
     return 0;
 }

@@ -853,6 +853,11 @@ std::size_t SessionRegistry::shutdown(std::chrono::milliseconds grace) {
     for (auto& [id, entry] : all) {
         const std::lock_guard<std::mutex> lock(entry->mutex);
         entry->closeLocked("stopped", Clock::now(), milliseconds(0));
+        if (entry->unrecorded) {
+            // An end the store refused earlier (disk full) gets a last try before the exit; the
+            // tick retries at most once a second and may not have come round since space returned.
+            entry->recordTerminal(*entry->unrecorded);
+        }
     }
     std::size_t abandoned = 0;
     for (auto& [id, entry] : all) {
