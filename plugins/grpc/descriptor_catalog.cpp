@@ -207,8 +207,10 @@ std::string mapKeyText(const pb::Message& entry) {
 /// Keeps only the last entry of each key in every map of `message`, at any depth. The wire may
 /// repeat a key (the last entry wins), a parsed dynamic message keeps every entry, and the JSON
 /// printer prints them all: an object with the key twice, which no proto3 JSON reader takes back.
-/// Recurses as deep as the parser did (its recursion limit bounds the message).
-void keepLastMapEntries(pb::Message& message) {
+/// Recurses as deep as the parser did (its recursion limit bounds the message). True when it
+/// removed an entry.
+bool keepLastMapEntries(pb::Message& message) {
+    bool removed = false;
     const pb::Reflection* r = message.GetReflection();
     std::vector<const pb::FieldDescriptor*> fields;
     r->ListFields(message, &fields);
@@ -217,7 +219,7 @@ void keepLastMapEntries(pb::Message& message) {
             continue;
         }
         if (!field->is_repeated()) {
-            keepLastMapEntries(*r->MutableMessage(&message, field));
+            removed = keepLastMapEntries(*r->MutableMessage(&message, field)) || removed;
             continue;
         }
         int size = r->FieldSize(message, field);
@@ -243,12 +245,14 @@ void keepLastMapEntries(pb::Message& message) {
                 for (; size > kept; --size) {
                     r->RemoveLast(&message, field);
                 }
+                removed = true;
             }
         }
         for (int i = 0; i < size; ++i) {
-            keepLastMapEntries(*r->MutableRepeatedMessage(&message, field, i));
+            removed = keepLastMapEntries(*r->MutableRepeatedMessage(&message, field, i)) || removed;
         }
     }
+    return removed;
 }
 
 /// Any payloads nest (an Any holding a message holding an Any...) at most this deep.
@@ -708,8 +712,7 @@ std::string DescriptorCatalog::binaryToJson(const google::protobuf::Descriptor& 
     // A map key repeated on the wire: print the message with the last entry of each key.
     std::string deduplicated;
     const std::string* bytes = &binary;
-    if (impl_->reachOf(type).map) {
-        keepLastMapEntries(*message);
+    if (impl_->reachOf(type).map && keepLastMapEntries(*message)) {
         deduplicated = message->SerializePartialAsString();
         bytes = &deduplicated;
     }
