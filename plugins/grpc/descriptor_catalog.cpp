@@ -207,10 +207,8 @@ std::string mapKeyText(const pb::Message& entry) {
 /// Keeps only the last entry of each key in every map of `message`, at any depth. The wire may
 /// repeat a key (the last entry wins), a parsed dynamic message keeps every entry, and the JSON
 /// printer prints them all: an object with the key twice, which no proto3 JSON reader takes back.
-/// Recurses as deep as the parser did (its recursion limit bounds the message). True when it
-/// removed an entry.
-bool keepLastMapEntries(pb::Message& message) {
-    bool removed = false;
+/// Recurses as deep as the parser did (its recursion limit bounds the message).
+void keepLastMapEntries(pb::Message& message) {
     const pb::Reflection* r = message.GetReflection();
     std::vector<const pb::FieldDescriptor*> fields;
     r->ListFields(message, &fields);
@@ -219,7 +217,7 @@ bool keepLastMapEntries(pb::Message& message) {
             continue;
         }
         if (!field->is_repeated()) {
-            removed = keepLastMapEntries(*r->MutableMessage(&message, field)) || removed;
+            keepLastMapEntries(*r->MutableMessage(&message, field));
             continue;
         }
         int size = r->FieldSize(message, field);
@@ -245,14 +243,12 @@ bool keepLastMapEntries(pb::Message& message) {
                 for (; size > kept; --size) {
                     r->RemoveLast(&message, field);
                 }
-                removed = true;
             }
         }
         for (int i = 0; i < size; ++i) {
-            removed = keepLastMapEntries(*r->MutableRepeatedMessage(&message, field, i)) || removed;
+            keepLastMapEntries(*r->MutableRepeatedMessage(&message, field, i));
         }
     }
-    return removed;
 }
 
 /// Any payloads nest (an Any holding a message holding an Any...) at most this deep.
@@ -709,16 +705,18 @@ std::string DescriptorCatalog::binaryToJson(const google::protobuf::Descriptor& 
     options.always_print_primitive_fields = true;
     options.always_print_enums_as_ints = false;
     options.preserve_proto_field_names = false;
-    // A map key repeated on the wire: print the message with the last entry of each key.
-    std::string deduplicated;
-    const std::string* bytes = &binary;
-    if (impl_->reachOf(type).map && keepLastMapEntries(*message)) {
-        deduplicated = message->SerializePartialAsString();
-        bytes = &deduplicated;
+    // Print the parsed message's own bytes, not the upstream's. The wire may repeat a singular
+    // field, a oneof member or a map key (the last one wins), and the printer, which streams the
+    // bytes it is given, prints every occurrence: "true,true" for a google.protobuf.Value whose
+    // bool_value came twice, an object with a key twice. The parsed message holds each field once,
+    // and each map key once after keepLastMapEntries.
+    if (impl_->reachOf(type).map) {
+        keepLastMapEntries(*message);
     }
+    const std::string canonical = message->SerializePartialAsString();
     std::string json;
-    const pb::util::Status status =
-        pb::util::BinaryToJsonString(impl_->resolver.get(), typeUrl(type), *bytes, &json, options);
+    const pb::util::Status status = pb::util::BinaryToJsonString(
+        impl_->resolver.get(), typeUrl(type), canonical, &json, options);
     if (!status.ok()) {
         throw Error(ErrorCode::protocol,
                     "the upstream sent a " + type.full_name() + " that has no JSON form: " +

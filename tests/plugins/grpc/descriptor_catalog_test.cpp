@@ -530,6 +530,26 @@ TEST(DescriptorCatalogJson, AMapKeyRepeatedOnTheWirePrintsOnceWithItsLastValue) 
     EXPECT_NO_THROW((void)catalog->jsonToBinary(request, json)) << json;
 }
 
+TEST(DescriptorCatalogJson, AFieldRepeatedOnTheWirePrintsOnceWithItsLastValue) {
+    const auto catalog = fixtureCatalog();
+    // A singular field twice: the last one wins.
+    const auto& request = message(*catalog, "crank.fixture.v1.EchoRequest");
+    const std::string json = catalog->binaryToJson(
+        request, catalog->jsonToBinary(request, R"({"text": "first", "small": 1})") +
+                     catalog->jsonToBinary(request, R"({"text": "second"})"));
+    const auto doc = parse(json);
+    EXPECT_STREQ(doc["text"].GetString(), "second") << json;
+    EXPECT_EQ(doc["small"].GetInt(), 1) << json;
+    // A google.protobuf.Value whose bool_value (field 4, varint) came 40 times, as the
+    // protobuf_json fuzz target sent it: the printer printed "true,true,...", not JSON.
+    const auto& value = message(*catalog, "google.protobuf.Value");
+    std::string repeated;
+    for (int i = 0; i < 40; ++i) {
+        repeated += "\x20\x20";
+    }
+    EXPECT_EQ(catalog->binaryToJson(value, repeated), "true");
+}
+
 TEST(DescriptorCatalogJson, DeeplyNestedInputFailsCleanly) {
     const auto catalog = fixtureCatalog();
     const auto& request = message(*catalog, "crank.fixture.v1.EchoRequest");

@@ -181,13 +181,20 @@ TEST(ReflectionFixture, ListServices) {
     EXPECT_NE(std::find(services.begin(), services.end(), fixture_service), services.end());
 }
 
-TEST(ReflectionFixture, TinyTimeoutIsATimeout) {
+TEST(ReflectionFixture, AnExpiredDeadlineIsATimeoutOrAnAnswerNeverAnotherError) {
+    // gRPC fails a call at its deadline from a timer; the fixture on loopback sometimes answers
+    // first, even with a deadline already reached, so a timeout cannot be required here (a server
+    // that does not answer is: ReflectionFake.SlowServerIsATimeoutWithinTheDeadline).
     Fixture fixture("both");
     ASSERT_NE(fixture.channel, nullptr);
-    const auto started = std::chrono::steady_clock::now();
-    const auto e = errorOf([&] { fetchServiceFiles(fixture.channel, {fixture_service}, {}, 1ms); });
-    EXPECT_EQ(e.code(), ErrorCode::timeout) << e.what();
-    EXPECT_LT(std::chrono::steady_clock::now() - started, 3s);
+    for (int i = 0; i < 20; ++i) {
+        try {
+            const auto files = fetchServiceFiles(fixture.channel, {fixture_service}, {}, 0ms);
+            EXPECT_FALSE(files.empty());
+        } catch (const sdk::Error& e) {
+            EXPECT_EQ(e.code(), ErrorCode::timeout) << e.what();
+        }
+    }
 }
 
 std::uint16_t closedPort() {
