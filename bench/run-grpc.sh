@@ -173,21 +173,8 @@ desc="$build/tests/fixtures/upstreams/grpc/fixture.desc"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/crank-bench-grpc.XXXXXX")"
 fixture_pid=""
-# shellcheck disable=SC2317  # called by cleanup, the trap
-stop() {  # stop PID: SIGTERM, up to 5 s, then SIGKILL; reaps it
-    local pid=$1
-    [[ -n "$pid" ]] || return 0
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 1 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" == Z* ]] && break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
+# shellcheck source=bench/lib/process.sh
+source "$root/bench/lib/process.sh"
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
     stop "$fixture_pid"

@@ -68,26 +68,13 @@ upstream_pid=""
 crankd_pid=""
 driver_pid=""
 crankd_status=""
-# shellcheck disable=SC2317  # called by the traps
-stop() {  # stop PID: SIGTERM, up to 10 s, then SIGKILL; reaps it
-    local pid=$1
-    [[ -n "$pid" ]] || return 0
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 1 100); do
-            kill -0 "$pid" 2>/dev/null || break
-            [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" == Z* ]] && break
-            sleep 0.1
-        done
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
+# shellcheck source=bench/lib/process.sh
+source "$root/bench/lib/process.sh"
 # shellcheck disable=SC2317  # called by the traps
 cleanup() {
-    stop "$driver_pid"
-    stop "$crankd_pid"
-    stop "$upstream_pid"
+    stop "$driver_pid" 10
+    stop "$crankd_pid" 10
+    stop "$upstream_pid" 10
     cp "$work/crankd.log" "$work/upstream.log" "$work/crank.json" "$results/" 2>/dev/null || true
     rm -rf "$work"
 }

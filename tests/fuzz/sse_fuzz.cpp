@@ -57,25 +57,37 @@ constexpr std::size_t kRestLines[] = {8, 40, 300, std::size_t{1024} * 1024};
 constexpr std::size_t kRestEvents[] = {16, 30, 1000, std::size_t{1024} * 1024};
 constexpr std::size_t kMcpEvents[] = {4, 50, 2000, std::size_t{4} * 1024 * 1024};
 
+/// Feeds `stream` to `parser` whole, or in the chunks `chunking` picks; a parser that fails must
+/// say so in error() and refuse anything fed after. `who` names the parser in a finding.
+template <typename Parser, typename Event>
+void feedAll(Parser& parser, std::vector<Event>& events, std::string_view stream,
+             std::optional<std::uint32_t> chunking, std::string_view who) {
+    if (!chunking) {
+        (void)parser.feed(stream, events);
+        return;
+    }
+    Chunker chunker(*chunking);
+    while (!stream.empty()) {
+        const std::size_t n = std::min(chunker.next(), stream.size());
+        const bool ok = parser.feed(stream.substr(0, n), events);
+        stream.remove_prefix(n);
+        if (ok != parser.error().empty()) {
+            crank::fuzz::fail(std::string(who) + ": feed() and error() disagree");
+        }
+        if (!ok) {
+            if (parser.feed("data: x\n\n", events)) {
+                crank::fuzz::fail(std::string(who) + ": feeds after an error");
+            }
+            return;
+        }
+    }
+}
+
 Outcome readRest(std::string_view stream, const crank::rest::SseLimits& limits,
                  std::optional<std::uint32_t> chunking) {
     crank::rest::SseParser parser(limits);
     std::vector<crank::rest::SseEvent> events;
-    if (!chunking) {
-        (void)parser.feed(stream, events);
-    } else {
-        Chunker chunker(*chunking);
-        while (!stream.empty()) {
-            const std::size_t n = std::min(chunker.next(), stream.size());
-            const bool ok = parser.feed(stream.substr(0, n), events);
-            stream.remove_prefix(n);
-            check(ok == parser.error().empty(), "rest: feed() and error() disagree");
-            if (!ok) {
-                check(!parser.feed("data: x\n\n", events), "rest: feeds after an error");
-                break;
-            }
-        }
-    }
+    feedAll(parser, events, stream, chunking, "rest");
     parser.finish();
     for (const auto& e : events) {
         check(!e.type.empty(), "rest: an event without a type");
@@ -93,21 +105,7 @@ Outcome readMcp(std::string_view stream, std::size_t max_event_bytes,
                 std::optional<std::uint32_t> chunking) {
     crank::mcpc::SseParser parser(max_event_bytes);
     std::vector<crank::mcpc::SseEvent> events;
-    if (!chunking) {
-        (void)parser.feed(stream, events);
-    } else {
-        Chunker chunker(*chunking);
-        while (!stream.empty()) {
-            const std::size_t n = std::min(chunker.next(), stream.size());
-            const bool ok = parser.feed(stream.substr(0, n), events);
-            stream.remove_prefix(n);
-            check(ok == parser.error().empty(), "mcp: feed() and error() disagree");
-            if (!ok) {
-                check(!parser.feed("data: x\n\n", events), "mcp: feeds after an error");
-                break;
-            }
-        }
-    }
+    feedAll(parser, events, stream, chunking, "mcp");
     check(parser.eventsEnded() >= events.size(), "mcp: more events than ends");
     for (const auto& e : events) {
         check(!e.data.empty(), "mcp: an event without data");
