@@ -34,6 +34,17 @@ struct ServerConfig {
     std::int64_t max_request_body_bytes = 1024LL * 1024;  ///< larger bodies get 413
     std::int64_t shutdown_grace_ms = 10'000;  ///< SIGTERM: time given to in-flight requests
     std::int64_t idle_connection_timeout_ms = 30'000;  ///< keep-alive and read timeout
+    /// From a request's first byte to the end of its head; a slower head gets 408.
+    std::int64_t request_head_timeout_ms = 10'000;
+    std::int64_t max_request_head_bytes = 32 * 1024;  ///< a larger head gets 431
+    /// From the end of a request's head to the end of its body; a slower body is cut off.
+    std::int64_t request_body_timeout_ms = 30'000;
+    /// A body must arrive at least this fast on average after its first second (bytes/s); 0: any.
+    std::int64_t min_request_body_rate = 1024;
+    /// Bodies up to this size (with a Content-Length) are read before a worker is given.
+    std::int64_t read_ahead_body_bytes = 64 * 1024;
+    std::int64_t max_connections = 4096;             ///< open client connections in all
+    std::int64_t max_connections_per_address = 256;  ///< open client connections per IP address
     /// Free heap handed back to the system this often (util::MemoryTrimmer); 0: never.
     std::int64_t memory_trim_interval_ms = 60'000;
     std::vector<std::string> allowed_origins;  ///< Origin values accepted besides loopback ones
@@ -59,6 +70,7 @@ struct McpConfig {
     std::int64_t session_idle_timeout_ms = 1'800'000;  ///< a session unused this long expires
     std::int64_t heartbeat_interval_ms = 15'000;       ///< SSE comment on idle streams
     std::int64_t max_streams = 10'000;                 ///< open SSE streams, all sessions
+    std::int64_t max_streams_per_session = 16;         ///< open SSE streams of one session
     std::int64_t stream_buffer_bytes =
         4LL * 1024 * 1024;  ///< unsent bytes per stream (slow reader)
     std::int64_t stream_stall_timeout_ms =
@@ -95,6 +107,11 @@ struct Limits {
     std::int64_t max_concurrent_calls = 32;
     std::int64_t max_sessions = 100;
     std::int64_t max_jobs = 100;
+    std::int64_t max_mcp_sessions = 1000;  ///< 2025-era MCP sessions open on this node
+    std::int64_t max_streams = 2000;       ///< SSE streams open on this node
+    /// Workspaces only: call slots of server.max_concurrent_calls that no other workspace may
+    /// take. -1: chosen by isolation_check.h (an equal share when there are several workspaces).
+    std::int64_t reserved_calls = -1;
 };
 
 struct Workspace {
@@ -107,7 +124,7 @@ struct Agent {
     std::string id;
     std::string workspace;
     std::optional<Secret> api_key;  ///< a clear key (env or file) or a sha256 digest of one
-    Limits limits{8, 20, 20};
+    Limits limits{8, 20, 20, 32, 64, 0};
 };
 
 /// `auth`: who may call, in which workspace.

@@ -127,7 +127,8 @@ private:
     void readUpstreams(const Json* v);
     OperationConfig readOperation(const Json& v, const std::string& path);
     void readExecution(const Json* v, const std::string& path, OperationConfig& op);
-    Limits readLimits(const Json* v, const std::string& path, Limits defaults);
+    /// `workspace`: the limits of a workspace, which may also reserve call slots.
+    Limits readLimits(const Json* v, const std::string& path, Limits defaults, bool workspace);
     /// `{"env": NAME}` or `{"file": PATH}` (or `{"sha256": HEX}` when allowed), resolved.
     std::optional<Secret> readSecret(const Json* v, const std::string& path, bool allowDigest);
     void crossCheck();
@@ -242,6 +243,19 @@ void Loader::readServer(const Json* v) {
     s.shutdown_grace_ms = r.integer("shutdown_grace_ms", s.shutdown_grace_ms, 0, 600'000);
     s.idle_connection_timeout_ms =
         r.integer("idle_connection_timeout_ms", s.idle_connection_timeout_ms, 100, 3'600'000);
+    s.request_head_timeout_ms =
+        r.integer("request_head_timeout_ms", s.request_head_timeout_ms, 100, 3'600'000);
+    s.max_request_head_bytes =
+        r.integer("max_request_head_bytes", s.max_request_head_bytes, 1024, 1024 * 1024);
+    s.request_body_timeout_ms =
+        r.integer("request_body_timeout_ms", s.request_body_timeout_ms, 100, 3'600'000);
+    s.min_request_body_rate =
+        r.integer("min_request_body_rate", s.min_request_body_rate, 0, 1LL << 30);
+    s.read_ahead_body_bytes =
+        r.integer("read_ahead_body_bytes", s.read_ahead_body_bytes, 0, 16LL * 1024 * 1024);
+    s.max_connections = r.integer("max_connections", s.max_connections, 1, 1'000'000);
+    s.max_connections_per_address =
+        r.integer("max_connections_per_address", s.max_connections_per_address, 1, 1'000'000);
     s.memory_trim_interval_ms =
         r.integer("memory_trim_interval_ms", s.memory_trim_interval_ms, 0, 86'400'000);
     s.allowed_origins = r.stringArray("allowed_origins", 1024, [](const std::string& origin) {
@@ -354,6 +368,8 @@ void Loader::readMcp(const Json* v) {
     m.heartbeat_interval_ms =
         r.positiveInteger("heartbeat_interval_ms", m.heartbeat_interval_ms, 3'600'000);
     m.max_streams = r.positiveInteger("max_streams", m.max_streams, 1'000'000);
+    m.max_streams_per_session =
+        r.positiveInteger("max_streams_per_session", m.max_streams_per_session, 100'000);
     m.stream_buffer_bytes =
         r.positiveInteger("stream_buffer_bytes", m.stream_buffer_bytes, 256LL * 1024 * 1024);
     m.stream_stall_timeout_ms =
@@ -385,13 +401,18 @@ void Loader::readPlugins(const Json* v) {
     r.finish();
 }
 
-Limits Loader::readLimits(const Json* v, const std::string& path, Limits defaults) {
+Limits Loader::readLimits(const Json* v, const std::string& path, Limits defaults, bool workspace) {
     ObjectReader r(v, path, errors_);
     Limits l = defaults;
     l.max_concurrent_calls =
         r.positiveInteger("max_concurrent_calls", l.max_concurrent_calls, 100'000);
     l.max_sessions = r.integer("max_sessions", l.max_sessions, 0, 1'000'000);
     l.max_jobs = r.integer("max_jobs", l.max_jobs, 0, 1'000'000);
+    l.max_mcp_sessions = r.integer("max_mcp_sessions", l.max_mcp_sessions, 0, 1'000'000);
+    l.max_streams = r.integer("max_streams", l.max_streams, 0, 1'000'000);
+    if (workspace) {
+        l.reserved_calls = r.integer("reserved_calls", l.reserved_calls, -1, 1024);
+    }
     r.finish();
     return l;
 }
@@ -500,7 +521,7 @@ void Loader::readAuth(const Json* v) {
             Workspace ws;
             ws.id = w.requiredString("id", 64);
             ws.description = w.optionalString("description").value_or("");
-            ws.limits = readLimits(w.get("limits"), w.pathOf("limits"), Limits{});
+            ws.limits = readLimits(w.get("limits"), w.pathOf("limits"), Limits{}, true);
             w.finish();
             if (!ws.id.empty() && !isName(ws.id)) {
                 errors_.add(w.pathOf("id"), "expected letters, digits, '_', '-' or '.', got " +
@@ -532,7 +553,7 @@ void Loader::readAuth(const Json* v) {
             agent.id = a.requiredString("id", 64);
             agent.workspace = a.optionalString("workspace", 64).value_or("default");
             agent.api_key = readSecret(a.get("api_key"), a.pathOf("api_key"), true);
-            agent.limits = readLimits(a.get("limits"), a.pathOf("limits"), Agent{}.limits);
+            agent.limits = readLimits(a.get("limits"), a.pathOf("limits"), Agent{}.limits, false);
             a.finish();
             if (!agent.id.empty() && !isName(agent.id)) {
                 errors_.add(a.pathOf("id"), "expected letters, digits, '_', '-' or '.', got " +

@@ -18,16 +18,18 @@ struct ShutdownReport {
     std::size_t aborted = 0;
 };
 
-/// crankd's HTTP listener, on Poco's HTTPServer with a thread pool of its own.
+/// crankd's HTTP listener: Poco's HTTP request parsing and handlers, with a thread pool of its
+/// own, behind a ConnectionGate.
 ///
 /// Binds exactly the configured address, without SO_REUSEPORT (Poco 1.11 turns it on by default,
 /// which would let a second crankd share the port silently). Requests are dispatched by path
 /// through a Router; unknown paths get a JSON 404.
 ///
-/// Saturation is explicit: a connection that arrives while every worker (server.threads) holds a
-/// connection and server.queue connections wait is answered 503 with Retry-After at once, and
-/// keep-alive is refused while fewer than a quarter of the workers are free, so that idle
-/// keep-alive clients cannot starve new requests. Open SSE streams hold no worker (see
+/// A worker (server.threads) serves one request at a time and holds nothing else: the gate holds
+/// connections while their heads (and small bodies) arrive and between keep-alive requests, with
+/// deadlines and per-address bounds, so slow or idle clients cannot take the workers. Saturation
+/// is explicit: a request that is ready while every worker is busy and server.queue requests wait
+/// is answered 503 with Retry-After at once. Open SSE streams hold no worker (see
 /// StreamReactor).
 class HttpServer {
 public:
@@ -43,8 +45,11 @@ public:
     /// The bound address (with the kernel's port when the configured port was 0).
     config::ListenAddress boundAddress() const;
 
-    /// Connections answered 503 because every worker was busy and the queue was full.
+    /// Connections answered 503 or 429 at once: every worker busy and the queue full, or a
+    /// connection bound (server.max_connections, server.max_connections_per_address) reached.
     std::uint64_t refusedConnections() const;
+    /// Connections cut for a deadline, a minimum rate, a size or a framing of their request.
+    std::uint64_t rejectedConnections() const;
 
     /// Stops accepting connections, lets in-flight requests finish within `grace`, then shuts down
     /// whatever is still open. Idle keep-alive connections are closed at once. Call once.

@@ -422,14 +422,20 @@ namespace {
 
 TEST(CrankdProcess, SaturationIsAnswered503WithRetryAfterNeverAHang) {
     TempDir storeDir;
-    Crankd crankd(storeConfig(storeDir, R"("threads": 2, "queue": 1)"));
+    // Bodies with no minimum rate, so that a request whose body is still coming keeps its worker.
+    Crankd crankd(storeConfig(storeDir, R"("threads": 2, "queue": 1, "min_request_body_rate": 0)"));
     const std::uint16_t port = crankd.waitListening();
     ASSERT_NE(port, 0);
-    // Two clients that never finish their request hold both workers; a third waits in the queue.
+    // Two requests whose bodies (larger than what is read before a worker is given) never finish
+    // hold both workers; a third waits in the queue.
+    constexpr std::size_t kBody = 100'000;
     std::vector<Poco::Net::StreamSocket> holders;
     for (int i = 0; i < 3; ++i) {
         holders.emplace_back(Poco::Net::SocketAddress("127.0.0.1", port));
-        const std::string partial = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        const std::string partial =
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Length: " +
+            std::to_string(kBody) + "\r\n\r\n{";
         holders.back().sendBytes(partial.data(), static_cast<int>(partial.size()));
         std::this_thread::sleep_for(200ms);  // let the server take it up before the next one
     }
@@ -441,13 +447,14 @@ TEST(CrankdProcess, SaturationIsAnswered503WithRetryAfterNeverAHang) {
     EXPECT_NE(refused.find("503 Service Unavailable"), std::string::npos) << refused;
     EXPECT_NE(refused.find("Retry-After: 1"), std::string::npos) << refused;
 
-    // Once the holders finish, the queued one is served too.
+    // Once the holders finish their bodies, each is answered, and the queued one is served too.
+    const std::string rest(kBody - 1, ' ');
     for (auto& s : holders) {
         s.setReceiveTimeout(Poco::Timespan(10, 0));
-        s.sendBytes("\r\n", 2);
+        s.sendBytes(rest.data(), static_cast<int>(rest.size()));
     }
     for (auto& s : holders) {
-        EXPECT_NE(readResponseHead(s).find("200 OK"), std::string::npos);
+        EXPECT_NE(readResponseHead(s).find("HTTP/1.1 400"), std::string::npos);  // "{" + spaces
     }
     EXPECT_EQ(httpRequest(port, "GET", "/healthz").status, 200);
 }

@@ -1,0 +1,130 @@
+#include "http/worker_connection.h"
+
+#include <memory>
+#include <string>
+
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPServerRequestImpl.h>
+#include <Poco/Net/HTTPServerResponseImpl.h>
+#include <Poco/Net/HTTPServerSession.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Timestamp.h>
+
+#include "http/client_socket.h"
+#include "log/log.h"
+
+namespace crank::http {
+namespace {
+
+/// Poco's server session, with access to the bytes it has read past the current request.
+class WorkerSession final : public Poco::Net::HTTPServerSession {
+public:
+    using HTTPServerSession::HTTPServerSession;
+
+    std::string takeBuffered() {
+        std::string bytes(static_cast<std::size_t>(buffered()), '\0');
+        if (!bytes.empty()) {
+            bytes.resize(static_cast<std::size_t>(
+                read(bytes.data(), static_cast<std::streamsize>(bytes.size()))));
+        }
+        return bytes;
+    }
+};
+
+void sendStatusOnly(Poco::Net::HTTPServerSession& session,
+                    Poco::Net::HTTPResponse::HTTPStatus status) {
+    Poco::Net::HTTPServerResponseImpl response(session);
+    response.setVersion(Poco::Net::HTTPMessage::HTTP_1_1);
+    response.setStatusAndReason(status);
+    response.setKeepAlive(false);
+    response.send();
+}
+
+}  // namespace
+
+WorkerConnection::WorkerConnection(const Poco::Net::StreamSocket& socket,
+                                   Poco::Net::HTTPServerParams::Ptr params,
+                                   Poco::Net::HTTPRequestHandlerFactory::Ptr factory,
+                                   ConnectionHome& home)
+    : TCPServerConnection(socket),
+      params_(std::move(params)),
+      factory_(std::move(factory)),
+      home_(home) {
+    home_.opened(this, socket);
+}
+
+WorkerConnection::~WorkerConnection() {
+    home_.closed(this);
+}
+
+void WorkerConnection::run() {
+    WorkerSession session(socket(), params_);
+    // Its first call counts the request against the keep-alive budget (canKeepAlive() is false
+    // before it) and returns at once: the head is in the read-ahead bytes.
+    if (!session.hasMoreRequests()) {
+        return;
+    }
+    bool keep = false;
+    try {
+        Poco::Net::HTTPServerResponseImpl response(session);
+        Poco::Net::HTTPServerRequestImpl request(response, session, params_);
+        response.setDate(Poco::Timestamp());
+        response.setVersion(request.getVersion());
+        response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() &&
+                              session.canKeepAlive() && !home_.stopping());
+        if (const std::string& server = params_->getSoftwareVersion(); !server.empty()) {
+            response.set("Server", server);
+        }
+        try {
+            const std::unique_ptr<Poco::Net::HTTPRequestHandler> handler(
+                factory_->createRequestHandler(request));
+            if (!handler) {
+                sendStatusOnly(session, Poco::Net::HTTPResponse::HTTP_NOT_IMPLEMENTED);
+                return;
+            }
+            if (request.getExpectContinue() &&
+                response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK) {
+                response.sendContinue();
+            }
+            handler->handleRequest(request, response);
+            // A read that failed (a body past its pace, a reset) leaves the connection at an
+            // unknown point of the request: it cannot carry another one.
+            keep = params_->getKeepAlive() && response.getKeepAlive() && response.sent() &&
+                   session.networkException() == nullptr;
+        } catch (const Poco::Exception&) {
+            if (!response.sent()) {
+                try {
+                    sendStatusOnly(session, Poco::Net::HTTPResponse::HTTP_INTERNAL_SERVER_ERROR);
+                } catch (...) {
+                    // The client is gone: nothing to tell it.
+                }
+            }
+            throw;
+        }
+    } catch (const Poco::Net::NoMessageException&) {
+        return;  // the client closed before sending anything
+    } catch (const Poco::Net::MessageException&) {
+        try {
+            sendStatusOnly(session, Poco::Net::HTTPResponse::HTTP_BAD_REQUEST);
+        } catch (...) {
+            // The client is gone: nothing to tell it.
+        }
+        return;
+    } catch (const Poco::Exception& e) {
+        // A read past the body's deadline, a reset, a timeout: the connection ends.
+        const auto* client = dynamic_cast<const ClientSocketImpl*>(socket().impl());
+        log::debug("http: connection from {} ended: {}",
+                   client != nullptr ? client->peer() : std::string("?"), e.displayText());
+        return;
+    }
+    auto* client = dynamic_cast<ClientSocketImpl*>(socket().impl());
+    if (!keep || client == nullptr) {
+        return;
+    }
+    std::string rest = session.takeBuffered();
+    Poco::Net::StreamSocket detached = session.detachSocket();
+    client->unread(rest);
+    home_.keepAlive(std::move(detached));
+}
+
+}  // namespace crank::http

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/StreamSocket.h>
+#include <Poco/Net/TCPServerConnection.h>
+
+namespace crank::http {
+
+/// Where a WorkerConnection comes from and goes back to: HttpServer's registry of the connections
+/// on workers, and its ConnectionGate.
+class ConnectionHome {
+public:
+    virtual ~ConnectionHome() = default;
+    /// A worker took `socket` (key: the connection object, until closed()).
+    virtual void opened(const void* key, const Poco::Net::StreamSocket& socket) = 0;
+    virtual void closed(const void* key) = 0;
+    /// The request was answered and the connection stays open: back to the gate, or closed when
+    /// the server is stopping.
+    virtual void keepAlive(Poco::Net::StreamSocket socket) = 0;
+    /// True once the server is shutting down: answers then close their connections.
+    virtual bool stopping() const = 0;
+};
+
+/// Serves exactly one request of a connection on a worker thread: the request whose head (and
+/// often body) ConnectionGate has already read. Then, when the exchange allows keep-alive, the
+/// connection goes back to the gate with whatever bytes of the next request were read, so that a
+/// worker never waits for a client between requests (Poco's HTTPServerConnection loops over the
+/// requests of a connection on its worker, waiting out each keep-alive pause and each slow head).
+///
+/// Per request it does what Poco's HTTPServerConnection does: Date and Server headers, keep-alive
+/// from the parameters and the request, 100 Continue when asked, 400 for a head Poco cannot
+/// parse, 500 when the handler throws before answering.
+class WorkerConnection final : public Poco::Net::TCPServerConnection {
+public:
+    WorkerConnection(const Poco::Net::StreamSocket& socket, Poco::Net::HTTPServerParams::Ptr params,
+                     Poco::Net::HTTPRequestHandlerFactory::Ptr factory, ConnectionHome& home);
+    ~WorkerConnection() override;
+    WorkerConnection(const WorkerConnection&) = delete;
+    WorkerConnection& operator=(const WorkerConnection&) = delete;
+
+    void run() override;
+
+private:
+    Poco::Net::HTTPServerParams::Ptr params_;
+    Poco::Net::HTTPRequestHandlerFactory::Ptr factory_;
+    ConnectionHome& home_;
+};
+
+}  // namespace crank::http

@@ -1,0 +1,231 @@
+// HttpServer behind its ConnectionGate, on loopback: a worker serves requests whose heads are in,
+// never a client that is still sending one; the gate's deadlines, bounds and framing checks.
+
+#include "http/http_server.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/StreamCopier.h>
+#include <gtest/gtest.h>
+
+#include "http/responses.h"
+#include "http_test_support.h"
+#include <sys/socket.h>
+
+namespace crank::http {
+namespace {
+
+using namespace std::chrono_literals;
+using test::Fd;
+
+class HttpServerTest : public ::testing::Test {
+protected:
+    void start(config::ServerConfig c) {
+        c.listen = config::ListenAddress{"127.0.0.1", 0};
+        auto router = std::make_shared<Router>();
+        router->add("/hello", [](Poco::Net::HTTPServerRequest&, Poco::Net::HTTPServerResponse& r) {
+            sendBody(r, 200, "text/plain", "hello");
+        });
+        router->add("/echo",
+                    [this](Poco::Net::HTTPServerRequest& q, Poco::Net::HTTPServerResponse& r) {
+                        ++echoes_;
+                        std::string body;
+                        Poco::StreamCopier::copyToString(q.stream(), body);
+                        sendBody(r, 200, "text/plain", "got " + std::to_string(body.size()));
+                    });
+        server_ = std::make_unique<HttpServer>(c, router);
+        ASSERT_TRUE(server_->start());
+        port_ = server_->boundAddress().port;
+    }
+    void TearDown() override {
+        if (server_) {
+            server_->shutdown(1s);
+        }
+    }
+
+    /// GET /hello on a new connection: the status line and body, or what arrived.
+    std::string hello() const {
+        Fd fd = test::connectLoopback(port_);
+        test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        return test::readToEof(fd.get()).bytes;
+    }
+
+    std::unique_ptr<HttpServer> server_;
+    std::uint16_t port_ = 0;
+    std::atomic<int> echoes_{0};
+};
+
+TEST_F(HttpServerTest, ClientsStillSendingTheirHeadsHoldNoWorker) {
+    config::ServerConfig c;
+    c.threads = 1;
+    start(c);
+    // Ten times as many half-sent heads as there are workers; each keeps sending a byte.
+    std::vector<Fd> slow;
+    for (int i = 0; i < 10; ++i) {
+        slow.push_back(test::connectLoopback(port_));
+        test::writeAll(slow.back().get(), "GET /hello HTTP/1.1\r\nHo");
+    }
+    for (int round = 0; round < 3; ++round) {
+        for (auto& fd : slow) {
+            test::writeAll(fd.get(), "s");
+        }
+        const std::string answer = hello();
+        EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+        EXPECT_NE(answer.find("hello"), std::string::npos) << answer;
+    }
+    // The slow ones are served once their heads end.
+    test::writeAll(slow[0].get(), "t: x\r\nConnection: close\r\n\r\n");
+    EXPECT_NE(test::readToEof(slow[0].get()).bytes.find("hello"), std::string::npos);
+}
+
+TEST_F(HttpServerTest, KeepAliveAndPipelinedRequestsAreServedInOrderOnOneConnection) {
+    config::ServerConfig c;
+    c.threads = 1;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string got;
+    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    // Idle between requests: the worker is free for another client meanwhile.
+    EXPECT_NE(hello().find("200 OK"), std::string::npos);
+    // Two requests in one write, the second with a body.
+    test::writeAll(fd.get(),
+                   "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
+                   "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n"
+                   "\r\nabc");
+    const std::string rest = test::readToEof(fd.get()).bytes;
+    EXPECT_NE(rest.find("hello"), std::string::npos) << rest;
+    EXPECT_NE(rest.find("got 3"), std::string::npos) << rest;
+    EXPECT_LT(rest.find("hello"), rest.find("got 3"));
+}
+
+TEST_F(HttpServerTest, AHeadThatDoesNotEndInTimeIsAnswered408AndClosed) {
+    config::ServerConfig c;
+    c.request_head_timeout_ms = 300;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\n");
+    const auto answer = test::readToEof(fd.get());
+    EXPECT_TRUE(answer.eof);
+    EXPECT_NE(answer.bytes.find("408"), std::string::npos) << answer.bytes;
+    EXPECT_NE(answer.bytes.find("server.request_head_timeout_ms"), std::string::npos);
+}
+
+TEST_F(HttpServerTest, ContentLengthWithTransferEncodingIsRefusedBeforeAnyHandlerRuns) {
+    start({});
+    Fd fd = test::connectLoopback(port_);
+    test::writeAll(fd.get(),
+                   "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
+                   "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+    const auto answer = test::readToEof(fd.get());
+    EXPECT_TRUE(answer.eof);
+    EXPECT_NE(answer.bytes.find("400 Bad Request"), std::string::npos) << answer.bytes;
+    EXPECT_NE(answer.bytes.find("Transfer-Encoding"), std::string::npos) << answer.bytes;
+    EXPECT_EQ(echoes_.load(), 0);
+}
+
+TEST_F(HttpServerTest, AHeadBeyondTheBoundIsAnswered431) {
+    config::ServerConfig c;
+    c.max_request_head_bytes = 2048;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nX-Big: " + std::string(4000, 'a'));
+    const auto answer = test::readToEof(fd.get());
+    EXPECT_NE(answer.bytes.find("431"), std::string::npos) << answer.bytes;
+}
+
+TEST_F(HttpServerTest, ConnectionsFromOneAddressAreBoundedAndOtherAddressesAreNot) {
+    config::ServerConfig c;
+    c.max_connections_per_address = 3;
+    start(c);
+    std::vector<Fd> held;
+    for (int i = 0; i < 3; ++i) {
+        held.push_back(crank::testing::connectLoopbackFrom("127.0.0.2", port_));
+    }
+    Fd extra = crank::testing::connectLoopbackFrom("127.0.0.2", port_);
+    test::writeAll(extra.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    const auto refused = test::readToEof(extra.get());
+    EXPECT_NE(refused.bytes.find("429"), std::string::npos) << refused.bytes;
+    EXPECT_NE(refused.bytes.find("server.max_connections_per_address"), std::string::npos);
+    EXPECT_NE(hello().find("200 OK"), std::string::npos);  // 127.0.0.1 is not bounded by them
+    held.clear();
+    // Their places are given back once they close.
+    std::string answer;
+    for (int attempt = 0; attempt < 50 && answer.find("200 OK") == std::string::npos; ++attempt) {
+        Fd again = crank::testing::connectLoopbackFrom("127.0.0.2", port_);
+        test::writeAll(again.get(), "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        answer = test::readToEof(again.get()).bytes;
+        if (answer.find("200 OK") == std::string::npos) {
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+    EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+}
+
+TEST_F(HttpServerTest, ASmallBodyIsReadBeforeAWorkerIsGiven) {
+    config::ServerConfig c;
+    c.threads = 1;
+    c.request_body_timeout_ms = 5000;
+    start(c);
+    Fd partial = test::connectLoopback(port_);
+    test::writeAll(partial.get(),
+                   "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nConnection: close\r\n"
+                   "\r\nabc");
+    EXPECT_NE(hello().find("200 OK"), std::string::npos);  // the only worker is free
+    EXPECT_EQ(echoes_.load(), 0);
+    test::writeAll(partial.get(), "defghij");
+    EXPECT_NE(test::readToEof(partial.get()).bytes.find("got 10"), std::string::npos);
+}
+
+TEST_F(HttpServerTest, ABodySlowerThanTheMinimumRateIsCutOffOnTheWorker) {
+    config::ServerConfig c;
+    c.threads = 1;
+    c.read_ahead_body_bytes = 0;  // every body is read on the worker
+    c.min_request_body_rate = 1000;
+    start(c);
+    Fd slow = test::connectLoopback(port_);
+    test::writeAll(slow.get(),
+                   "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc");
+    // A byte every 100 ms is far below 1000 bytes/s: the worker gives up within a few seconds.
+    bool ended = false;
+    for (int i = 0; i < 100 && !ended; ++i) {
+        if (::send(slow.get(), "x", 1, MSG_NOSIGNAL) != 1) {
+            ended = true;
+            break;
+        }
+        ended = test::readFor(slow.get(), 100ms).eof;
+    }
+    EXPECT_TRUE(ended) << "the slow body kept its worker";
+    EXPECT_NE(hello().find("200 OK"), std::string::npos);
+}
+
+TEST_F(HttpServerTest, AReadyRequestBeyondBusyWorkersAndAFullQueueGets503) {
+    config::ServerConfig c;
+    c.threads = 1;
+    c.queue = 1;
+    c.read_ahead_body_bytes = 0;
+    start(c);
+    // The worker waits for a body that comes slowly but fast enough; one more waits in the queue.
+    Fd busy = test::connectLoopback(port_);
+    test::writeAll(busy.get(), "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n");
+    std::this_thread::sleep_for(100ms);
+    Fd queued = test::connectLoopback(port_);
+    test::writeAll(queued.get(), "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    std::this_thread::sleep_for(100ms);
+    const std::string refused = hello();
+    EXPECT_NE(refused.find("503"), std::string::npos) << refused;
+    EXPECT_NE(refused.find("Retry-After: 1"), std::string::npos) << refused;
+    test::writeAll(busy.get(), "12345");
+    EXPECT_NE(test::readToEof(queued.get()).bytes.find("hello"), std::string::npos);
+    EXPECT_GE(server_->refusedConnections(), 1u);
+}
+
+}  // namespace
+}  // namespace crank::http
