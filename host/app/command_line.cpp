@@ -1,6 +1,8 @@
 #include "app/command_line.h"
 
 #include <array>
+#include <optional>
+#include <string>
 
 #include "graphql/import_command.h"
 #include "openapi/openapi_import.h"
@@ -9,10 +11,35 @@
 namespace crank::app {
 namespace {
 
-constexpr std::array<std::string_view, 18> kOptions = {
-    "--config", "--listen",  "--check",    "--version", "--log-format", "--log-level",
-    "--help",   "-h",        "--json",     "plugins",   "--prefix",     "import-openapi",
-    "--server", "upstreams", "--endpoint", "--depth",   "--header",     "import-graphql"};
+constexpr std::array<std::string_view, 20> kOptions = {"--config",
+                                                       "--listen",
+                                                       "--check",
+                                                       "--version",
+                                                       "--log-format",
+                                                       "--log-level",
+                                                       "--help",
+                                                       "-h",
+                                                       "--json",
+                                                       "plugins",
+                                                       "--prefix",
+                                                       "import-openapi",
+                                                       "--server",
+                                                       "upstreams",
+                                                       "--endpoint",
+                                                       "--depth",
+                                                       "--header",
+                                                       "import-graphql",
+                                                       "--log-source-rate",
+                                                       "--log-max-message-bytes"};
+
+/// A positive decimal number within [low, high], for the numeric options.
+std::optional<std::size_t> parseCount(std::string_view text, std::size_t low, std::size_t high) {
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != text.npos) {
+        return std::nullopt;
+    }
+    const std::size_t n = std::stoul(std::string(text));
+    return n >= low && n <= high ? std::optional<std::size_t>(n) : std::nullopt;
+}
 
 Error usageError(std::string message) {
     return Error{ErrorCode::invalid_argument, std::move(message)};
@@ -23,6 +50,7 @@ Error usageError(std::string message) {
 std::string usage() {
     return "Usage: crankd [--config FILE] [--listen HOST:PORT] [--check]\n"
            "              [--log-format text|json] [--log-level LEVEL] [--version]\n"
+           "              [--log-source-rate N] [--log-max-message-bytes N]\n"
            "       crankd plugins [--config FILE] [--json]\n"
            "       crankd upstreams [--config FILE]\n"
            "       crankd import-openapi SPEC.json [--prefix P] [--server URL]\n"
@@ -59,6 +87,11 @@ std::string usage() {
            "  --check              validate the configuration, print every error, and exit\n"
            "  --log-format FORMAT  text (default) or json (one object per line)\n"
            "  --log-level LEVEL    trace, debug, info (default), warn, error, critical or off\n"
+           "  --log-source-rate N  lines one outside source (a plugin call, an upstream's\n"
+           "                       stderr) may log per 10 s (1-1000000, default 100); the rest\n"
+           "                       are dropped and counted\n"
+           "  --log-max-message-bytes N\n"
+           "                       longer messages are cut (256-1048576, default 8192)\n"
            "  --version            print the version and exit\n"
            "  --help               print this text and exit\n"
            "\n"
@@ -131,6 +164,19 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
                     *v + "\"");
             }
             out.log_level = *level;
+        } else if (arg == "--log-source-rate" || arg == "--log-max-message-bytes") {
+            auto v = value();
+            if (!v) {
+                return v.error();
+            }
+            const bool rate = arg == "--log-source-rate";
+            const auto n = rate ? parseCount(*v, 1, 1'000'000) : parseCount(*v, 256, 1 << 20);
+            if (!n) {
+                return usageError(std::string(arg) + ": expected a number from " +
+                                  (rate ? "1 to 1000000" : "256 to 1048576") + ", got \"" + *v +
+                                  "\"");
+            }
+            (rate ? out.log_limits.source_burst : out.log_limits.max_message_bytes) = *n;
         } else if (arg == "plugins" && i == 0) {
             out.plugins = true;
         } else if (arg == "upstreams" && i == 0) {

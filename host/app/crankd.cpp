@@ -14,11 +14,13 @@
 
 #include "admin/admin_api.h"
 #include "admin/operation_catalog.h"
+#include "app/descriptor_budget.h"
 #include "app/health_endpoints.h"
 #include "app/metrics_endpoint.h"
 #include "app/readiness.h"
 #include "app/version.h"
 #include "config/config_loader.h"
+#include "config/isolation_check.h"
 #include "federation/federation.h"
 #include "graphql/import_command.h"
 #include "http/http_server.h"
@@ -144,7 +146,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         std::printf("crankd %s\n", kVersion);
         return kExitOk;
     }
-    log::configure(cl.log_format, cl.log_level);
+    log::configure(cl.log_format, cl.log_level, cl.log_limits);
     if (cl.import_openapi) {
         openapi::ImportOptions options;
         options.prefix = cl.prefix;
@@ -202,7 +204,11 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     if (!checkUpstreams(*cfg, registry)) {
         return kExitConfig;
     }
+    const std::vector<std::string> isolation = config::isolationWarnings(*cfg);
     if (cl.check) {
+        for (const std::string& warning : isolation) {
+            std::printf("%s: warning: %s\n", cfg->source.c_str(), warning.c_str());
+        }
         std::printf(
             "%s: configuration is valid (%zu operation%s, %zu auth profile%s, %zu agent%s)\n",
             cfg->source.c_str(), cfg->operations.size(), cfg->operations.size() == 1 ? "" : "s",
@@ -212,6 +218,13 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     }
 
     log::info("crankd {} starting (config: {})", kVersion, cfg->source);
+    for (const std::string& warning : isolation) {
+        log::warn("{}", warning);
+    }
+    if (auto descriptors = ensureDescriptors(*cfg); !descriptors) {
+        log::error("{}", descriptors.error().message);
+        return kExitRuntime;
+    }
     auto opened = store::openStore(storeOptions(cfg->store));
     if (!opened) {
         log::error("cannot open the store: {}", opened.error().message);

@@ -65,6 +65,13 @@ public:
 std::mutex gConfigureMutex;
 std::shared_ptr<spdlog::logger> gLogger;  // guarded by gConfigureMutex for replacement
 std::atomic<int> gLevel{static_cast<int>(Level::info)};
+std::atomic<bool> gJson{false};
+LogLimits gLimits;  // guarded by gConfigureMutex; copied into the atomics below for write()
+std::atomic<std::size_t> gMaxMessageBytes{LogLimits{}.max_message_bytes};
+
+bool isControl(unsigned char c) {
+    return c < 0x20 || c == 0x7f;
+}
 
 std::shared_ptr<spdlog::logger> logger() {
     std::lock_guard lock(gConfigureMutex);
@@ -99,7 +106,7 @@ std::optional<Format> parseFormat(std::string_view name) {
     return std::nullopt;
 }
 
-void configure(Format format, Level level) {
+void configure(Format format, Level level, LogLimits limits) {
     auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
     auto next = std::make_shared<spdlog::logger>("crankd", sink);
     if (format == Format::json) {
@@ -111,7 +118,51 @@ void configure(Format format, Level level) {
     next->flush_on(spdlog::level::trace);
     std::lock_guard lock(gConfigureMutex);
     gLevel.store(static_cast<int>(level));
+    gJson.store(format == Format::json);
+    gLimits = limits;
+    gMaxMessageBytes.store(limits.max_message_bytes);
     gLogger = std::move(next);
+}
+
+LogLimits limits() {
+    std::lock_guard lock(gConfigureMutex);
+    return gLimits;
+}
+
+std::string sanitize(std::string_view message, std::size_t max_bytes, bool escape_controls) {
+    std::size_t keep = message.size();
+    if (keep > max_bytes) {
+        keep = max_bytes;
+        // Back off to the start of a UTF-8 sequence (continuation bytes are 10xxxxxx).
+        for (int i = 0;
+             i < 3 && keep > 0 && (static_cast<unsigned char>(message[keep]) & 0xC0U) == 0x80U;
+             ++i) {
+            --keep;
+        }
+    }
+    std::string out;
+    out.reserve(keep + 32);
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (std::size_t i = 0; i < keep; ++i) {
+        const auto c = static_cast<unsigned char>(message[i]);
+        if (!escape_controls || !isControl(c)) {
+            out += static_cast<char>(c);
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else {
+            out += "\\x";
+            out += kHex[c >> 4U];
+            out += kHex[c & 0xFU];
+        }
+    }
+    if (keep < message.size()) {
+        out += fmt::format(" [{} bytes cut]", message.size() - keep);
+    }
+    return out;
 }
 
 bool enabled(Level level) {
@@ -119,7 +170,17 @@ bool enabled(Level level) {
 }
 
 void write(Level level, std::string_view message) {
-    logger()->log(toSpd(level), message);
+    const bool json = gJson.load(std::memory_order_relaxed);
+    const std::size_t max = gMaxMessageBytes.load(std::memory_order_relaxed);
+    bool clean = message.size() <= max;
+    for (std::size_t i = 0; clean && !json && i < message.size(); ++i) {
+        clean = !isControl(static_cast<unsigned char>(message[i]));
+    }
+    if (clean) {
+        logger()->log(toSpd(level), message);
+        return;
+    }
+    logger()->log(toSpd(level), sanitize(message, max, !json));
 }
 
 }  // namespace crank::log

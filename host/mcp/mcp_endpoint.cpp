@@ -18,12 +18,15 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "config/isolation_check.h"
 #include "http/origin_policy.h"
 #include "http/responses.h"
 #include "http/sse_event.h"
 #include "http/stream_handoff.h"
 #include "http/stream_reactor.h"
 #include "log/log.h"
+#include "mcp/caller_quotas.h"
+#include "mcp/client_capabilities.h"
 #include "mcp/json_rpc.h"
 #include "mcp/log_level.h"
 #include "mcp/task_backend.h"
@@ -112,6 +115,9 @@ std::string memberString(const rapidjson::Value& object, const char* key) {
     }
     return {it->value.GetString(), it->value.GetStringLength()};
 }
+
+/// The longest client name (clientInfo.name) written to the log.
+constexpr std::size_t kMaxClientNameInLog = 128;
 
 /// True when the session's client declared a capability that lets a server ask it something
 /// during a call (sampling, elicitation, roots).
@@ -419,56 +425,9 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
         }
     }
 
-    /// tools/call in progress, bounded per agent and per workspace (limits.max_concurrent_calls).
-    std::map<std::string, std::int64_t> agentCallLimits;      // agent id -> its limit
-    std::map<std::string, std::int64_t> workspaceCallLimits;  // workspace -> its limit
-    std::mutex callMutex;
-    std::map<std::string, std::int64_t> agentCalls;      // agent id -> calls running
-    std::map<std::string, std::int64_t> workspaceCalls;  // workspace -> calls running
-    std::int64_t maxCalls = 1;  // server.max_concurrent_calls (effective): every workspace's
-    std::int64_t calls = 0;     // calls running, every workspace's
-
-    /// Takes a call slot of `who`: empty when taken, else why not (nothing is taken then).
-    std::string acquireCall(const Who& who) {
-        const std::lock_guard lock(callMutex);
-        const auto agentLimit = agentCallLimits.find(who.agent);
-        if (!who.agent.empty() && agentLimit != agentCallLimits.end() &&
-            agentCalls[who.agent] >= agentLimit->second) {
-            return fmt::format(
-                "agent \"{}\" already has {} calls running, its limit "
-                "(auth.agents[].limits.max_concurrent_calls); retry when one ends",
-                who.agent, agentLimit->second);
-        }
-        const auto wsLimit = workspaceCallLimits.find(who.workspace);
-        if (wsLimit != workspaceCallLimits.end() &&
-            workspaceCalls[who.workspace] >= wsLimit->second) {
-            return fmt::format(
-                "workspace \"{}\" already has {} calls running, its limit "
-                "(auth.workspaces[].limits.max_concurrent_calls); retry when one "
-                "ends",
-                who.workspace, wsLimit->second);
-        }
-        if (calls >= maxCalls) {
-            return fmt::format(
-                "crankd already has {} calls running, its limit (server.max_concurrent_calls: "
-                "each call holds a worker thread); retry when one ends",
-                maxCalls);
-        }
-        ++calls;
-        ++agentCalls[who.agent];
-        ++workspaceCalls[who.workspace];
-        return {};
-    }
-    void releaseCall(const Who& who) {
-        const std::lock_guard lock(callMutex);
-        --calls;
-        if (--agentCalls[who.agent] <= 0) {
-            agentCalls.erase(who.agent);
-        }
-        if (--workspaceCalls[who.workspace] <= 0) {
-            workspaceCalls.erase(who.workspace);
-        }
-    }
+    /// Calls in progress, MCP sessions and SSE streams, bounded per agent, per workspace and (for
+    /// calls) in all.
+    std::shared_ptr<CallerQuotas> quotas;
 
     std::mutex taskMutex;
     std::map<std::string, std::weak_ptr<McpSession>> taskCreators;  // live task -> its session
@@ -487,13 +446,24 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
           catalogs(std::move(cat)),
           origins(c.server.allowed_hosts, c.server.allowed_origins) {
         authRequired = c.auth.mode == config::AuthConfig::Mode::api_key;
-        maxCalls = c.server.effectiveMaxConcurrentCalls();
+        std::map<std::string, CallerQuotas::Bounds> workspaceBounds;
+        std::map<std::string, CallerQuotas::Bounds> agentBounds;
+        const auto boundsOf = [](const config::Limits& limits) {
+            return CallerQuotas::Bounds{limits.max_concurrent_calls, limits.max_mcp_sessions,
+                                        limits.max_streams};
+        };
         for (const config::Workspace& workspace : c.auth.workspaces) {
-            workspaceCallLimits[workspace.id] = workspace.limits.max_concurrent_calls;
+            workspaceBounds[workspace.id] = boundsOf(workspace.limits);
         }
         for (const config::Agent& agent : c.auth.agents) {
+            agentBounds[agent.id] = boundsOf(agent.limits);
+        }
+        quotas = std::make_shared<CallerQuotas>(
+            std::move(workspaceBounds), std::move(agentBounds),
+            CallerQuotas::Bounds{c.server.effectiveMaxConcurrentCalls(), -1, -1},
+            config::reservedCalls(c));
+        for (const config::Agent& agent : c.auth.agents) {
             agentWorkspaces[agent.id] = agent.workspace;
-            agentCallLimits[agent.id] = agent.limits.max_concurrent_calls;
             if (agent.api_key) {
                 agentKeys.emplace_back(agent.api_key->reveal(), agent.id);
             }
@@ -545,7 +515,7 @@ struct McpEndpoint::Impl : std::enable_shared_from_this<Impl> {
     bool headerVersionOk(HTTPServerRequest& request, HTTPServerResponse& response);
 
     Reply initialize(const JsonRpcMessage& message, std::shared_ptr<McpSession>& created,
-                     const std::string& workspace);
+                     const Who& who);
     /// Answers one request of a session with JSON (every method but a streamed tools/call or a
     /// waiting tasks/result).
     std::optional<std::string> dispatch(const JsonRpcMessage& message,
@@ -779,7 +749,7 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
         const auto& message = std::get<JsonRpcMessage>(parsed.entries.front());
         if (message.kind == JsonRpcKind::request && message.method == "initialize") {
             std::shared_ptr<McpSession> created;
-            Reply reply = initialize(message, created, who.workspace);
+            Reply reply = initialize(message, created, who);
             if (created) {
                 created->setAgent(who.agent);
                 created->setWorkspace(who.workspace);
@@ -895,8 +865,8 @@ void McpEndpoint::Impl::handlePost(HTTPServerRequest& request, HTTPServerRespons
 }
 
 Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
-                                    std::shared_ptr<McpSession>& created,
-                                    const std::string& workspace) {
+                                    std::shared_ptr<McpSession>& created, const Who& who) {
+    const std::string& workspace = who.workspace;
     rapidjson::Document params;
     if (!parseObject(message.params_json, params)) {
         return {makeError(message.id, kInvalidParams, "initialize: params must be an object"), 200};
@@ -908,16 +878,20 @@ Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
                 200};
     }
     const std::string version = versionSupported(requested) ? requested : kLatestVersion;
+    std::string refusal;
+    std::shared_ptr<CallerQuotas::Hold> place =
+        CallerQuotas::hold(quotas, CallerQuotas::Kind::session, who.agent, who.workspace, refusal);
+    if (!place) {
+        return {makeError(message.id, kInternalError, "initialize: " + refusal), 429};
+    }
     auto session = sessions.create(version);
     if (!session) {
         return {makeError(message.id, kInternalError, session.error().message), 503};
     }
     created = *session;
+    created->keepUntilEnd(std::move(place));  // the session's place, given back when it ends
     if (params.HasMember("capabilities") && params["capabilities"].IsObject()) {
-        rapidjson::StringBuffer buffer;
-        rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-        params["capabilities"].Accept(writer);
-        created->setClientCapabilities(std::string(buffer.GetString(), buffer.GetSize()));
+        created->setClientCapabilities(keptClientCapabilities(params["capabilities"]));
     }
     std::string capabilities = R"({"tools":{"listChanged":true},"logging":{})";
     if (const auto catalog = catalogs.find(workspace); catalog != catalogs.end()) {
@@ -938,12 +912,14 @@ Reply McpEndpoint::Impl::initialize(const JsonRpcMessage& message,
                                R"(,"capabilities":)" + capabilities + R"(,"serverInfo":{"name":)" +
                                jsonString(identity.name) + R"(,"version":)" +
                                jsonString(identity.version) + "}}";
-    log::info("mcp: session {} initialized (protocol {}, client {})", created->id().substr(0, 8),
-              version,
-              memberString(params.HasMember("clientInfo") && params["clientInfo"].IsObject()
-                               ? params["clientInfo"]
-                               : params,
-                           "name"));
+    // The client's name is the client's bytes: cut short (and escaped by the log).
+    log::info(
+        "mcp: session {} initialized (protocol {}, client {})", created->id().substr(0, 8), version,
+        log::sanitize(memberString(params.HasMember("clientInfo") && params["clientInfo"].IsObject()
+                                       ? params["clientInfo"]
+                                       : params,
+                                   "name"),
+                      kMaxClientNameInLog, false));
     return {makeResult(*message.id, result), 200};
 }
 
@@ -1120,26 +1096,17 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
                              "tools/call: tool " + name + " must be called as a task");
         }
     }
-    if (const std::string refusal = acquireCall(who); !refusal.empty()) {
+    std::string refusal;
+    // Released however the call ends.
+    const auto slot =
+        CallerQuotas::hold(quotas, CallerQuotas::Kind::call, who.agent, who.workspace, refusal);
+    if (!slot) {
         // A limit, not a failure of the tool: the model reads it and may retry later.
         ToolResult refused;
         refused.content_json = R"([{"type":"text","text":)" + jsonString(refusal) + "}]";
         refused.is_error = true;
         return makeResult(id, refused.toJson());
     }
-    class Slot {  // released however the call ends
-    public:
-        Slot(Impl& impl, const Who& who) : impl_(impl), who_(who) {}
-        Slot(const Slot&) = delete;
-        Slot& operator=(const Slot&) = delete;
-        Slot(Slot&&) = delete;
-        Slot& operator=(Slot&&) = delete;
-        ~Slot() { impl_.releaseCall(who_); }
-
-    private:
-        Impl& impl_;
-        const Who& who_;
-    } slot(*this, who);
     const std::string key = id.toJson();
     auto cancelled = session->beginRequest(key);
     EndpointToolCall call(session, stream, progressToken, cancelled, who.caller());
@@ -1177,6 +1144,20 @@ bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& 
                       "too many open streams (mcp.max_streams); retry later");
         return false;
     }
+    if (session->attachedStreams() >= static_cast<std::size_t>(mcp.max_streams_per_session)) {
+        sendHttpError(response, 429, kInvalidRequest,
+                      fmt::format("this session already has {} open streams, its limit "
+                                  "(mcp.max_streams_per_session); close one first",
+                                  mcp.max_streams_per_session));
+        return false;
+    }
+    std::string refusal;
+    std::shared_ptr<CallerQuotas::Hold> place = CallerQuotas::hold(
+        quotas, CallerQuotas::Kind::stream, session->agent(), session->workspace(), refusal);
+    if (!place) {
+        sendHttpError(response, 429, kInvalidRequest, refusal);
+        return false;
+    }
     response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
     response.setContentType("text/event-stream");
     response.set("Cache-Control", "no-cache");
@@ -1188,11 +1169,13 @@ bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& 
     }
     const std::uint64_t token = nextToken++;
     std::weak_ptr<McpSession> weak = session;
-    auto adopted = reactor.adopt(*fd, [weak, stream, token](http::StreamId, http::CloseReason) {
-        if (auto s = weak.lock()) {
-            s->detach(stream, token);
-        }
-    });
+    // The stream's place is given back when the reactor lets go of it (or refuses it).
+    auto adopted =
+        reactor.adopt(*fd, [weak, stream, token, place](http::StreamId, http::CloseReason) {
+            if (auto s = weak.lock()) {
+                s->detach(stream, token);
+            }
+        });
     if (!adopted) {
         log::warn("mcp: stream refused: {}", adopted.error().message);
         return false;

@@ -104,6 +104,9 @@ public:
     /// Number of streams with an attached connection.
     std::size_t attachedStreams() const;
 
+    /// Keeps `held` (a quota's place, say) alive as long as the session object lives.
+    void keepUntilEnd(std::shared_ptr<void> held) { held_ = std::move(held); }
+
     /// The client's `capabilities` from initialize (JSON object text). Set once, at creation.
     const std::string& clientCapabilities() const { return clientCapabilities_; }
     void setClientCapabilities(std::string json) { clientCapabilities_ = std::move(json); }
@@ -157,6 +160,7 @@ private:
     std::optional<std::uint64_t> lastStandalone_;
     std::unordered_map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;
     std::string clientCapabilities_ = "{}";
+    std::shared_ptr<void> held_;
 
     std::mutex clientMutex_;
     std::condition_variable clientAnswered_;

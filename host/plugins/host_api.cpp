@@ -34,18 +34,24 @@ void apiLog(crank_host* host, crank_call* call, crank_log_level level, crank_str
         if (!log::enabled(host_level)) {
             return;
         }
-        std::string line = "plugin ";
-        line += host != nullptr ? PluginHost::fromHandle(host)->pluginName() : "?";
+        PluginHost* plugin = host != nullptr ? PluginHost::fromHandle(host) : nullptr;
         const PluginCall* owner = call != nullptr ? PluginCall::fromHandle(call) : nullptr;
-        if (owner != nullptr) {
-            const std::string_view context = owner->logContext();
-            if (!context.empty()) {
-                line += " [";
-                line += context;
-                line += ']';
-            }
+        const std::string_view context = owner != nullptr ? owner->logContext() : "";
+        std::uint64_t dropped = 0;
+        if (plugin != nullptr && !plugin->logThrottle().admit(context, dropped)) {
+            return;  // counted; the next line let through says how many were dropped
+        }
+        std::string line = "plugin ";
+        line += plugin != nullptr ? plugin->pluginName() : "?";
+        if (!context.empty()) {
+            line += " [";
+            line += context;
+            line += ']';
         }
         line += ": ";
+        if (dropped > 0) {
+            line += "(" + std::to_string(dropped) + " earlier lines dropped: --log-source-rate) ";
+        }
         line += view(message);
         if (owner != nullptr) {
             owner->scrubLogLine(line);  // a line made for a call never carries its secrets
