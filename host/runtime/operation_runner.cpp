@@ -85,9 +85,11 @@ namespace {
 
 SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
                                         std::shared_ptr<store::Store> store,
+                                        std::shared_ptr<AuditLog> audit,
                                         const config::AuthConfig* auth,
                                         const std::string& node_id) {
     SessionRegistry::Options o;
+    o.audit = std::move(audit);
     o.node_id = node_id;
     o.cancel_grace_ms = options.cancel_grace_ms;
     o.flow = FlowMetrics(options.metrics);
@@ -103,9 +105,11 @@ SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
     return o;
 }
 
-JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store, const config::AuthConfig* auth,
+JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store,
+                                std::shared_ptr<AuditLog> audit, const config::AuthConfig* auth,
                                 const config::JobsConfig& jobs, std::string node_id) {
     JobRegistry::Options o;
+    o.audit = std::move(audit);
     o.store = std::move(store);
     o.node_id = std::move(node_id);
     o.workers = jobs.workers;
@@ -131,11 +135,12 @@ OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::
                                  std::string node_id)
     : options_(options),
       flow_(options.metrics),
-      sessions_(sessionOptions(options, store, auth, node_id)) {
+      audit_(std::make_shared<AuditLog>(store, options.audit_sample_reads)),
+      sessions_(sessionOptions(options, store, audit_, auth, node_id)) {
     // Not moved: sessions_ got a copy of the pointer above, the jobs get this one.
     if (store) {
         jobs_ = std::make_unique<JobRegistry>(
-            jobOptions(std::move(store), auth, jobs, std::move(node_id)),
+            jobOptions(std::move(store), audit_, auth, jobs, std::move(node_id)),
             [this](const Operation& op, std::string_view arguments_json, PreparedRequest& request) {
                 return prepare(op, arguments_json, request);
             },

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "mcp/tool_registry.h"
+#include "runtime/audit_log.h"
 #include "runtime/job_registry.h"
 #include "runtime/operation.h"
 #include "runtime/runtime_options.h"
@@ -115,6 +116,7 @@ private:
     FlowMetrics flow_;
     std::atomic<bool> stopping_{false};
     StreamReaper reaper_;
+    std::shared_ptr<AuditLog> audit_;  ///< sessions and jobs append through it
     SessionRegistry sessions_;
     std::unique_ptr<JobRegistry> jobs_;
 };
