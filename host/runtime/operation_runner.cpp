@@ -12,6 +12,7 @@
 #include "plugins/adapter_handle.h"
 #include "plugins/aggregator_handle.h"
 #include "runtime/prepared_request.h"
+#include "runtime/tool_call_audit.h"
 #include "runtime/unary_call.h"
 #include "runtime/window_collector.h"
 #include "util/json_string.h"
@@ -315,6 +316,14 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
     }
     return textResult(op.scrubber, "this execution mode is not available in this version of crankd",
                       true);
+}
+
+mcp::ToolResult OperationRunner::call(const Operation& op, std::string_view arguments_json,
+                                      mcp::ToolCall& tool_call) {
+    const Clock::time_point started = Clock::now();
+    mcp::ToolResult result = run(op, arguments_json, tool_call);
+    auditToolCall(*audit_, tool_call.caller(), op, result, msSince(started));
+    return result;
 }
 
 mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedRequest& request,
@@ -772,7 +781,7 @@ OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
         tools.emplace_back(std::move(definition),
                            [op, &runner](std::string_view arguments_json,
                                          mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                               return runner.run(*op, arguments_json, call);
+                               return runner.call(*op, arguments_json, call);
                            });
     }
     return tools;
