@@ -31,6 +31,7 @@
 #include "mcp/tool_registry.h"
 #include "openapi/import_command.h"
 #include "plugins/plugin_registry.h"
+#include "runtime/audit_cleaner.h"
 #include "runtime/operation_compiler.h"
 #include "runtime/operation_runner.h"
 #include "store/open_store.h"
@@ -234,6 +235,13 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
 
     auto readiness = std::make_shared<Readiness>();
     readiness->add("store", [store] { return store->ping(); });
+    // Retention of the audit log (`audit`): its oldest events go, at start and every interval.
+    runtime::AuditCleaner::Options auditRetention;
+    auditRetention.max_age_ms = cfg->audit.max_age_days * runtime::kMsPerDay;
+    auditRetention.max_events = cfg->audit.max_events;
+    auditRetention.interval_ms = cfg->audit.clean_interval_ms;
+    runtime::AuditCleaner auditCleaner(store, auditRetention);
+    auditCleaner.start();
     const bool pluginsLoaded = registry.allLoaded();
     readiness->add("plugins", [pluginsLoaded]() -> Result<void> {
         if (pluginsLoaded) {
@@ -267,6 +275,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     metrics::Registry metricRegistry;
     runtime::RuntimeOptions runtimeOptions;
     runtimeOptions.metrics = &metricRegistry;
+    runtimeOptions.audit_sample_reads = cfg->audit.sample_reads;
     runtime::OperationRunner runner(runtimeOptions, store, &cfg->auth, cfg->jobs,
                                     nodeId(cfg->server));
     // One server per workspace: each publishes that workspace's operations.

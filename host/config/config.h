@@ -63,6 +63,17 @@ struct StoreConfig {
     std::int64_t cache_kib = 2'000;  ///< SQLite page cache per connection
 };
 
+/// `audit`: how long the store's audit log keeps events, and which reads it samples
+/// (docs/configuration.md, "audit"). A bound of 0 turns that bound off.
+struct AuditConfig {
+    std::int64_t max_age_days = 30;           ///< events older than this are deleted
+    std::int64_t max_events = 2'000'000;      ///< beyond this many, the oldest events are deleted
+    std::int64_t clean_interval_ms = 60'000;  ///< how often the cleaner runs
+    /// 1 in this many successful reads (`session.poll`, `job.status`) of one agent is recorded;
+    /// 1 records every one.
+    std::int64_t sample_reads = 1;
+};
+
 /// `mcp`: the MCP Streamable HTTP endpoint, its sessions and streams.
 struct McpConfig {
     std::string path = "/mcp";                         ///< the one MCP endpoint
@@ -197,6 +208,7 @@ struct Config {
     AuthConfig auth;
     JobsConfig jobs;
     AdminConfig admin;
+    AuditConfig audit;
     std::map<std::string, AuthProfile> auth_profiles;
     std::vector<OperationConfig> operations;
     std::vector<UpstreamConfig> upstreams;

@@ -17,6 +17,7 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include "config/audit_config_reader.h"
 #include "config/json_reader.h"
 #include "json/depth_limited_handler.h"
 #include "util/sha256.h"
@@ -200,6 +201,7 @@ LoadResult Loader::load(std::string_view text) {
     readPlugins(root.get("plugins"));
     readJobs(root.get("jobs"));
     readAdmin(root.get("admin"));
+    config_.audit = detail::readAuditConfig(root.get("audit"), errors_);
     readAuth(root.get("auth"));
     readAuthProfiles(root.get("auth_profiles"));
     readOperations(root.get("operations"));

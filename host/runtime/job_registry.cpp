@@ -214,7 +214,11 @@ JobRegistry::JobRegistry(Options options, PrepareFunction prepare, RunFunction r
     : options_(std::move(options)),
       prepare_(std::move(prepare)),
       run_(std::move(run)),
-      store_(options_.store) {}
+      store_(options_.store) {
+    if (!options_.audit) {
+        options_.audit = std::make_shared<AuditLog>(store_);
+    }
+}
 
 JobRegistry::~JobRegistry() {
     shutdown(milliseconds(0));
@@ -772,7 +776,7 @@ void JobRegistry::audit(const mcp::Caller& caller, std::string_view operation,
         detail += R"(,"error":)" + jsonString(outcome.error().message.substr(0, 512));
     }
     event.detail_json = detail + "}";
-    if (auto r = store_->appendAudit(std::move(event)); !r) {
+    if (auto r = options_.audit->append(std::move(event)); !r) {
         log::warn("jobs: the audit log refused job.{}: {}", verb, r.error().message);
     }
 }

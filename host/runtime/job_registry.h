@@ -31,6 +31,7 @@
 
 #include "mcp/task_backend.h"
 #include "mcp/tool_registry.h"
+#include "runtime/audit_log.h"
 #include "runtime/operation.h"
 #include "runtime/prepared_request.h"
 #include "store/store.h"
@@ -42,6 +43,9 @@ class JobRegistry final : public mcp::TaskBackend {
 public:
     struct Options {
         std::shared_ptr<store::Store> store;  ///< required
+        /// Where the audit events go (sampled); nullptr: an AuditLog over `store` that records
+        /// every one.
+        std::shared_ptr<AuditLog> audit;
         std::string node_id = "local";
         int workers = 16;
         std::size_t max_queued = 1'000;

@@ -12,6 +12,7 @@
 #include "plugins/adapter_handle.h"
 #include "plugins/aggregator_handle.h"
 #include "runtime/prepared_request.h"
+#include "runtime/tool_call_audit.h"
 #include "runtime/unary_call.h"
 #include "runtime/window_collector.h"
 #include "util/json_string.h"
@@ -85,9 +86,11 @@ namespace {
 
 SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
                                         std::shared_ptr<store::Store> store,
+                                        std::shared_ptr<AuditLog> audit,
                                         const config::AuthConfig* auth,
                                         const std::string& node_id) {
     SessionRegistry::Options o;
+    o.audit = std::move(audit);
     o.node_id = node_id;
     o.cancel_grace_ms = options.cancel_grace_ms;
     o.flow = FlowMetrics(options.metrics);
@@ -103,9 +106,11 @@ SessionRegistry::Options sessionOptions(const RuntimeOptions& options,
     return o;
 }
 
-JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store, const config::AuthConfig* auth,
+JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store,
+                                std::shared_ptr<AuditLog> audit, const config::AuthConfig* auth,
                                 const config::JobsConfig& jobs, std::string node_id) {
     JobRegistry::Options o;
+    o.audit = std::move(audit);
     o.store = std::move(store);
     o.node_id = std::move(node_id);
     o.workers = jobs.workers;
@@ -131,11 +136,12 @@ OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::
                                  std::string node_id)
     : options_(options),
       flow_(options.metrics),
-      sessions_(sessionOptions(options, store, auth, node_id)) {
+      audit_(std::make_shared<AuditLog>(store, options.audit_sample_reads)),
+      sessions_(sessionOptions(options, store, audit_, auth, node_id)) {
     // Not moved: sessions_ got a copy of the pointer above, the jobs get this one.
     if (store) {
         jobs_ = std::make_unique<JobRegistry>(
-            jobOptions(std::move(store), auth, jobs, std::move(node_id)),
+            jobOptions(std::move(store), audit_, auth, jobs, std::move(node_id)),
             [this](const Operation& op, std::string_view arguments_json, PreparedRequest& request) {
                 return prepare(op, arguments_json, request);
             },
@@ -310,6 +316,14 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
     }
     return textResult(op.scrubber, "this execution mode is not available in this version of crankd",
                       true);
+}
+
+mcp::ToolResult OperationRunner::call(const Operation& op, std::string_view arguments_json,
+                                      mcp::ToolCall& tool_call) {
+    const Clock::time_point started = Clock::now();
+    mcp::ToolResult result = run(op, arguments_json, tool_call);
+    auditToolCall(*audit_, tool_call.caller(), op, result, msSince(started));
+    return result;
 }
 
 mcp::ToolResult OperationRunner::runUnary(const Operation& op, const PreparedRequest& request,
@@ -767,7 +781,7 @@ OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
         tools.emplace_back(std::move(definition),
                            [op, &runner](std::string_view arguments_json,
                                          mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                               return runner.run(*op, arguments_json, call);
+                               return runner.call(*op, arguments_json, call);
                            });
     }
     return tools;

@@ -7,6 +7,7 @@
 
 #include "config/config.h"
 #include "mcp/tool_registry.h"
+#include "runtime/audit_log.h"
 #include "runtime/job_registry.h"
 #include "runtime/operation.h"
 #include "runtime/runtime_options.h"
@@ -39,6 +40,11 @@ public:
     OperationRunner& operator=(OperationRunner&&) = delete;
 
     mcp::ToolResult run(const Operation& op, std::string_view arguments_json, mcp::ToolCall& call);
+    /// The tools/call of a unary or window operation: run(), then audited as `unary.call` or
+    /// `window.call` (tool_call_audit.h). Test runs and jobs call run() and are audited as
+    /// theirs.
+    mcp::ToolResult call(const Operation& op, std::string_view arguments_json,
+                         mcp::ToolCall& tool_call);
 
     /// The tools of a session operation: `{name}_start` (the operation's input), `{name}_poll`
     /// and `{name}_stop` (see SessionRegistry).
@@ -115,6 +121,7 @@ private:
     FlowMetrics flow_;
     std::atomic<bool> stopping_{false};
     StreamReaper reaper_;
+    std::shared_ptr<AuditLog> audit_;  ///< sessions, jobs and tool calls append through it
     SessionRegistry sessions_;
     std::unique_ptr<JobRegistry> jobs_;
 };

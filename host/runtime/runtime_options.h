@@ -26,6 +26,9 @@ struct RuntimeOptions {
     /// Where items, bytes, drops and upstream errors are counted (FlowMetrics); nullptr: nowhere.
     /// Must outlive the runner.
     metrics::Registry* metrics = nullptr;
+    /// 1 in this many successful session polls and job status reads of an agent is audited
+    /// (`audit.sample_reads`, AuditLog); 1: every one.
+    std::int64_t audit_sample_reads = 1;
 };
 
 }  // namespace crank::runtime

@@ -230,6 +230,9 @@ struct SessionRegistry::Completions {
 
 SessionRegistry::SessionRegistry(Options options)
     : options_(std::move(options)), completions_(std::make_shared<Completions>()) {
+    if (!options_.audit) {
+        options_.audit = std::make_shared<AuditLog>(options_.store);
+    }
     closeOrphans();
     thread_ = std::thread([this] { run(); });
 }
@@ -304,7 +307,7 @@ void SessionRegistry::audit(const mcp::Caller& caller, const Operation& op, std:
     }
     detail += "}";
     event.detail_json = std::move(detail);
-    if (auto r = options_.store->appendAudit(std::move(event)); !r) {
+    if (auto r = options_.audit->append(std::move(event)); !r) {
         log::warn("sessions: the audit log refused session.{}: {}", verb, r.error().message);
     }
 }

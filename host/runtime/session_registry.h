@@ -36,6 +36,7 @@
 
 #include "json/json_value.h"
 #include "mcp/tool_registry.h"
+#include "runtime/audit_log.h"
 #include "runtime/flow_metrics.h"
 #include "runtime/operation.h"
 #include "runtime/prepared_request.h"
@@ -57,6 +58,9 @@ public:
         std::int64_t tick_ms = 100;  ///< how often expiry and completion are checked
         /// Where the session rows go; nullptr: none (tests of the runtime alone).
         std::shared_ptr<store::Store> store;
+        /// Where the audit events go (sampled); nullptr: an AuditLog over `store` that records
+        /// every one.
+        std::shared_ptr<AuditLog> audit;
         /// This node's id: its live rows name it; at start-up its previous incarnation's live
         /// rows are closed as failed (their streams are gone).
         std::string node_id = "local";

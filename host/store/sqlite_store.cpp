@@ -20,6 +20,7 @@
 #include "store/sqlite_connection_pool.h"
 #include "store/sqlite_migrator.h"
 #include "store/sqlite_sql.h"
+#include "store/sqlite_store_impl.h"
 #include "util/clock.h"
 #include "util/random.h"
 
@@ -28,6 +29,7 @@ namespace crank::store {
 using Poco::Data::Session;
 using Poco::Data::Keywords::into;
 using Poco::Data::Keywords::now;
+using sqlite::clampLimit;
 using sqlite::execute;
 using sqlite::queryInt;
 using sqlite::queryText;
@@ -114,14 +116,6 @@ private:
     std::string entity_;
     std::optional<Error> error_;
 };
-
-Result<int> clampLimit(int limit, int max, std::string_view field) {
-    if (limit < 1) {
-        return Error{ErrorCode::invalid_argument,
-                     std::string(field) + ": must be at least 1, got " + std::to_string(limit)};
-    }
-    return std::min(limit, max);
-}
 
 Result<std::string> freshId(std::string_view prefix) {
     try {
@@ -565,75 +559,6 @@ std::unique_ptr<Session> openConnection(const StoreOptions& options) {
 }
 
 }  // namespace
-
-// ----- Impl ------------------------------------------------------------------------------------
-
-struct SqliteStore::Impl {
-    Impl(std::string database_path, std::vector<std::unique_ptr<Session>> sessions,
-         std::chrono::milliseconds busy_timeout)
-        : path(std::move(database_path)), pool(std::move(sessions), busy_timeout) {}
-
-    /// Runs `body(session)` on a pooled connection, in autocommit mode (each statement sees the
-    /// last committed state). Turns exceptions into Errors that start with `context`.
-    template <typename Body>
-    auto read(std::string_view context, Body&& body) -> decltype(body(std::declval<Session&>())) {
-        auto lease = pool.acquire();
-        if (!lease) {
-            return lease.error();
-        }
-        try {
-            return body(lease->session());
-        } catch (const Poco::Exception& e) {
-            return sqlite::errorFromPoco(e, context);
-        } catch (const std::exception& e) {
-            return Error{ErrorCode::internal, std::string(context) + ": " + e.what()};
-        }
-    }
-
-    /// Runs `body(session)` in a BEGIN IMMEDIATE transaction: committed when it returns a value,
-    /// rolled back when it returns an Error or throws.
-    template <typename Body>
-    auto write(std::string_view context, Body&& body) -> decltype(body(std::declval<Session&>())) {
-        auto lease = pool.acquire();
-        if (!lease) {
-            return lease.error();
-        }
-        Session& session = lease->session();
-        try {
-            session << "BEGIN IMMEDIATE", now;
-        } catch (const Poco::Exception& e) {
-            return sqlite::errorFromPoco(e, context);
-        }
-        try {
-            auto result = body(session);
-            if (!result.ok()) {
-                // Keep the body's error even if the rollback fails too.
-                rollbackQuietly(session);
-                return result;
-            }
-            session << "COMMIT", now;
-            return result;
-        } catch (const Poco::Exception& e) {
-            rollbackQuietly(session);
-            return sqlite::errorFromPoco(e, context);
-        } catch (const std::exception& e) {
-            rollbackQuietly(session);
-            return Error{ErrorCode::internal, std::string(context) + ": " + e.what()};
-        }
-    }
-
-    static void rollbackQuietly(Session& session) {
-        try {
-            session << "ROLLBACK", now;
-        } catch (const Poco::Exception& e) {
-            // The pool retries when the connection is handed back.
-            log::warn("store: rollback failed: {}", e.displayText());
-        }
-    }
-
-    std::string path;
-    sqlite::SqliteConnectionPool pool;
-};
 
 SqliteStore::SqliteStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 

@@ -81,6 +81,8 @@ public:
 
     Result<AuditEvent> appendAudit(AuditEvent event) override;
     Result<std::vector<AuditEvent>> queryAudit(const AuditQuery& query) override;
+    Result<std::int64_t> deleteAuditBefore(std::int64_t before_ts, int limit) override;
+    Result<std::int64_t> deleteAuditBeyond(std::int64_t keep, int limit) override;
 
     // ----- diagnostics (SQLite only) ---------------------------------------------------------
 

@@ -175,6 +175,14 @@ public:
     /// Events matching the query, ordered by (ts, id) as the query says. invalid_argument when
     /// from_ts > to_ts.
     virtual Result<std::vector<AuditEvent>> queryAudit(const AuditQuery& query) = 0;
+    /// Retention by age: deletes up to `limit` (clamped to kMaxCleanupBatch, < 1 invalid) events
+    /// whose ts < before_ts, oldest (ts, id) first; returns how many went. Events are never
+    /// changed: deleting the oldest is the only edit the log allows.
+    virtual Result<std::int64_t> deleteAuditBefore(std::int64_t before_ts, int limit) = 0;
+    /// Retention by size: when there are more than `keep` events, deletes the oldest (ts, id)
+    /// ones beyond the newest `keep`, at most `limit` (clamped to kMaxCleanupBatch, < 1 invalid)
+    /// per call, in one transaction; returns how many went. invalid_argument when keep < 0.
+    virtual Result<std::int64_t> deleteAuditBeyond(std::int64_t keep, int limit) = 0;
 };
 
 }  // namespace crank::store

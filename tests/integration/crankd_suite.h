@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,9 +26,15 @@ namespace crank::testing {
 template <typename Suite>
 class CrankdSuite : public ::testing::Test {
 protected:
+    /// `before_start` (when given) gets the store file's path before crankd starts, e.g. to seed
+    /// the store.
     static void startCrankd(const std::string& members,
-                            const std::map<std::string, std::string>& env = {}) {
+                            const std::map<std::string, std::string>& env = {},
+                            const std::function<void(const std::string&)>& before_start = {}) {
         dir_ = new TempDir();
+        if (before_start) {
+            before_start(dir_->file("crank.db"));
+        }
         const std::string config =
             dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
                                           R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
