@@ -45,6 +45,8 @@ constexpr const char* kToken = "tok3nBearerQ7";
 constexpr const char* kPassword = "pa55-W0rd-Z9";
 constexpr const char* kHeaderKey = "hdrKey-4411";
 constexpr const char* kQueryKey = "qryKey-8822";
+// Bytes that a query component percent-encodes: on the wire it is "odd%2FKey%2B77%2033%3D%26z".
+constexpr const char* kOddQueryKey = "odd/Key+77 33=&z";
 
 std::string text(const rapidjson::Value& v) {
     return crank::testing::jsonText(v);
@@ -179,6 +181,8 @@ protected:
                       unary, "key_query"),
             operation("auth_none_headers", R"({"url": ")" + base + R"(/headers"})", unary,
                       "tenant"),
+            operation("echo_odd_key_query", R"({"url": ")" + base + R"(/echo"})", unary,
+                      "odd_key_query"),
             // SSE windows.
             operation("sse", R"({"url": ")" + base + R"(/sse", "query": {"count": "{{count}}",
                 "rate": "{{rate}}", "size": "{{size}}", "chunked": "{{chunked}}"}})",
@@ -250,6 +254,8 @@ protected:
                                "key": {"env": "CRANK_REST_TEST_HEADER_KEY"}},
                 "key_query": {"type": "api_key", "in": "query", "name": "api_key",
                               "key": {"env": "CRANK_REST_TEST_QUERY_KEY"}},
+                "odd_key_query": {"type": "api_key", "in": "query", "name": "api_key",
+                                  "key": {"env": "CRANK_REST_TEST_ODD_QUERY_KEY"}},
                 "tenant": {"type": "none", "headers": {"X-Tenant": "acme"}}},
             "operations": [)" +
                               operations + "]}");
@@ -258,7 +264,8 @@ protected:
             {{"CRANK_REST_TEST_TOKEN", kToken},
              {"CRANK_REST_TEST_PASSWORD", kPassword},
              {"CRANK_REST_TEST_HEADER_KEY", kHeaderKey},
-             {"CRANK_REST_TEST_QUERY_KEY", kQueryKey}});
+             {"CRANK_REST_TEST_QUERY_KEY", kQueryKey},
+             {"CRANK_REST_TEST_ODD_QUERY_KEY", kOddQueryKey}});
         const auto port = crankd_->waitForListeningPort(20s);
         ASSERT_TRUE(port) << crankd_->stderrText();
         port_ = *port;
@@ -641,6 +648,17 @@ TEST_F(RestTest, EveryAuthProfileTypeReachesTheUpstream) {
     for (const char* secret : {kToken, kPassword, kHeaderKey, kQueryKey}) {
         EXPECT_TRUE(lacks(log, secret)) << "a secret in crankd's log";
     }
+}
+
+TEST_F(RestTest, AQueryKeyEchoedInItsPercentEncodedFormIsScrubbed) {
+    // The fixture echoes the query as it arrived: the key percent-encoded, as the SDK sent it.
+    const rapidjson::Document result = call("echo_odd_key_query");
+    ASSERT_FALSE(isError(result)) << text(result);
+    const std::string all = text(result);
+    EXPECT_TRUE(lacks(all, "odd%2FKey")) << all;
+    EXPECT_TRUE(lacks(all, "odd/Key")) << all;
+    ASSERT_TRUE(result.HasMember("structuredContent")) << all;
+    EXPECT_STREQ(result["structuredContent"]["query"].GetString(), "api_key=[redacted]") << all;
 }
 
 // --- keep-alive --------------------------------------------------------------------------------
