@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "config/plugin_secrets.h"
 #include "json/json_parse.h"
 #include "json/json_text.h"
 #include "plugins/adapter_handle.h"
@@ -117,11 +118,12 @@ bool mapsOutput(const config::ExecutionConfig& e) {
     return e.items_path || e.summary_path || e.cursor_path || e.status_path || e.done_path;
 }
 
-/// The operation's auth profile as its plugin receives it, and the scrubber of its secrets; the
-/// config loader has checked that the profile exists (a config built otherwise gets an error).
+/// The operation's auth profile as its plugin receives it, and its secrets (appended to
+/// `secrets`); the config loader has checked that the profile exists (a config built otherwise
+/// gets an error).
 void resolveAuth(const OperationConfig& op, const std::string& path,
                  const std::map<std::string, config::AuthProfile>& profiles, Operation& out,
-                 ConfigErrors& errors) {
+                 std::vector<std::string>& secrets, ConfigErrors& errors) {
     if (op.auth_profile.empty()) {
         return;
     }
@@ -133,7 +135,30 @@ void resolveAuth(const OperationConfig& op, const std::string& path,
         return;
     }
     out.auth_json = authJson(it->second);
-    out.scrubber = SecretScrubber(authSecrets(it->second));
+    for (std::string& secret : authSecrets(it->second)) {
+        secrets.push_back(std::move(secret));
+    }
+}
+
+/// Every secret the operation's plugin may send and so find echoed: the auth profile's, the
+/// {"env": NAME} references of its own config (config/plugin_secrets.h), and for an adapter that
+/// federates (its operations call its upstreams' tools) those of its upstreams' configs.
+SecretScrubber scrubberOf(const OperationConfig& op, const Operation& out,
+                          const std::vector<config::UpstreamConfig>& upstreams,
+                          std::vector<std::string> secrets) {
+    for (std::string& secret : config::pluginConfigSecretValues(op.config_json)) {
+        secrets.push_back(std::move(secret));
+    }
+    if (out.adapter != nullptr && out.adapter->hasCapability(CRANK_CAP_FEDERATION)) {
+        for (const config::UpstreamConfig& u : upstreams) {
+            if (u.protocol == out.adapter->name()) {
+                for (std::string& secret : config::pluginConfigSecretValues(u.config_json)) {
+                    secrets.push_back(std::move(secret));
+                }
+            }
+        }
+    }
+    return SecretScrubber(std::move(secrets));
 }
 
 /// Applies what the adapter says about the operation's tool (crank_adapter.describe): its input
@@ -204,7 +229,7 @@ void applyDescription(const plugins::AdapterHandle& adapter, const std::string& 
 }
 
 std::optional<Operation> compileOne(const OperationConfig& op, const std::string& path,
-                                    const std::map<std::string, config::AuthProfile>& profiles,
+                                    const config::Config& config,
                                     const plugins::PluginRegistry& registry,
                                     PluginConfigChecker& checker, ConfigErrors& errors) {
     const std::size_t errorsBefore = errors.size();
@@ -313,7 +338,9 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     if (auto safety = SafetyStage::create(e, 0, execution); !safety) {
         errors.add("", safety.error().message);
     }
-    resolveAuth(op, path, profiles, out, errors);
+    std::vector<std::string> secrets;
+    resolveAuth(op, path, config.auth_profiles, out, secrets, errors);
+    out.scrubber = scrubberOf(op, out, config.upstreams, std::move(secrets));
     if (errors.size() != errorsBefore) {
         return std::nullopt;
     }
@@ -329,8 +356,7 @@ CompiledOperations compileOperations(const config::Config& config,
     PluginConfigChecker checker;
     for (std::size_t i = 0; i < config.operations.size(); ++i) {
         const std::string path = fmt::format("operations[{}]", i);
-        if (auto op = compileOne(config.operations[i], path, config.auth_profiles, registry,
-                                 checker, errors)) {
+        if (auto op = compileOne(config.operations[i], path, config, registry, checker, errors)) {
             result.operations.push_back(std::make_shared<const Operation>(std::move(*op)));
         }
     }
@@ -360,8 +386,7 @@ CompiledOperation compileOperation(const config::OperationConfig& op, const conf
     CompiledOperation result;
     ConfigErrors errors;
     PluginConfigChecker checker;
-    if (auto compiled =
-            compileOne(op, std::string(kRoot), config.auth_profiles, registry, checker, errors)) {
+    if (auto compiled = compileOne(op, std::string(kRoot), config, registry, checker, errors)) {
         result.operation = std::make_shared<const Operation>(std::move(*compiled));
     }
     for (config::ConfigError& e : errors.take()) {
