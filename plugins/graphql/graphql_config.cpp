@@ -226,6 +226,7 @@ std::string_view graphqlConfigSchema() {
       "verify": {"type": "boolean"}, "ca_file": {"type": "string", "minLength": 1}}},
     "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 1073741824},
     "follow_redirects": {"type": "integer", "minimum": 0, "maximum": 20},
+    "redirect_origins": {"type": "array", "items": {"type": "string", "minLength": 1}},
     "compression": {"type": "boolean"},
     "keep_alive": {"type": "object", "additionalProperties": false, "properties": {
       "max_idle": {"type": "integer", "minimum": 0, "maximum": 1024},

@@ -94,8 +94,8 @@ public:
     void parse(const Json& root, RestConfig& c) {
         unknownMembers(root, "",
                        {"url", "method", "query", "headers", "body", "timeouts", "tls",
-                        "max_response_bytes", "accept", "follow_redirects", "compression",
-                        "cursor_param", "keep_alive", "sse", "job"});
+                        "max_response_bytes", "accept", "follow_redirects", "redirect_origins",
+                        "compression", "cursor_param", "keep_alive", "sse", "job"});
         // headers, timeouts, tls, max_response_bytes, follow_redirects, compression, keep_alive:
         // sdk::http::readHttpSettings() (parseRestConfig).
         // url
@@ -528,6 +528,7 @@ std::string_view restConfigSchema() {
     "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 1073741824},
     "accept": {"type": "array", "minItems": 1, "items": {"type": "string"}},
     "follow_redirects": {"type": "integer", "minimum": 0, "maximum": 20},
+    "redirect_origins": {"type": "array", "items": {"type": "string", "minLength": 1}},
     "compression": {"type": "boolean"},
     "cursor_param": {"type": "string", "minLength": 1},
     "keep_alive": {"type": "object", "additionalProperties": false, "properties": {

@@ -152,8 +152,14 @@ protected:
                 "body": {"x": "{{x}}"}})"),
             operation("redirect_post", R"({"url": ")" + base + R"(/redirect-code", "method": "POST",
                 "query": {"code": "{{code}}", "to": "/echo"}, "body": {"x": "{{x}}"}})"),
-            operation("cross_origin", R"({"url": ")" + base + R"(/redirect-other-origin"})", unary,
-                      "bearer"),
+            operation("cross_origin",
+                      R"({"url": ")" + base + R"(/redirect-other-origin", "redirect_origins": [")" +
+                          alt + R"("]})",
+                      unary, "bearer"),
+            operation("cross_origin_unlisted",
+                      R"({"url": ")" + base + R"(/redirect-other-origin"})", unary, "bearer"),
+            operation("redirect_anywhere", R"({"url": ")" + base + R"(/redirect-other-origin",
+                "query": {"port": "{{port}}", "to": "{{to}}"}})"),
             operation("same_origin", R"({"url": ")" + base + R"(/redirect?n=1&to=/auth-report"})",
                       unary, "bearer"),
             // Compression.
@@ -593,11 +599,37 @@ TEST_F(RestTest, A303Or302AfterAPostTurnsIntoAGetWithoutBody) {
     }
 }
 
-TEST_F(RestTest, ARedirectToAnotherOriginDropsTheCredentials) {
+TEST_F(RestTest, ARedirectToAListedOriginDropsTheCredentials) {
     const auto same = ok("same_origin");
     EXPECT_TRUE(same["authorization"].GetBool()) << "same origin keeps them: " << text(same);
     const auto other = ok("cross_origin");
     EXPECT_FALSE(other["authorization"].GetBool()) << text(other);
+}
+
+TEST_F(RestTest, ARedirectToAnUnlistedOriginIsRefused) {
+    const std::int64_t alt = stat("alt_port");
+    const std::string message = failure("cross_origin_unlisted");
+    EXPECT_TRUE(contains(message, "GET " + origin() +
+                                      "/redirect-other-origin: answered 302 with "
+                                      "a redirect to http://127.0.0.1:" +
+                                      std::to_string(alt) +
+                                      "/auth-report, which the REST plugin refuses: it leads to "
+                                      "another origin, http://127.0.0.1:" +
+                                      std::to_string(alt) +
+                                      ", which is not listed in redirect_origins"))
+        << message;
+}
+
+TEST_F(RestTest, AnUpstreamCannotRedirectCrankdToItself) {
+    // crankd's own endpoint on loopback: another origin, so refused before any request to it.
+    const std::string message = failure(
+        "redirect_anywhere", R"({"port": )" + std::to_string(port_) + R"(, "to": "/healthz"})");
+    EXPECT_TRUE(contains(message,
+                         "which the REST plugin refuses: it leads to another origin, "
+                         "http://127.0.0.1:" +
+                             std::to_string(port_)))
+        << message;
+    EXPECT_TRUE(contains(message, "(upstream)")) << message;
 }
 
 // --- compression -------------------------------------------------------------------------------
