@@ -9,6 +9,7 @@
 #include "config/plugin_secrets.h"
 #include "json/json_parse.h"
 #include "json/json_text.h"
+#include "json/url_template.h"
 #include "plugins/adapter_handle.h"
 #include "plugins/aggregator_handle.h"
 #include "plugins/plugin_registry.h"
@@ -103,8 +104,24 @@ public:
         return result.ok();
     }
 
+    /// The config members that the plugin's schema marks as URLs (json::uriMembers()).
+    const std::vector<std::vector<std::string>>& urlMembers(const std::string& plugin_key,
+                                                            const std::string& schema_json) {
+        auto it = url_members_.find(plugin_key);
+        if (it == url_members_.end()) {
+            json::Document schema;
+            std::vector<std::vector<std::string>> members;
+            if (json::parseJson(schema_json, schema, plugin_key + " config schema")) {
+                members = json::uriMembers(schema);
+            }
+            it = url_members_.emplace(plugin_key, std::move(members)).first;
+        }
+        return it->second;
+    }
+
 private:
     std::map<std::string, Result<json::CompiledSchema>> schemas_;
+    std::map<std::string, std::vector<std::vector<std::string>>> url_members_;
 };
 
 void addDiagnostics(const std::vector<plugins::Diagnostic>& diagnostics, const std::string& where,
@@ -324,7 +341,12 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     } else {
         errors.add("", schema.error().message);
     }
-    if (auto compiled = json::compileTemplate(op.config_json, path + ".config")) {
+    static const std::vector<std::vector<std::string>> kNoUrls;
+    const std::vector<std::vector<std::string>>& urls =
+        out.adapter == nullptr
+            ? kNoUrls
+            : checker.urlMembers("adapter " + out.adapter->name(), out.adapter->configSchemaJson());
+    if (auto compiled = json::compileTemplate(op.config_json, path + ".config", urls)) {
         out.request_template = std::move(*compiled);
     } else {
         errors.add("", compiled.error().message);

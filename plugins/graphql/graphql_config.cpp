@@ -207,7 +207,7 @@ std::string_view graphqlConfigSchema() {
   "type": "object",
   "required": ["endpoint", "document"],
   "properties": {
-    "endpoint": {"type": "string", "minLength": 1, "description": "the GraphQL endpoint's absolute http(s) URL; templates allowed"},
+    "endpoint": {"type": "string", "format": "uri", "minLength": 1, "description": "the GraphQL endpoint's absolute http(s) URL; templates allowed, each value percent-encoded"},
     "document": {"type": "string", "minLength": 1, "description": "a GraphQL query or mutation (no templates: use variables)"},
     "operation_name": {"type": "string", "minLength": 1},
     "variables": {"type": "object"},

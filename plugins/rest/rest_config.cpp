@@ -514,7 +514,7 @@ std::string_view restConfigSchema() {
   "type": "object",
   "required": ["url"],
   "properties": {
-    "url": {"type": "string", "minLength": 1, "description": "absolute http(s) URL; templates allowed"},
+    "url": {"type": "string", "format": "uri", "minLength": 1, "description": "absolute http(s) URL; templates allowed, each value percent-encoded"},
     "method": {"enum": ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]},
     "query": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null", "array"]}},
     "headers": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
@@ -542,7 +542,7 @@ std::string_view restConfigSchema() {
       "max_line_bytes": {"type": "integer", "minimum": 1, "maximum": 268435456}}},
     "job": {"type": "object", "additionalProperties": false, "properties": {
       "status_url_path": {"type": "string"},
-      "status_url": {"type": "string", "minLength": 1},
+      "status_url": {"type": "string", "format": "uri", "minLength": 1},
       "id_path": {"type": "string"},
       "poll_interval_ms": {"type": "integer", "minimum": 10, "maximum": 3600000},
       "state_path": {"type": "string"},
@@ -553,10 +553,10 @@ std::string_view restConfigSchema() {
       "message_path": {"type": "string"},
       "error_path": {"type": "string"},
       "result_url_path": {"type": "string"},
-      "result_url": {"type": "string", "minLength": 1},
+      "result_url": {"type": "string", "format": "uri", "minLength": 1},
       "result_path": {"type": "string"},
       "cancel_method": {"enum": ["DELETE", "POST", "PUT", "PATCH", "GET"]},
-      "cancel_url": {"type": "string", "minLength": 1},
+      "cancel_url": {"type": "string", "format": "uri", "minLength": 1},
       "max_polls": {"type": "integer", "minimum": 0, "maximum": 1000000000}}}
   },
   "additionalProperties": false

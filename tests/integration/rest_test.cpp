@@ -113,6 +113,8 @@ protected:
                 "query": {"tag": "{{tags}}", "limit": "{{limit}}", "flag": true,
                           "missing": "{{nope}}", "q": "{{q}}"},
                 "headers": {"X-Request-Id": "req-{{id}}"}})"),
+            operation("echo_unfiltered",
+                      R"({"url": ")" + base + R"(/echo/items/{{ id }}?q={{ q }}&fixed=1"})"),
             operation("echo_body", R"({"url": ")" + base + R"(/echo", "method": "POST",
                 "body": {"name": "{{name}}", "count": "{{count}}", "tags": "{{tags}}",
                          "nested": {"k": "{{name}}", "fixed": [1, "two", null]}}})"),
@@ -441,6 +443,43 @@ TEST_F(RestTest, PathQueryArrayAndHeaderTemplatesReachTheUpstream) {
     EXPECT_TRUE(lacks(r["query"].GetString(), "missing"));
     ASSERT_TRUE(r["headers"].HasMember("x-request-id")) << text(r["headers"]);
     EXPECT_STREQ(r["headers"]["x-request-id"].GetString(), "req-a b/c");
+}
+
+TEST_F(RestTest, UnfilteredUrlTemplatesAreEncodedWhereTheyLand) {
+    // Without `| url`, a value can still neither climb the path, nor add a segment or a query
+    // parameter, nor smuggle an encoded slash or a fragment.
+    const auto params = [](const rapidjson::Value& r) {
+        std::multiset<std::pair<std::string, std::string>> out;
+        for (const auto& p : r["params"].GetArray()) {
+            out.emplace(p[0].GetString(), p[1].GetString());
+        }
+        return out;
+    };
+    const auto r = ok("echo_unfiltered", R"({"id": "../x%2Fy", "q": "a&admin=1"})");
+    ASSERT_TRUE(r.HasMember("path")) << text(r);
+    EXPECT_STREQ(r["path"].GetString(), "/echo/items/..%2Fx%252Fy");
+    const std::multiset<std::pair<std::string, std::string>> expected{{"q", "a&admin=1"},
+                                                                      {"fixed", "1"}};
+    EXPECT_EQ(params(r), expected) << text(r["params"]);
+    const auto hash = ok("echo_unfiltered", R"({"id": "x", "q": "a#b"})");
+    ASSERT_TRUE(hash.HasMember("params")) << text(hash);
+    EXPECT_EQ(params(hash),
+              (std::multiset<std::pair<std::string, std::string>>{{"q", "a#b"}, {"fixed", "1"}}))
+        << text(hash["params"]);
+}
+
+TEST_F(RestTest, ADotSegmentFromATemplateIsRefused) {
+    for (const char* id : {"..", "."}) {
+        const std::string message =
+            failure("echo_templates", std::string(R"({"id": ")") + id + R"("})");
+        EXPECT_TRUE(contains(message, "cannot build the upstream request: ")) << message;
+        EXPECT_TRUE(contains(message, "config.url: the value of {{ id | url }} is \"" +
+                                          std::string(id) + "\", a dot segment"))
+            << message;
+    }
+    // Dots inside a segment are no dot segment.
+    const auto r = ok("echo_templates", R"({"id": "..."})");
+    EXPECT_STREQ(r["path"].GetString(), "/echo/items/...");
 }
 
 TEST_F(RestTest, AJsonBodyTemplateIsSentAsApplicationJson) {
