@@ -37,7 +37,8 @@ std::vector<std::pair<std::string, AddressScope>> scopes(const std::string& host
 }  // namespace
 
 std::optional<AddressScope> addressScope(std::string_view address) {
-    const std::string text(address);
+    // A zone ("fe80::1%eth0") does not change the range.
+    const std::string text(address.substr(0, address.find('%')));
     std::array<unsigned char, 16> b{};
     if (::inet_pton(AF_INET, text.c_str(), b.data()) == 1) {
         return ipv4Scope({b[0], b[1], b[2], b[3]});

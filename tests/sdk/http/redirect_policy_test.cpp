@@ -30,6 +30,7 @@ TEST(RedirectPolicy, AddressScopes) {
     EXPECT_EQ(addressScope("::ffff:127.0.0.1"), AddressScope::loopback);
     EXPECT_EQ(addressScope("169.254.169.254"), AddressScope::link_local);
     EXPECT_EQ(addressScope("fe80::1"), AddressScope::link_local);
+    EXPECT_EQ(addressScope("fe80::1%eth0"), AddressScope::link_local);
     EXPECT_EQ(addressScope("10.1.2.3"), AddressScope::private_use);
     EXPECT_EQ(addressScope("172.16.0.1"), AddressScope::private_use);
     EXPECT_EQ(addressScope("172.31.255.255"), AddressScope::private_use);

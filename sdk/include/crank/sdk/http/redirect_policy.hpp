@@ -24,8 +24,8 @@ enum class AddressScope {
     private_use,  ///< 10/8, 172.16/12, 192.168/16, 100.64/10 (shared), fc00::/7 (unique local)
 };
 
-/// The scope of an IPv4 or IPv6 address in text (IPv4-mapped IPv6 as its IPv4); nullopt when
-/// `address` is not an IP address.
+/// The scope of an IPv4 or IPv6 address in text (IPv4-mapped IPv6 as its IPv4; a zone such as
+/// "%eth0" ignored); nullopt when `address` is not an IP address.
 std::optional<AddressScope> addressScope(std::string_view address);
 
 /// "loopback", "link-local", "private", "global".
