@@ -1355,7 +1355,7 @@ std::vector<Federation::TestResult> Federation::test(
             rapidjson::Document error;
             r.detail = parseObject(a.json, error) ? stringMember(error, "message") : a.json;
         }
-        r.status_json = adapter->upstreamStatus(link->upstream);
+        r.status_json = link->scrubber.scrubJson(adapter->upstreamStatus(link->upstream));
         adapter->upstreamClose(link->upstream);
         results.push_back(std::move(r));
     }
@@ -1396,7 +1396,9 @@ std::string Federation::statusJson() const {
             }
             entry += "]";
         }
-        const std::string status = handle != nullptr ? link->adapter->upstreamStatus(handle) : "{}";
+        const std::string status =
+            handle != nullptr ? link->scrubber.scrubJson(link->adapter->upstreamStatus(handle))
+                              : "{}";
         entry += R"(,"connection":)" + status + "}";
         out += (out.size() == 1 ? "" : ",") + entry;
     }
