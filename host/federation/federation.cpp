@@ -16,12 +16,14 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "config/plugin_secrets.h"
 #include "json/json_text.h"
 #include "log/log.h"
 #include "mcp/log_level.h"
 #include "plugins/plugin_call.h"
 #include "plugins/plugin_peer.h"
 #include "plugins/plugin_writer.h"
+#include "runtime/secret_scrubber.h"
 #include "util/json_string.h"
 
 namespace crank::federation {
@@ -210,6 +212,10 @@ std::string randomHex() {
 struct Link final : plugins::PluginPeer {
     Federation::Impl* owner = nullptr;
     config::UpstreamConfig config;
+    /// The secrets of `config` (its {"env": NAME} references, sent upstream by the adapter, such
+    /// as the mcp plugin's `headers`): scrubbed from every answer, error, notification and log
+    /// line of the upstream, which may echo them.
+    runtime::SecretScrubber scrubber;
     const plugins::AdapterHandle* adapter = nullptr;
     crank_upstream* upstream = nullptr;  // set by start(), cleared by stop()
     std::atomic<int> dirty{kAllLists};
@@ -222,7 +228,7 @@ struct Link final : plugins::PluginPeer {
     std::string last_error;
     std::vector<std::string> collisions;
 
-    void notify(std::string_view method, std::string_view params_json) noexcept override;
+    void notify(std::string_view method, std::string_view raw_params_json) noexcept override;
 };
 
 /// What an upstream request answered: the result object, or a JSON-RPC error object.
@@ -249,8 +255,8 @@ public:
         try {
             const std::lock_guard lock(mutex_);
             code_ = code;
-            message_.assign(message.substr(0, 4096));
-            details_.assign(details_json.substr(0, 65536));
+            message_ = link_.scrubber.scrub(message.substr(0, 4096));
+            details_ = link_.scrubber.scrubJson(details_json.substr(0, 65536));
         } catch (...) {  // NOLINT(bugprone-empty-catch): out of memory; the status says it failed
         }
     }
@@ -278,6 +284,7 @@ public:
         return call_ != nullptr && call_->cancelled() ? CRANK_CANCEL_REQUESTED : CRANK_CANCEL_NONE;
     }
     std::string_view logContext() const noexcept override { return context_; }
+    void scrubLogLine(std::string& line) const override { link_.scrubber.scrubInPlace(line); }
 
     void notify(std::string_view method, std::string_view params_json) noexcept override {
         if (call_ == nullptr || method != "notifications/message") {
@@ -285,7 +292,7 @@ public:
         }
         try {
             rapidjson::Document params;
-            if (!parseObject(params_json, params)) {
+            if (!parseObject(link_.scrubber.scrubJson(params_json), params)) {
                 return;
             }
             const auto level = mcp::parseLogLevel(stringMember(params, "level"));
@@ -495,7 +502,7 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
         }
         --link.active;
         if (status == CRANK_OK && !writer.overflowed() && !writer.text().empty()) {
-            return {true, writer.text()};
+            return {true, link.scrubber.scrubJson(writer.text())};
         }
         if (writer.overflowed()) {
             return {false,
@@ -677,8 +684,10 @@ std::string FederatedCall::clientTaskIds(std::string_view params_json) const {
                                             : withTaskId(params_json, upstreamId, id->second);
 }
 
-void Link::notify(std::string_view method, std::string_view params_json) noexcept {
+void Link::notify(std::string_view method, std::string_view raw_params_json) noexcept {
     try {
+        const std::string scrubbed = scrubber.scrubJson(raw_params_json);
+        const std::string_view params_json = scrubbed;
         if (method == "notifications/tools/list_changed") {
             owner->markDirty(*this, kTools);
         } else if (method == "notifications/resources/list_changed") {
@@ -1245,6 +1254,7 @@ Result<void> Federation::start() {
         auto link = std::make_unique<Link>();
         link->owner = &impl;
         link->config = c;
+        link->scrubber = runtime::SecretScrubber(config::pluginConfigSecretValues(c.config_json));
         link->adapter = adapter;
         if (problem.empty()) {
             FederatedCall diagnostics(*link, nullptr, Clock::now() + milliseconds(10'000),
@@ -1329,6 +1339,7 @@ std::vector<Federation::TestResult> Federation::test(
         auto link = std::make_unique<Link>();
         link->owner = &impl;
         link->config = c;
+        link->scrubber = runtime::SecretScrubber(config::pluginConfigSecretValues(c.config_json));
         link->adapter = adapter;
         FederatedCall diagnostics(*link, nullptr, Clock::now() + milliseconds(10'000),
                                   impl.stopping);
@@ -1344,7 +1355,7 @@ std::vector<Federation::TestResult> Federation::test(
             rapidjson::Document error;
             r.detail = parseObject(a.json, error) ? stringMember(error, "message") : a.json;
         }
-        r.status_json = adapter->upstreamStatus(link->upstream);
+        r.status_json = link->scrubber.scrubJson(adapter->upstreamStatus(link->upstream));
         adapter->upstreamClose(link->upstream);
         results.push_back(std::move(r));
     }
@@ -1385,7 +1396,9 @@ std::string Federation::statusJson() const {
             }
             entry += "]";
         }
-        const std::string status = handle != nullptr ? link->adapter->upstreamStatus(handle) : "{}";
+        const std::string status =
+            handle != nullptr ? link->scrubber.scrubJson(link->adapter->upstreamStatus(handle))
+                              : "{}";
         entry += R"(,"connection":)" + status + "}";
         out += (out.size() == 1 ? "" : ",") + entry;
     }

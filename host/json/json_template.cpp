@@ -1,5 +1,6 @@
 #include "json/json_template.h"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "json/json_parse.h"
 #include "json/json_path.h"
 #include "json/json_text.h"
+#include "json/url_template.h"
 #include "util/json_string.h"
 #include "util/suggest.h"
 
@@ -28,11 +30,13 @@ struct Filter {
 struct Expression {
     sdk::Path path;
     std::vector<Filter> filters;
+    std::string source;  ///< the text between the braces, trimmed, for messages
 };
 
 struct Part {
     std::string literal;  ///< text, when !expression
     std::optional<Expression> expression;
+    std::optional<UrlPart> url_part;  ///< in a URL member: where the expression's value lands
 };
 
 struct TemplateNode {
@@ -43,6 +47,7 @@ struct TemplateNode {
     std::vector<TemplateNode> member_values;
     std::vector<TemplateNode> elements;
     std::vector<Part> parts;  ///< whole: exactly one expression; mixed: several parts
+    std::string url_path;     ///< mixed, in a URL member: its config path, for messages
 };
 
 constexpr std::array<std::string_view, 3> filter_names{"url", "json", "default"};
@@ -56,23 +61,9 @@ struct Evaluated {
     bool missing = true;
     const Value* value = nullptr;  ///< when !missing && !is_text
     bool is_text = false;
-    std::string text;  ///< when is_text: a string made by a filter
+    std::string text;          ///< when is_text: a string made by a filter
+    bool url_encoded = false;  ///< text is the `url` filter's output
 };
-
-void percentEncode(std::string& out, std::string_view text) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if ((u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') || (u >= '0' && u <= '9') ||
-            u == '-' || u == '.' || u == '_' || u == '~') {
-            out.push_back(c);
-        } else {
-            out.push_back('%');
-            out.push_back(hex[u >> 4U]);
-            out.push_back(hex[u & 0x0FU]);
-        }
-    }
-}
 
 }  // namespace
 
@@ -87,7 +78,8 @@ namespace {
 
 class TemplateCompiler {
 public:
-    explicit TemplateCompiler(CompiledTemplate::Impl& impl) : impl_(impl) {}
+    TemplateCompiler(CompiledTemplate::Impl& impl, std::vector<std::string> url_paths)
+        : impl_(impl), url_paths_(std::move(url_paths)) {}
 
     Result<TemplateNode> compile(const Value& value, const std::string& path) {
         if (value.IsObject()) {
@@ -147,7 +139,13 @@ public:
             return node;
         }
         if (value.IsString()) {
-            return compileString({value.GetString(), value.GetStringLength()}, path);
+            Result<TemplateNode> node =
+                compileString({value.GetString(), value.GetStringLength()}, path);
+            if (node && node->kind != TemplateNode::Kind::literal &&
+                std::find(url_paths_.begin(), url_paths_.end(), path) != url_paths_.end()) {
+                inUrl(*node, path);
+            }
+            return node;
         }
         return literal(value);
     }
@@ -157,6 +155,21 @@ private:
         TemplateNode node;
         node.literal_json = toJsonText(value);
         return node;
+    }
+
+    /// Makes a templated URL member render each value encoded for where it lands (as a string,
+    /// even a whole-string template).
+    static void inUrl(TemplateNode& node, const std::string& path) {
+        node.kind = TemplateNode::Kind::mixed;
+        node.url_path = path;
+        std::string before;
+        for (Part& part : node.parts) {
+            if (part.expression) {
+                part.url_part = urlPartAfter(before);
+            } else {
+                before += part.literal;
+            }
+        }
     }
 
     static Error fail(const std::string& path, std::string message) {
@@ -188,14 +201,14 @@ private:
                 return expression.error();
             }
             if (!literal_text.empty()) {
-                parts.push_back({std::move(literal_text), std::nullopt});
+                parts.push_back({std::move(literal_text), std::nullopt, std::nullopt});
                 literal_text.clear();
             }
-            parts.push_back({"", std::move(*expression)});
+            parts.push_back({"", std::move(*expression), std::nullopt});
             i = close + 2;
         }
         if (!literal_text.empty()) {
-            parts.push_back({std::move(literal_text), std::nullopt});
+            parts.push_back({std::move(literal_text), std::nullopt, std::nullopt});
         }
         TemplateNode node;
         bool any_expression = false;
@@ -251,7 +264,11 @@ private:
                                           "templates",
                                           describeText(path_text), at));
         }
-        Expression expression{std::move(*parsed), {}};
+        std::size_t source_end = end;
+        while (source_end > begin && isSpace(s[source_end - 1])) {
+            --source_end;
+        }
+        Expression expression{std::move(*parsed), {}, std::string(s.substr(at, source_end - at))};
         at = path_end;
         while (at < end) {
             // at points to '|'
@@ -331,6 +348,7 @@ private:
     }
 
     CompiledTemplate::Impl& impl_;
+    std::vector<std::string> url_paths_;
 };
 
 class Renderer {
@@ -400,7 +418,8 @@ public:
             }
             case TemplateNode::Kind::mixed: {
                 scratch_.clear();
-                for (const Part& part : node.parts) {
+                for (std::size_t i = 0; i < node.parts.size(); ++i) {
+                    const Part& part = node.parts[i];
                     if (!part.expression) {
                         scratch_ += part.literal;
                         continue;
@@ -409,7 +428,11 @@ public:
                     if (e.missing) {
                         continue;
                     }
-                    if (e.is_text) {
+                    if (part.url_part) {
+                        if (!appendInUrl(node, i, e)) {
+                            return true;
+                        }
+                    } else if (e.is_text) {
                         scratch_ += e.text;
                     } else {
                         appendPlainText(scratch_, *e.value);
@@ -427,7 +450,35 @@ public:
 
     bool overflow() const { return out_.size() > max_bytes_; }
 
+    /// Why rendering failed (a value a URL refuses); empty when it did not.
+    const std::string& error() const { return error_; }
+
 private:
+    /// Appends part `i` of URL member `node`, valued `e`, encoded for where it lands; false (and
+    /// error_ set) when the URL refuses the value.
+    bool appendInUrl(const TemplateNode& node, std::size_t i, const Evaluated& e) {
+        std::string plain;
+        if (e.is_text) {
+            plain = e.text;
+        } else {
+            appendPlainText(plain, *e.value);
+        }
+        const Part& part = node.parts[i];
+        std::optional<char> next;
+        if (i + 1 < node.parts.size() && !node.parts[i + 1].expression &&
+            !node.parts[i + 1].literal.empty()) {
+            next = node.parts[i + 1].literal.front();
+        }
+        if (appendUrlValue(scratch_, *part.url_part, plain, e.url_encoded, next)) {
+            return true;
+        }
+        error_ = fmt::format(
+            "{}: the value of {{{{ {} }}}} is \"{}\", a dot segment, which a URL path refuses (it "
+            "would step out of the path the operation names)",
+            node.url_path, part.expression->source, plain);
+        return false;
+    }
+
     Evaluated evaluate(const Expression& expression) const {
         Evaluated e;
         e.value = find(input_, expression.path);
@@ -438,6 +489,7 @@ private:
                     if (e.missing || (!e.is_text && e.value->IsNull())) {
                         e.missing = false;
                         e.is_text = false;
+                        e.url_encoded = false;
                         e.value = filter.literal;
                     }
                     break;
@@ -454,6 +506,7 @@ private:
                     e.text.clear();
                     percentEncode(e.text, plain);
                     e.is_text = true;
+                    e.url_encoded = true;
                     break;
                 }
                 case FilterKind::json: {
@@ -468,6 +521,7 @@ private:
                     }
                     e.text = std::move(text);
                     e.is_text = true;
+                    e.url_encoded = false;
                     break;
                 }
             }
@@ -479,6 +533,7 @@ private:
     std::string& out_;
     std::size_t max_bytes_;
     std::string scratch_;
+    std::string error_;
 };
 
 }  // namespace
@@ -487,7 +542,8 @@ bool CompiledTemplate::hasTemplates() const {
     return impl_->has_templates;
 }
 
-Result<CompiledTemplate> compileTemplate(std::string_view config_json, std::string_view where) {
+Result<CompiledTemplate> compileTemplate(std::string_view config_json, std::string_view where,
+                                         const std::vector<std::vector<std::string>>& url_members) {
     try {
         Document doc;
         Result<void> parsed = parseJson(config_json, doc, where);
@@ -496,7 +552,15 @@ Result<CompiledTemplate> compileTemplate(std::string_view config_json, std::stri
         }
         auto impl = std::make_shared<CompiledTemplate::Impl>();
         impl->where = std::string(where);
-        TemplateCompiler compiler(*impl);
+        std::vector<std::string> url_paths;
+        for (const std::vector<std::string>& names : url_members) {
+            std::string path = impl->where;
+            for (const std::string& name : names) {
+                path = memberPath(path, name);
+            }
+            url_paths.push_back(std::move(path));
+        }
+        TemplateCompiler compiler(*impl, std::move(url_paths));
         Result<TemplateNode> root = compiler.compile(doc, impl->where);
         if (!root) {
             return root.error();
@@ -517,6 +581,9 @@ Result<std::string> render(const CompiledTemplate& compiled, const Value& input,
         Renderer renderer(input, out, max_bytes);
         if (!renderer.render(impl.root)) {
             out = "null";
+        }
+        if (!renderer.error().empty()) {
+            return Error{ErrorCode::invalid_argument, renderer.error()};
         }
         if (out.size() > max_bytes) {
             std::string message = fmt::format("rendered config is larger than {} bytes", max_bytes);

@@ -20,6 +20,9 @@
 //   - a missing value (no default): a whole-string template REMOVES its object member or array
 //     element from the rendered config (a whole-config template renders null); inside a longer
 //     string it renders as "".
+//   - in a config member that the plugin's schema marks as a URL ("format": "uri"), every value
+//     is percent-encoded for where it lands (json/url_template.h), with or without `| url`, and
+//     a value that would be a whole "." or ".." path segment fails the rendering.
 // The rendered text is compact JSON. Subtrees without templates are pre-serialised at compile
 // time, so rendering is concatenation plus path lookups.
 
@@ -27,6 +30,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "json/json_value.h"
 #include "util/error.h"
@@ -42,8 +46,9 @@ public:
     struct Impl;
 
 private:
-    friend Result<CompiledTemplate> compileTemplate(std::string_view config_json,
-                                                    std::string_view where);
+    friend Result<CompiledTemplate> compileTemplate(
+        std::string_view config_json, std::string_view where,
+        const std::vector<std::vector<std::string>>& url_members);
     friend Result<std::string> render(const CompiledTemplate& compiled, const Value& input,
                                       std::size_t max_bytes);
     explicit CompiledTemplate(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
@@ -55,10 +60,15 @@ private:
 /// `operations[0].config.url: unclosed "{{" at byte 5`,
 /// `operations[0].config.headers.X: unknown filter "urll" at byte 12; did you mean "url"?`,
 /// `operations[0].config.query: bad path "a..b" at byte 3: empty member name ...`.
-Result<CompiledTemplate> compileTemplate(std::string_view config_json, std::string_view where);
+/// `url_members` are the members that hold URLs (json::uriMembers() of the plugin's schema), each
+/// as its member names from the config's root.
+Result<CompiledTemplate> compileTemplate(
+    std::string_view config_json, std::string_view where,
+    const std::vector<std::vector<std::string>>& url_members = {});
 
-/// Renders over the tool input (usually an object). Fails only when the result would be longer
-/// than `max_bytes`: `{where}: rendered config is larger than 65536 bytes`.
+/// Renders over the tool input (usually an object). Fails when the result would be longer than
+/// `max_bytes` (`{where}: rendered config is larger than 65536 bytes`), or when a URL member would
+/// get a dot segment (`{where}.url: the value of {{ id }} is "..", a dot segment, ...`).
 Result<std::string> render(const CompiledTemplate& compiled, const Value& input,
                            std::size_t max_bytes);
 /// The same over input JSON text (parsed with the default ParseLimits; malformed input is an

@@ -6,6 +6,7 @@ add_library(crank_runtime_items STATIC
     ${CMAKE_CURRENT_LIST_DIR}/output_mapping.cpp
     ${CMAKE_CURRENT_LIST_DIR}/safety_stage.cpp
     ${CMAKE_CURRENT_LIST_DIR}/secret_scrubber.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/secret_wire_forms.cpp
     ${CMAKE_CURRENT_LIST_DIR}/session_buffer.cpp)
 target_link_libraries(crank_runtime_items
     PUBLIC crank_json crank_config crank_util crank_compiler_options

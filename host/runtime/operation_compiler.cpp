@@ -6,8 +6,10 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "config/plugin_secrets.h"
 #include "json/json_parse.h"
 #include "json/json_text.h"
+#include "json/url_template.h"
 #include "plugins/adapter_handle.h"
 #include "plugins/aggregator_handle.h"
 #include "plugins/plugin_registry.h"
@@ -102,8 +104,24 @@ public:
         return result.ok();
     }
 
+    /// The config members that the plugin's schema marks as URLs (json::uriMembers()).
+    const std::vector<std::vector<std::string>>& urlMembers(const std::string& plugin_key,
+                                                            const std::string& schema_json) {
+        auto it = url_members_.find(plugin_key);
+        if (it == url_members_.end()) {
+            json::Document schema;
+            std::vector<std::vector<std::string>> members;
+            if (json::parseJson(schema_json, schema, plugin_key + " config schema")) {
+                members = json::uriMembers(schema);
+            }
+            it = url_members_.emplace(plugin_key, std::move(members)).first;
+        }
+        return it->second;
+    }
+
 private:
     std::map<std::string, Result<json::CompiledSchema>> schemas_;
+    std::map<std::string, std::vector<std::vector<std::string>>> url_members_;
 };
 
 void addDiagnostics(const std::vector<plugins::Diagnostic>& diagnostics, const std::string& where,
@@ -117,11 +135,12 @@ bool mapsOutput(const config::ExecutionConfig& e) {
     return e.items_path || e.summary_path || e.cursor_path || e.status_path || e.done_path;
 }
 
-/// The operation's auth profile as its plugin receives it, and the scrubber of its secrets; the
-/// config loader has checked that the profile exists (a config built otherwise gets an error).
+/// The operation's auth profile as its plugin receives it, and its secrets (appended to
+/// `secrets`); the config loader has checked that the profile exists (a config built otherwise
+/// gets an error).
 void resolveAuth(const OperationConfig& op, const std::string& path,
                  const std::map<std::string, config::AuthProfile>& profiles, Operation& out,
-                 ConfigErrors& errors) {
+                 std::vector<std::string>& secrets, ConfigErrors& errors) {
     if (op.auth_profile.empty()) {
         return;
     }
@@ -133,7 +152,30 @@ void resolveAuth(const OperationConfig& op, const std::string& path,
         return;
     }
     out.auth_json = authJson(it->second);
-    out.scrubber = SecretScrubber(authSecrets(it->second));
+    for (std::string& secret : authSecrets(it->second)) {
+        secrets.push_back(std::move(secret));
+    }
+}
+
+/// Every secret the operation's plugin may send and so find echoed: the auth profile's, the
+/// {"env": NAME} references of its own config (config/plugin_secrets.h), and for an adapter that
+/// federates (its operations call its upstreams' tools) those of its upstreams' configs.
+SecretScrubber scrubberOf(const OperationConfig& op, const Operation& out,
+                          const std::vector<config::UpstreamConfig>& upstreams,
+                          std::vector<std::string> secrets) {
+    for (std::string& secret : config::pluginConfigSecretValues(op.config_json)) {
+        secrets.push_back(std::move(secret));
+    }
+    if (out.adapter != nullptr && out.adapter->hasCapability(CRANK_CAP_FEDERATION)) {
+        for (const config::UpstreamConfig& u : upstreams) {
+            if (u.protocol == out.adapter->name()) {
+                for (std::string& secret : config::pluginConfigSecretValues(u.config_json)) {
+                    secrets.push_back(std::move(secret));
+                }
+            }
+        }
+    }
+    return SecretScrubber(std::move(secrets));
 }
 
 /// Applies what the adapter says about the operation's tool (crank_adapter.describe): its input
@@ -204,7 +246,7 @@ void applyDescription(const plugins::AdapterHandle& adapter, const std::string& 
 }
 
 std::optional<Operation> compileOne(const OperationConfig& op, const std::string& path,
-                                    const std::map<std::string, config::AuthProfile>& profiles,
+                                    const config::Config& config,
                                     const plugins::PluginRegistry& registry,
                                     PluginConfigChecker& checker, ConfigErrors& errors) {
     const std::size_t errorsBefore = errors.size();
@@ -299,7 +341,12 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     } else {
         errors.add("", schema.error().message);
     }
-    if (auto compiled = json::compileTemplate(op.config_json, path + ".config")) {
+    static const std::vector<std::vector<std::string>> kNoUrls;
+    const std::vector<std::vector<std::string>>& urls =
+        out.adapter == nullptr
+            ? kNoUrls
+            : checker.urlMembers("adapter " + out.adapter->name(), out.adapter->configSchemaJson());
+    if (auto compiled = json::compileTemplate(op.config_json, path + ".config", urls)) {
         out.request_template = std::move(*compiled);
     } else {
         errors.add("", compiled.error().message);
@@ -313,7 +360,9 @@ std::optional<Operation> compileOne(const OperationConfig& op, const std::string
     if (auto safety = SafetyStage::create(e, 0, execution); !safety) {
         errors.add("", safety.error().message);
     }
-    resolveAuth(op, path, profiles, out, errors);
+    std::vector<std::string> secrets;
+    resolveAuth(op, path, config.auth_profiles, out, secrets, errors);
+    out.scrubber = scrubberOf(op, out, config.upstreams, std::move(secrets));
     if (errors.size() != errorsBefore) {
         return std::nullopt;
     }
@@ -329,8 +378,7 @@ CompiledOperations compileOperations(const config::Config& config,
     PluginConfigChecker checker;
     for (std::size_t i = 0; i < config.operations.size(); ++i) {
         const std::string path = fmt::format("operations[{}]", i);
-        if (auto op = compileOne(config.operations[i], path, config.auth_profiles, registry,
-                                 checker, errors)) {
+        if (auto op = compileOne(config.operations[i], path, config, registry, checker, errors)) {
             result.operations.push_back(std::make_shared<const Operation>(std::move(*op)));
         }
     }
@@ -360,8 +408,7 @@ CompiledOperation compileOperation(const config::OperationConfig& op, const conf
     CompiledOperation result;
     ConfigErrors errors;
     PluginConfigChecker checker;
-    if (auto compiled =
-            compileOne(op, std::string(kRoot), config.auth_profiles, registry, checker, errors)) {
+    if (auto compiled = compileOne(op, std::string(kRoot), config, registry, checker, errors)) {
         result.operation = std::make_shared<const Operation>(std::move(*compiled));
     }
     for (config::ConfigError& e : errors.take()) {

@@ -7,6 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "runtime/secret_wire_forms.h"
 #include "util/json_string.h"
 #include <crank/sdk/json.hpp>
 
@@ -79,22 +80,28 @@ private:
 
 SecretScrubber::SecretScrubber(std::vector<std::string> secrets) {
     std::vector<std::string> patterns;
+    std::vector<std::string> encodable;
     for (std::string& secret : secrets) {
         if (secret.size() < kMinSecretLength) {
             continue;
         }
-        for (std::string& escaped : escapedForms(secret)) {
-            if (escaped == secret) {
-                continue;
+        std::vector<std::string> forms = base64Forms(secret);
+        forms.push_back(std::move(secret));
+        for (std::string& form : forms) {
+            for (std::string& escaped : escapedForms(form)) {
+                if (escaped == form) {
+                    continue;
+                }
+                // Escaped twice: JSON text holding the secret, kept in a JSON string (an error
+                // message quoting the auth JSON, inside a result).
+                for (std::string& twice : escapedForms(escaped)) {
+                    patterns.push_back(std::move(twice));
+                }
+                patterns.push_back(std::move(escaped));
             }
-            // Escaped twice: JSON text holding the secret, kept in a JSON string (an error
-            // message quoting the auth JSON, inside a result).
-            for (std::string& twice : escapedForms(escaped)) {
-                patterns.push_back(std::move(twice));
-            }
-            patterns.push_back(std::move(escaped));
+            patterns.push_back(form);
+            encodable.push_back(std::move(form));
         }
-        patterns.push_back(std::move(secret));
     }
     if (patterns.empty()) {
         return;
@@ -103,17 +110,23 @@ SecretScrubber::SecretScrubber(std::vector<std::string> secrets) {
         return a.size() != b.size() ? a.size() > b.size() : a < b;
     });
     patterns.erase(std::unique(patterns.begin(), patterns.end()), patterns.end());
-    patterns_ = std::make_shared<const std::vector<std::string>>(std::move(patterns));
+    std::sort(encodable.begin(), encodable.end());
+    encodable.erase(std::unique(encodable.begin(), encodable.end()), encodable.end());
+    patterns_ =
+        std::make_shared<const Patterns>(Patterns{std::move(patterns), std::move(encodable)});
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> SecretScrubber::find(std::string_view text) const {
     std::vector<std::pair<std::size_t, std::size_t>> spans;
-    for (const std::string& pattern : *patterns_) {
+    for (const std::string& pattern : patterns_->literal) {
         // Step by one: occurrences of one pattern may overlap ("aaaa" in "aaaaa").
         for (std::size_t at = text.find(pattern); at != std::string_view::npos;
              at = text.find(pattern, at + 1)) {
             spans.emplace_back(at, at + pattern.size());
         }
+    }
+    for (const std::string& secret : patterns_->encodable) {
+        findPercentEncoded(text, secret, spans);
     }
     if (spans.size() < 2) {
         return spans;

@@ -7,12 +7,15 @@
 // Each secret is looked for as it is (a message, a log line), as it appears inside a JSON string
 // literal (the auth JSON text, an item), and escaped twice (JSON text quoted in a JSON string): in
 // the escapes of the JSON writers a plugin likely uses (RapidJSON's, the SDK's, crankd's own).
-// Every occurrence becomes "[redacted]"; occurrences that overlap (of one secret or of several)
-// become one "[redacted]". Secrets shorter than kMinSecretLength are ignored: replacing every "abc"
-// would garble text and protect nothing.
+// It is also looked for in the forms it takes on the wire (runtime/secret_wire_forms.h), which an
+// upstream that echoes its own URL puts into its answer: percent-encoded (any bytes, either hex
+// case, '+' for a space) and base64 (standard and URL-safe, padded or not), each of those also
+// percent-encoded. Every occurrence becomes "[redacted]"; occurrences that overlap (of one secret
+// or of several) become one "[redacted]". Secrets shorter than kMinSecretLength are ignored:
+// replacing every "abc" would garble text and protect nothing.
 //
 // Not found: a secret written with other escapes (\u0041 for "A", "\/" for "/"), cut in pieces,
-// or encoded another way (base64, URL encoding) unless it was given as a secret of its own.
+// encoded twice over (%2541), or encoded another way unless it was given as a secret of its own.
 
 #include <cstddef>
 #include <memory>
@@ -39,7 +42,7 @@ public:
     /// which the callers test before doing any work.
     bool empty() const { return patterns_ == nullptr; }
 
-    /// `text` with every secret (raw or JSON-escaped) replaced by kMarker.
+    /// `text` with every secret (raw, JSON-escaped, or in a wire form) replaced by kMarker.
     std::string scrub(std::string_view text) const;
     /// scrub() in place; true when something was replaced.
     bool scrubInPlace(std::string& text) const;
@@ -54,8 +57,13 @@ private:
     /// Intervals [begin, end) of `text` covered by a pattern, sorted and merged.
     std::vector<std::pair<std::size_t, std::size_t>> find(std::string_view text) const;
 
-    /// Every form a secret is looked for in, longest first, without duplicates.
-    std::shared_ptr<const std::vector<std::string>> patterns_;
+    struct Patterns {
+        /// Every literal form a secret is looked for in, longest first, without duplicates.
+        std::vector<std::string> literal;
+        /// The secrets and their base64 forms, also looked for percent-encoded.
+        std::vector<std::string> encodable;
+    };
+    std::shared_ptr<const Patterns> patterns_;
 };
 
 }  // namespace crank::runtime

@@ -207,7 +207,7 @@ std::string_view graphqlConfigSchema() {
   "type": "object",
   "required": ["endpoint", "document"],
   "properties": {
-    "endpoint": {"type": "string", "minLength": 1, "description": "the GraphQL endpoint's absolute http(s) URL; templates allowed"},
+    "endpoint": {"type": "string", "format": "uri", "minLength": 1, "description": "the GraphQL endpoint's absolute http(s) URL; templates allowed, each value percent-encoded"},
     "document": {"type": "string", "minLength": 1, "description": "a GraphQL query or mutation (no templates: use variables)"},
     "operation_name": {"type": "string", "minLength": 1},
     "variables": {"type": "object"},
@@ -226,6 +226,7 @@ std::string_view graphqlConfigSchema() {
       "verify": {"type": "boolean"}, "ca_file": {"type": "string", "minLength": 1}}},
     "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 1073741824},
     "follow_redirects": {"type": "integer", "minimum": 0, "maximum": 20},
+    "redirect_origins": {"type": "array", "items": {"type": "string", "minLength": 1}},
     "compression": {"type": "boolean"},
     "keep_alive": {"type": "object", "additionalProperties": false, "properties": {
       "max_idle": {"type": "integer", "minimum": 0, "maximum": 1024},

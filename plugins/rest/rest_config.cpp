@@ -94,8 +94,8 @@ public:
     void parse(const Json& root, RestConfig& c) {
         unknownMembers(root, "",
                        {"url", "method", "query", "headers", "body", "timeouts", "tls",
-                        "max_response_bytes", "accept", "follow_redirects", "compression",
-                        "cursor_param", "keep_alive", "sse", "job"});
+                        "max_response_bytes", "accept", "follow_redirects", "redirect_origins",
+                        "compression", "cursor_param", "keep_alive", "sse", "job"});
         // headers, timeouts, tls, max_response_bytes, follow_redirects, compression, keep_alive:
         // sdk::http::readHttpSettings() (parseRestConfig).
         // url
@@ -514,7 +514,7 @@ std::string_view restConfigSchema() {
   "type": "object",
   "required": ["url"],
   "properties": {
-    "url": {"type": "string", "minLength": 1, "description": "absolute http(s) URL; templates allowed"},
+    "url": {"type": "string", "format": "uri", "minLength": 1, "description": "absolute http(s) URL; templates allowed, each value percent-encoded"},
     "method": {"enum": ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]},
     "query": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null", "array"]}},
     "headers": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean", "null"]}},
@@ -528,6 +528,7 @@ std::string_view restConfigSchema() {
     "max_response_bytes": {"type": "integer", "minimum": 1, "maximum": 1073741824},
     "accept": {"type": "array", "minItems": 1, "items": {"type": "string"}},
     "follow_redirects": {"type": "integer", "minimum": 0, "maximum": 20},
+    "redirect_origins": {"type": "array", "items": {"type": "string", "minLength": 1}},
     "compression": {"type": "boolean"},
     "cursor_param": {"type": "string", "minLength": 1},
     "keep_alive": {"type": "object", "additionalProperties": false, "properties": {
@@ -541,7 +542,7 @@ std::string_view restConfigSchema() {
       "max_line_bytes": {"type": "integer", "minimum": 1, "maximum": 268435456}}},
     "job": {"type": "object", "additionalProperties": false, "properties": {
       "status_url_path": {"type": "string"},
-      "status_url": {"type": "string", "minLength": 1},
+      "status_url": {"type": "string", "format": "uri", "minLength": 1},
       "id_path": {"type": "string"},
       "poll_interval_ms": {"type": "integer", "minimum": 10, "maximum": 3600000},
       "state_path": {"type": "string"},
@@ -552,10 +553,10 @@ std::string_view restConfigSchema() {
       "message_path": {"type": "string"},
       "error_path": {"type": "string"},
       "result_url_path": {"type": "string"},
-      "result_url": {"type": "string", "minLength": 1},
+      "result_url": {"type": "string", "format": "uri", "minLength": 1},
       "result_path": {"type": "string"},
       "cancel_method": {"enum": ["DELETE", "POST", "PUT", "PATCH", "GET"]},
-      "cancel_url": {"type": "string", "minLength": 1},
+      "cancel_url": {"type": "string", "format": "uri", "minLength": 1},
       "max_polls": {"type": "integer", "minimum": 0, "maximum": 1000000000}}}
   },
   "additionalProperties": false

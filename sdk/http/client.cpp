@@ -5,6 +5,7 @@
 
 #include <crank/sdk/base64.hpp>
 #include <crank/sdk/http/client.hpp>
+#include <crank/sdk/http/redirect_policy.hpp>
 #include <crank/sdk/http/text.hpp>
 
 namespace crank::sdk::http {
@@ -116,6 +117,22 @@ bool step(HttpExchange& exchange, const RequestPlan& plan, Url& url, std::string
         throw Error(ErrorCode::upstream, prefix + "redirects from https to http (" +
                                              next->describe() + "), which " + plan.plugin +
                                              " refuses");
+    }
+    std::optional<std::string> refused;
+    try {
+        refused = refuseRedirect(
+            plan.credential_origin.empty() ? plan.url.origin() : plan.credential_origin, *next,
+            plan.redirect_origins, connect_deadline, cancel);
+    } catch (const TransportFailure& f) {
+        throw Error(ErrorCode::unavailable,
+                    prefix + "answered " + std::to_string(status) + " with a redirect to " +
+                        next->describe() + ", whose host cannot be checked: " + f.error().detail);
+    }
+    if (refused) {
+        throw Error(ErrorCode::upstream,
+                    prefix + "answered " + std::to_string(status) + " with a redirect to " +
+                        next->describe() + ", which " + plan.plugin + " refuses: " + *refused,
+                    "{\"http_status\":" + std::to_string(status) + "}");
     }
     readSome(exchange, kRedirectDrain, std::min(headers_deadline, plan.total_deadline), cancel);
     exchange.finish();

@@ -230,6 +230,15 @@ Connection::~Connection() {
     }
 }
 
+std::vector<std::string> resolveHost(const std::string& host, Clock::time_point deadline,
+                                     const CancelCheck& cancel) {
+    std::vector<std::string> out;
+    for (const Poco::Net::IPAddress& address : resolve(host, deadline, cancel)) {
+        out.push_back(address.toString());
+    }
+    return out;
+}
+
 std::string poolKey(const Url& url, const TlsOptions& tls) {
     std::string key = url.origin();
     if (url.tls()) {

@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <crank/sdk/http/redirect_policy.hpp>
 #include <crank/sdk/http/settings.hpp>
 
 namespace crank::sdk::http {
@@ -78,6 +79,7 @@ public:
                 s.follow_redirects = redirects->value.GetInt();
             }
         }
+        redirectOrigins(root, s);
         const auto compression = root.FindMember("compression");
         if (compression != root.MemberEnd()) {
             if (compression->value.IsBool()) {
@@ -197,6 +199,34 @@ private:
         }
     }
 
+    void redirectOrigins(const Json& root, HttpSettings& s) {
+        const auto origins = root.FindMember("redirect_origins");
+        if (origins == root.MemberEnd()) {
+            return;
+        }
+        if (!origins->value.IsArray()) {
+            problem("redirect_origins",
+                    "expected an array of origins such as \"https://api.example.com\"");
+            return;
+        }
+        for (rapidjson::SizeType i = 0; i < origins->value.Size(); ++i) {
+            const Json& entry = origins->value[i];
+            const std::string path = "redirect_origins[" + std::to_string(i) + "]";
+            std::string error;
+            std::optional<std::string> origin;
+            if (entry.IsString()) {
+                origin = parseOrigin(str(entry), error);
+            } else {
+                error = "expected an origin such as \"https://api.example.com\" (a string)";
+            }
+            if (origin) {
+                s.redirect_origins.push_back(std::move(*origin));
+            } else {
+                problem(path, error);
+            }
+        }
+    }
+
     void keepAlive(const Json& root, HttpSettings& s) {
         const Json* k = object(root, "keep_alive");
         if (k == nullptr) {
@@ -239,6 +269,7 @@ void applySettings(const HttpSettings& settings, RequestPlan& plan) {
     plan.connect_ms = settings.connect_ms;
     plan.headers_ms = settings.headers_ms;
     plan.follow_redirects = settings.follow_redirects;
+    plan.redirect_origins = settings.redirect_origins;
     plan.max_response_bytes = settings.max_response_bytes;
 }
 

@@ -27,6 +27,9 @@
 //
 // Tools:
 //   echo {text}                   returns text back as one text block
+//   echo_header {name}            returns "NAME: VALUE" of the HTTP request header NAME that
+//                                 carried the call (over stdio: "NAME: "), as an upstream that
+//                                 echoes what it received would
 //   slow_progress {steps, delay_ms}
 //                                 sends notifications/progress 1..steps (total=steps), one every
 //                                 delay_ms, when the request carries a progressToken; stops when
@@ -162,6 +165,11 @@ function createServer() {
         'echo',
         { description: 'Returns its text argument unchanged', inputSchema: { text: z.string() } },
         async ({ text: t }) => text(t),
+    );
+    server.registerTool(
+        'echo_header',
+        { description: 'Returns one HTTP request header of the call', inputSchema: { name: z.string() } },
+        async ({ name }, extra) => text(`${name}: ${extra.requestInfo?.headers?.[name.toLowerCase()] ?? ''}`),
     );
     server.registerTool(
         'slow_progress',

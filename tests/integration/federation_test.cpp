@@ -53,19 +53,35 @@ rapidjson::Document answerOf(const Reply& reply, int id) {
     return doc;
 }
 
+// A secret header of an HTTP upstream ({"env": ...} in its config), which the fixture echoes.
+constexpr const char* kUpstreamKey = "fedKey-7rq9/x+Z";
+
 class FederationSuite : public CrankdSuite<FederationSuite> {
 protected:
     static void SetUpTestSuite() {
+        // The fixture over Streamable HTTP, its stdout sent to stderr (where ChildProcess looks).
+        httpFixture_ = new ChildProcess(std::vector<std::string>{
+            "/bin/sh", "-c", "exec \"$0\" \"$1\" 0 1>&2", CRANK_NODE_PATH, CRANK_FIXTURE_SERVER});
+        const auto line =
+            httpFixture_->waitForStderrLine("listening http://", std::chrono::seconds(20));
+        ASSERT_TRUE(line) << httpFixture_->stderrText();
+        const std::string url = line->substr(line->find("http://"));
         startCrankd(R"("upstreams": [)" + fixtureUpstream("first", R"("naming": "keep")") + ", " +
-                    fixtureUpstream("second", R"("naming": "keep")") + ", " +
-                    fixtureUpstream("third", R"("prefix": "t", "separator": ".")") +
-                    R"(, {"name": "broken", "config": {"command": "/nonexistent/mcp-server"}}],
+                        R"({"name": "web", "prefix": "w", "config": {"url": ")" + url +
+                        R"(", "headers": {"X-Api-Key": {"env": "CRANK_FED_TEST_KEY"}}}}, )" +
+                        fixtureUpstream("second", R"("naming": "keep")") + ", " +
+                        fixtureUpstream("third", R"("prefix": "t", "separator": ".")") +
+                        R"(, {"name": "broken", "config": {"command": "/nonexistent/mcp-server"}}],
             "operations": [{"name": "echo", "description": "the third upstream's echo, as an operation",
               "protocol": "mcp", "config": {"upstream": "third", "tool": "echo",
                 "arguments": {"text": "op:{{text}}"}},
               "input_schema": {"type": "object", "properties": {"text": {"type": "string"}},
                 "required": ["text"]},
-              "execution": {"mode": "unary"}}])");
+              "execution": {"mode": "unary"}},
+              {"name": "web_header", "description": "the HTTP upstream's echo_header, as an operation",
+              "protocol": "mcp", "config": {"upstream": "web", "tool": "echo_header",
+                "arguments": {"name": "x-api-key"}}, "execution": {"mode": "unary"}}])",
+                    {{"CRANK_FED_TEST_KEY", kUpstreamKey}});
         // /readyz turns 200 once every upstream's lists were fetched (or failed to be).
         bool ready = false;
         for (int i = 0; i < 300 && !ready; ++i) {
@@ -75,6 +91,16 @@ protected:
             }
         }
         ASSERT_TRUE(ready) << process_->stderrText();
+    }
+
+    static void TearDownTestSuite() {
+        CrankdSuite<FederationSuite>::TearDownTestSuite();
+        if (httpFixture_ != nullptr) {
+            httpFixture_->signal(SIGTERM);
+            httpFixture_->waitForExit(std::chrono::seconds(10));
+            delete httpFixture_;  // kills it by pid if it is still running
+            httpFixture_ = nullptr;
+        }
     }
 
     void SetUp() override {
@@ -97,6 +123,7 @@ protected:
     }
 
     std::optional<McpClient> client_;
+    static inline ChildProcess* httpFixture_ = nullptr;
 };
 
 TEST_F(FederationSuite, ACollidingNameIsPublishedOnceAndTheCollisionIsLogged) {
@@ -139,6 +166,27 @@ TEST_F(FederationSuite, TheOperationRunsTheUpstreamToolAndThePrefixedToolAnswers
     EXPECT_STREQ(direct["result"]["content"][0]["text"].GetString(), "hi");
 }
 
+TEST_F(FederationSuite, AnUpstreamThatEchoesASecretHeaderGetsItScrubbed) {
+    // The header reaches the upstream (the key made the difference) ...
+    const rapidjson::Document other = answerOf(
+        request(30, "tools/call", R"({"name":"w_echo_header","arguments":{"name":"accept"}})"), 30);
+    ASSERT_TRUE(other.HasMember("result"));
+    EXPECT_NE(std::string(other["result"]["content"][0]["text"].GetString()), "accept: ");
+    // ... and what the upstream says back carries "[redacted]" in its place, federated or as an
+    // operation.
+    const Reply direct =
+        request(31, "tools/call", R"({"name":"w_echo_header","arguments":{"name":"x-api-key"}})");
+    const rapidjson::Document answer = answerOf(direct, 31);
+    ASSERT_TRUE(answer.HasMember("result")) << direct.body;
+    EXPECT_STREQ(answer["result"]["content"][0]["text"].GetString(), "x-api-key: [redacted]")
+        << direct.body;
+    const Reply op = request(32, "tools/call", R"({"name":"web_header","arguments":{}})");
+    EXPECT_EQ(op.body.find("fedKey"), std::string::npos) << op.body;
+    EXPECT_NE(op.body.find("x-api-key: [redacted]"), std::string::npos) << op.body;
+    EXPECT_EQ(process_->stderrSoFar(std::chrono::milliseconds(100)).find("fedKey"),
+              std::string::npos);
+}
+
 TEST_F(FederationSuite, EveryCallThatReachesAnUpstreamIsAuditedWithItsAgent) {
     const rapidjson::Document ok = answerOf(
         request(20, "tools/call", R"({"name":"t.echo","arguments":{"text":"audit"}})"), 20);
@@ -160,7 +208,8 @@ TEST_F(FederationSuite, EveryCallThatReachesAnUpstreamIsAuditedWithItsAgent) {
     for (const auto& e : *found) {
         EXPECT_EQ(e.workspace_id, "default");
         EXPECT_EQ(e.agent_id, "anonymous");
-        EXPECT_EQ(e.operation_id, "third");
+        // The suite calls the tools of "third" and of "web" (the secret header test) only.
+        EXPECT_TRUE(e.operation_id == "third" || e.operation_id == "web") << e.operation_id;
         if (e.detail_json.find(R"("name":"echo")") != std::string::npos && e.outcome == "ok") {
             ++echo;
         }

@@ -45,6 +45,8 @@ constexpr const char* kToken = "tok3nBearerQ7";
 constexpr const char* kPassword = "pa55-W0rd-Z9";
 constexpr const char* kHeaderKey = "hdrKey-4411";
 constexpr const char* kQueryKey = "qryKey-8822";
+// Bytes that a query component percent-encodes: on the wire it is "odd%2FKey%2B77%2033%3D%26z".
+constexpr const char* kOddQueryKey = "odd/Key+77 33=&z";
 
 std::string text(const rapidjson::Value& v) {
     return crank::testing::jsonText(v);
@@ -111,6 +113,8 @@ protected:
                 "query": {"tag": "{{tags}}", "limit": "{{limit}}", "flag": true,
                           "missing": "{{nope}}", "q": "{{q}}"},
                 "headers": {"X-Request-Id": "req-{{id}}"}})"),
+            operation("echo_unfiltered",
+                      R"({"url": ")" + base + R"(/echo/items/{{ id }}?q={{ q }}&fixed=1"})"),
             operation("echo_body", R"({"url": ")" + base + R"(/echo", "method": "POST",
                 "body": {"name": "{{name}}", "count": "{{count}}", "tags": "{{tags}}",
                          "nested": {"k": "{{name}}", "fixed": [1, "two", null]}}})"),
@@ -150,8 +154,14 @@ protected:
                 "body": {"x": "{{x}}"}})"),
             operation("redirect_post", R"({"url": ")" + base + R"(/redirect-code", "method": "POST",
                 "query": {"code": "{{code}}", "to": "/echo"}, "body": {"x": "{{x}}"}})"),
-            operation("cross_origin", R"({"url": ")" + base + R"(/redirect-other-origin"})", unary,
-                      "bearer"),
+            operation("cross_origin",
+                      R"({"url": ")" + base + R"(/redirect-other-origin", "redirect_origins": [")" +
+                          alt + R"("]})",
+                      unary, "bearer"),
+            operation("cross_origin_unlisted",
+                      R"({"url": ")" + base + R"(/redirect-other-origin"})", unary, "bearer"),
+            operation("redirect_anywhere", R"({"url": ")" + base + R"(/redirect-other-origin",
+                "query": {"port": "{{port}}", "to": "{{to}}"}})"),
             operation("same_origin", R"({"url": ")" + base + R"(/redirect?n=1&to=/auth-report"})",
                       unary, "bearer"),
             // Compression.
@@ -179,6 +189,8 @@ protected:
                       unary, "key_query"),
             operation("auth_none_headers", R"({"url": ")" + base + R"(/headers"})", unary,
                       "tenant"),
+            operation("echo_odd_key_query", R"({"url": ")" + base + R"(/echo"})", unary,
+                      "odd_key_query"),
             // SSE windows.
             operation("sse", R"({"url": ")" + base + R"(/sse", "query": {"count": "{{count}}",
                 "rate": "{{rate}}", "size": "{{size}}", "chunked": "{{chunked}}"}})",
@@ -250,6 +262,8 @@ protected:
                                "key": {"env": "CRANK_REST_TEST_HEADER_KEY"}},
                 "key_query": {"type": "api_key", "in": "query", "name": "api_key",
                               "key": {"env": "CRANK_REST_TEST_QUERY_KEY"}},
+                "odd_key_query": {"type": "api_key", "in": "query", "name": "api_key",
+                                  "key": {"env": "CRANK_REST_TEST_ODD_QUERY_KEY"}},
                 "tenant": {"type": "none", "headers": {"X-Tenant": "acme"}}},
             "operations": [)" +
                               operations + "]}");
@@ -258,7 +272,8 @@ protected:
             {{"CRANK_REST_TEST_TOKEN", kToken},
              {"CRANK_REST_TEST_PASSWORD", kPassword},
              {"CRANK_REST_TEST_HEADER_KEY", kHeaderKey},
-             {"CRANK_REST_TEST_QUERY_KEY", kQueryKey}});
+             {"CRANK_REST_TEST_QUERY_KEY", kQueryKey},
+             {"CRANK_REST_TEST_ODD_QUERY_KEY", kOddQueryKey}});
         const auto port = crankd_->waitForListeningPort(20s);
         ASSERT_TRUE(port) << crankd_->stderrText();
         port_ = *port;
@@ -430,6 +445,43 @@ TEST_F(RestTest, PathQueryArrayAndHeaderTemplatesReachTheUpstream) {
     EXPECT_STREQ(r["headers"]["x-request-id"].GetString(), "req-a b/c");
 }
 
+TEST_F(RestTest, UnfilteredUrlTemplatesAreEncodedWhereTheyLand) {
+    // Without `| url`, a value can still neither climb the path, nor add a segment or a query
+    // parameter, nor smuggle an encoded slash or a fragment.
+    const auto params = [](const rapidjson::Value& r) {
+        std::multiset<std::pair<std::string, std::string>> out;
+        for (const auto& p : r["params"].GetArray()) {
+            out.emplace(p[0].GetString(), p[1].GetString());
+        }
+        return out;
+    };
+    const auto r = ok("echo_unfiltered", R"({"id": "../x%2Fy", "q": "a&admin=1"})");
+    ASSERT_TRUE(r.HasMember("path")) << text(r);
+    EXPECT_STREQ(r["path"].GetString(), "/echo/items/..%2Fx%252Fy");
+    const std::multiset<std::pair<std::string, std::string>> expected{{"q", "a&admin=1"},
+                                                                      {"fixed", "1"}};
+    EXPECT_EQ(params(r), expected) << text(r["params"]);
+    const auto hash = ok("echo_unfiltered", R"({"id": "x", "q": "a#b"})");
+    ASSERT_TRUE(hash.HasMember("params")) << text(hash);
+    EXPECT_EQ(params(hash),
+              (std::multiset<std::pair<std::string, std::string>>{{"q", "a#b"}, {"fixed", "1"}}))
+        << text(hash["params"]);
+}
+
+TEST_F(RestTest, ADotSegmentFromATemplateIsRefused) {
+    for (const char* id : {"..", "."}) {
+        const std::string message =
+            failure("echo_templates", std::string(R"({"id": ")") + id + R"("})");
+        EXPECT_TRUE(contains(message, "cannot build the upstream request: ")) << message;
+        EXPECT_TRUE(contains(message, "config.url: the value of {{ id | url }} is \"" +
+                                          std::string(id) + "\", a dot segment"))
+            << message;
+    }
+    // Dots inside a segment are no dot segment.
+    const auto r = ok("echo_templates", R"({"id": "..."})");
+    EXPECT_STREQ(r["path"].GetString(), "/echo/items/...");
+}
+
 TEST_F(RestTest, AJsonBodyTemplateIsSentAsApplicationJson) {
     const auto r = ok("echo_body", R"({"name": "widget", "count": 7, "tags": ["a", "b"]})");
     ASSERT_TRUE(r.HasMember("body")) << text(r);
@@ -586,11 +638,37 @@ TEST_F(RestTest, A303Or302AfterAPostTurnsIntoAGetWithoutBody) {
     }
 }
 
-TEST_F(RestTest, ARedirectToAnotherOriginDropsTheCredentials) {
+TEST_F(RestTest, ARedirectToAListedOriginDropsTheCredentials) {
     const auto same = ok("same_origin");
     EXPECT_TRUE(same["authorization"].GetBool()) << "same origin keeps them: " << text(same);
     const auto other = ok("cross_origin");
     EXPECT_FALSE(other["authorization"].GetBool()) << text(other);
+}
+
+TEST_F(RestTest, ARedirectToAnUnlistedOriginIsRefused) {
+    const std::int64_t alt = stat("alt_port");
+    const std::string message = failure("cross_origin_unlisted");
+    EXPECT_TRUE(contains(message, "GET " + origin() +
+                                      "/redirect-other-origin: answered 302 with "
+                                      "a redirect to http://127.0.0.1:" +
+                                      std::to_string(alt) +
+                                      "/auth-report, which the REST plugin refuses: it leads to "
+                                      "another origin, http://127.0.0.1:" +
+                                      std::to_string(alt) +
+                                      ", which is not listed in redirect_origins"))
+        << message;
+}
+
+TEST_F(RestTest, AnUpstreamCannotRedirectCrankdToItself) {
+    // crankd's own endpoint on loopback: another origin, so refused before any request to it.
+    const std::string message = failure(
+        "redirect_anywhere", R"({"port": )" + std::to_string(port_) + R"(, "to": "/healthz"})");
+    EXPECT_TRUE(contains(message,
+                         "which the REST plugin refuses: it leads to another origin, "
+                         "http://127.0.0.1:" +
+                             std::to_string(port_)))
+        << message;
+    EXPECT_TRUE(contains(message, "(upstream)")) << message;
 }
 
 // --- compression -------------------------------------------------------------------------------
@@ -641,6 +719,17 @@ TEST_F(RestTest, EveryAuthProfileTypeReachesTheUpstream) {
     for (const char* secret : {kToken, kPassword, kHeaderKey, kQueryKey}) {
         EXPECT_TRUE(lacks(log, secret)) << "a secret in crankd's log";
     }
+}
+
+TEST_F(RestTest, AQueryKeyEchoedInItsPercentEncodedFormIsScrubbed) {
+    // The fixture echoes the query as it arrived: the key percent-encoded, as the SDK sent it.
+    const rapidjson::Document result = call("echo_odd_key_query");
+    ASSERT_FALSE(isError(result)) << text(result);
+    const std::string all = text(result);
+    EXPECT_TRUE(lacks(all, "odd%2FKey")) << all;
+    EXPECT_TRUE(lacks(all, "odd/Key")) << all;
+    ASSERT_TRUE(result.HasMember("structuredContent")) << all;
+    EXPECT_STREQ(result["structuredContent"]["query"].GetString(), "api_key=[redacted]") << all;
 }
 
 // --- keep-alive --------------------------------------------------------------------------------

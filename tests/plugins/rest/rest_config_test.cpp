@@ -33,6 +33,7 @@ TEST(RestConfig, DefaultsAreTheDocumentedOnes) {
     EXPECT_TRUE(c.http.tls.verify);
     EXPECT_EQ(c.http.max_response_bytes, 1048576U);
     EXPECT_EQ(c.http.follow_redirects, 5);
+    EXPECT_TRUE(c.http.redirect_origins.empty());
     EXPECT_TRUE(c.http.compression);
     EXPECT_EQ(c.http.max_idle, 16U);
     EXPECT_EQ(c.http.idle_timeout_ms, 30000);
@@ -55,6 +56,22 @@ TEST(RestConfig, BodyIsCompactJsonAndContentTypeIsNoticed) {
     ASSERT_TRUE(c.body.has_value());
     EXPECT_EQ(*c.body, R"({"a":[1,2],"b":"x"})");
     EXPECT_TRUE(c.http.has_content_type);
+}
+
+TEST(RestConfig, RedirectOriginsAreOriginsNamedByTheirIndex) {
+    const RestConfig c = ok(
+        R"({"url": "http://h/", "redirect_origins": ["https://Login.example.com", "http://[::1]:81/"]})");
+    EXPECT_EQ(c.http.redirect_origins,
+              (std::vector<std::string>{"https://login.example.com:443", "http://[::1]:81"}));
+    const auto problems = bad(
+        R"({"url": "http://h/", "redirect_origins": ["https://a.example", "https://b.example/v1", 7]})");
+    ASSERT_EQ(problems.size(), 2U);
+    EXPECT_EQ(problems[0].path, "redirect_origins[1]");
+    EXPECT_EQ(problems[0].message,
+              "expected an origin (scheme://host[:port]), without a path or query");
+    EXPECT_EQ(problems[1].path, "redirect_origins[2]");
+    EXPECT_EQ(bad(R"({"url": "http://h/", "redirect_origins": "https://a.example"})")[0].path,
+              "redirect_origins");
 }
 
 TEST(RestConfig, TemplatedUrlsAreCheckedOnlyForTheirSchemeAtLoad) {

@@ -1,4 +1,5 @@
-// The secret scrubber: raw and JSON-escaped occurrences, overlaps, short secrets, JSON kept valid.
+// The secret scrubber: raw, JSON-escaped and wire-form (percent-encoded, base64) occurrences,
+// overlaps, short secrets, JSON kept valid.
 
 #include "runtime/secret_scrubber.h"
 
@@ -7,6 +8,8 @@
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+
+#include "runtime/secret_wire_forms.h"
 
 namespace crank::runtime {
 namespace {
@@ -114,6 +117,52 @@ TEST(SecretScrubber, ScrubJsonScrubsKeysAndNestedEscapedText) {
 TEST(SecretScrubber, ScrubJsonOnTextThatIsNotJsonScrubsItAsText) {
     const SecretScrubber scrubber({"t0k3n-xyz"});
     EXPECT_EQ(scrubber.scrubJson("not json: t0k3n-xyz"), "not json: [redacted]");
+}
+
+TEST(SecretScrubber, PercentEncodedFormsAreReplacedInEitherHexCase) {
+    const SecretScrubber scrubber({"k/y+z 9=&"});
+    // As an API key in a query, echoed by an upstream that shows its own URL.
+    EXPECT_EQ(scrubber.scrub("GET /x?api_key=k%2Fy%2Bz%209%3D%26&n=1"),
+              "GET /x?api_key=[redacted]&n=1");
+    EXPECT_EQ(scrubber.scrub("k%2fy%2bz%209%3d%26"), "[redacted]");
+    // A space as '+' (forms), and bytes that needed no encoding encoded anyway.
+    EXPECT_EQ(scrubber.scrub("k%2Fy%2Bz+9%3D%26"), "[redacted]");
+    EXPECT_EQ(scrubber.scrub("%6B%2F%79%2B%7A%20%39%3D%26"), "[redacted]");
+    // Within JSON text, the text stays valid.
+    const std::string out =
+        scrubber.scrubJson(R"({"url":"http://h/x?api_key=k%2Fy%2Bz%209%3D%26"})");
+    EXPECT_EQ(out, R"({"url":"http://h/x?api_key=[redacted]"})");
+    // Not the secret: a different byte, or a cut.
+    EXPECT_EQ(scrubber.scrub("k%2Fy%2Bz%209%3D%27"), "k%2Fy%2Bz%209%3D%27");
+    EXPECT_EQ(scrubber.scrub("k%2Fy%2Bz%209%3D"), "k%2Fy%2Bz%209%3D");
+    EXPECT_EQ(scrubber.scrub("k%2Fy%2Bz%2"), "k%2Fy%2Bz%2");
+}
+
+TEST(SecretScrubber, Base64FormsAreReplacedAlsoPercentEncoded) {
+    // base64("s3cr3t?>") is "czNjcjN0Pz4=" (padded); base64("s3c???") is "czNjPz8/", URL-safe
+    // "czNjPz8_".
+    const SecretScrubber scrubber({"s3cr3t?>", "s3c???"});
+    EXPECT_EQ(scrubber.scrub("token czNjcjN0Pz4= and czNjcjN0Pz4"),
+              "token [redacted] and [redacted]");
+    EXPECT_EQ(scrubber.scrub("a czNjPz8/ b czNjPz8_ c"), "a [redacted] b [redacted] c");
+    EXPECT_EQ(scrubber.scrub("q=czNjPz8%2F&r=czNjcjN0Pz4%3d"), "q=[redacted]&r=[redacted]");
+}
+
+TEST(SecretWireForms, Base64FormsAreTheFourVariantsWithoutDuplicates) {
+    EXPECT_EQ(base64Forms("s3c???"), (std::vector<std::string>{"czNjPz8/", "czNjPz8_"}));
+    EXPECT_EQ(base64Forms("ab?"), (std::vector<std::string>{"YWI/", "YWI_"}));
+    EXPECT_EQ(base64Forms("a>"), (std::vector<std::string>{"YT4", "YT4="}));
+}
+
+TEST(SecretWireForms, FindPercentEncodedNeedsAnEncodedByte) {
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    findPercentEncoded("abcd ab%63d ab+d", "abcd", spans);
+    ASSERT_EQ(spans.size(), 1U);
+    EXPECT_EQ(spans[0], std::make_pair(std::size_t{5}, std::size_t{11}));
+    spans.clear();
+    findPercentEncoded("x+y %2", "x y", spans);
+    ASSERT_EQ(spans.size(), 1U);
+    EXPECT_EQ(spans[0], std::make_pair(std::size_t{0}, std::size_t{3}));
 }
 
 TEST(SecretScrubber, CopiesScrubAlike) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <crank/sdk/error.hpp>
 #include <crank/sdk/http/connection.hpp>
@@ -54,6 +55,9 @@ struct RequestPlan {
     std::int64_t connect_ms = 5'000;   ///< per hop
     std::int64_t headers_ms = 10'000;  ///< per hop, from the request's start to the end of the head
     int follow_redirects = 5;
+    /// Origins (Url::origin() text) a redirect may lead to besides the configured one
+    /// (credential_origin); see redirect_policy.hpp for the rule.
+    std::vector<std::string> redirect_origins;
     std::size_t max_response_bytes = std::size_t{1024} * 1024;
     /// The bound of the whole exchange (redirects and body included), with its value and the
     /// name of the setting it comes from, for messages ("timeouts.total_ms").
@@ -124,7 +128,9 @@ Error describeFailure(const ExchangeFailure& failure, const std::string& prefix,
                       Clock::time_point headers_deadline);
 
 /// Sends the plan's request, following redirects (303, and 301/302 after a POST, become GET
-/// without a body; https to http is refused), and returns the exchange of the final response with
+/// without a body; https to http is refused; another origin only as redirect_policy.hpp says:
+/// listed in redirect_origins, and never into a local address range the configured URL is not
+/// in), and returns the exchange of the final response with
 /// its head read. `prefix` receives "METHOD url: " of the last request. `slot` (may be nullptr)
 /// always holds the exchange in progress. Throws sdk::Error.
 std::unique_ptr<HttpExchange> send(ConnectionPool& pool, const RequestPlan& plan,

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <crank/sdk/http/url.hpp>
 
@@ -57,6 +58,12 @@ private:
 
 /// Returns true when the caller wants the current wait to stop (checked between slices).
 using CancelCheck = std::function<bool()>;
+
+/// The addresses `host` (a name, or an IP literal, which is its own) resolves to, as text (IPv6
+/// without brackets): the lookup Connection::open() makes, bounded by `deadline`. Throws
+/// TransportFailure (dns, timeout, cancelled).
+std::vector<std::string> resolveHost(const std::string& host, Clock::time_point deadline,
+                                     const CancelCheck& cancel);
 
 class Connection {
 public:

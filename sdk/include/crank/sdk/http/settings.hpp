@@ -2,8 +2,9 @@
 
 // The HTTP settings every HTTP-based plugin's operation config shares, read and checked one way:
 // `headers`, `timeouts` (connect_ms, headers_ms, total_ms), `tls` (verify, ca_file),
-// `max_response_bytes`, `follow_redirects`, `compression`, `keep_alive` (max_idle,
-// idle_timeout_ms). Documented defaults (plugins/rest/README.md, plugins/graphql/README.md).
+// `max_response_bytes`, `follow_redirects`, `redirect_origins`, `compression`, `keep_alive`
+// (max_idle, idle_timeout_ms). Documented defaults (plugins/rest/README.md,
+// plugins/graphql/README.md).
 
 #include <array>
 #include <cstddef>
@@ -29,15 +30,17 @@ struct HttpSettings {
     TlsOptions tls;
     std::size_t max_response_bytes = std::size_t{1024} * 1024;
     int follow_redirects = 5;
+    /// Origins a redirect may lead to besides the configured URL's (redirect_policy.hpp).
+    std::vector<std::string> redirect_origins;
     bool compression = true;
     std::size_t max_idle = 16;
     std::int64_t idle_timeout_ms = 30'000;
 };
 
 /// The config members readHttpSettings() reads.
-inline constexpr std::array<std::string_view, 7> kHttpSettingMembers = {
-    "headers",          "timeouts",    "tls",       "max_response_bytes",
-    "follow_redirects", "compression", "keep_alive"};
+inline constexpr std::array<std::string_view, 8> kHttpSettingMembers = {
+    "headers",          "timeouts",         "tls",         "max_response_bytes",
+    "follow_redirects", "redirect_origins", "compression", "keep_alive"};
 
 struct SettingProblem {
     std::string path;  ///< the member at fault ("timeouts.connect_ms")
