@@ -32,13 +32,13 @@ tsan_tests='^(runtime|Store)\.'
 asan_tests=(
     crank_json_tests crank_config_tests crank_http_tests crank_mcp_tests crank_metrics_tests
     crank_store_tests crank_runtime_items_tests crank_runtime_tests crank_plugins_tests
-    crank_admin_unit_tests crank_util_tests
+    crank_admin_unit_tests crank_util_tests crank_log_tests
     crank_integration_tests crank_window_tests crank_session_tests crank_job_tests
     crank_job_recovery_tests crank_metrics_integration_tests crank_admin_tests crank_rest_tests
-    crank_fault_tests
+    crank_fault_tests crank_hostile_client_tests
 )
 asan_targets=(crankd crankd-test-tools crank-rest-fixture crank_rest crank_aggregators
-    crank_synthetic "${asan_tests[@]}")
+    crank_synthetic crank_mcp_plugin "${asan_tests[@]}")
 
 # configure DIR KIND FLAGS: (re)configures DIR as a CRANK_SANITIZE=KIND tree compiled with FLAGS
 # unless it already is one.
