@@ -268,6 +268,8 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     sessionLimits.replay.bytes_per_session = static_cast<std::size_t>(cfg->mcp.replay_bytes);
     sessionLimits.replay.streams_per_session = static_cast<std::size_t>(cfg->mcp.replay_streams);
     sessionLimits.replay.retry_ms = static_cast<int>(cfg->mcp.sse_retry_ms);
+    sessionLimits.replay.budget =
+        std::make_shared<mcp::ReplayBudget>(static_cast<std::size_t>(cfg->mcp.replay_budget_bytes));
     mcp::SessionManager sessions(sessionLimits);
     sessions.startSweeper(std::chrono::milliseconds(
         std::clamp<std::int64_t>(cfg->mcp.session_idle_timeout_ms / 4, 100, 60'000)));

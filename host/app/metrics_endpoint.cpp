@@ -1,5 +1,9 @@
 #include "app/metrics_endpoint.h"
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 
@@ -13,6 +17,7 @@
 #include "plugins/plugin_registry.h"
 #include "runtime/operation_runner.h"
 #include "store/store.h"
+#include "util/sha256.h"
 
 namespace crank::app {
 
@@ -137,8 +142,12 @@ void addMetricsEndpoint(http::Router& router, const metrics::Registry& metrics,
                         const config::ServerConfig& server) {
     auto policy =
         std::make_shared<http::OriginPolicy>(server.allowed_hosts, server.allowed_origins);
-    router.add("/metrics", [&metrics, policy](Poco::Net::HTTPServerRequest& request,
-                                              Poco::Net::HTTPServerResponse& response) {
+    std::optional<std::string> digest;
+    if (server.metrics_token) {
+        digest = server.metrics_token->reveal();  // a digest: the config keeps no clear token
+    }
+    router.add("/metrics", [&metrics, policy, digest](Poco::Net::HTTPServerRequest& request,
+                                                      Poco::Net::HTTPServerResponse& response) {
         if (!http::allowMethods(request, response, "GET,HEAD")) {
             return;
         }
@@ -146,6 +155,20 @@ void addMetricsEndpoint(http::Router& router, const metrics::Registry& metrics,
             http::sendError(response, 403, "forbidden_host",
                             "this Host may not read the metrics (server.allowed_hosts)");
             return;
+        }
+        if (digest) {
+            const std::string header = request.get("Authorization", "");
+            constexpr std::string_view kBearer = "Bearer ";
+            if (header.size() <= kBearer.size() ||
+                header.compare(0, kBearer.size(), kBearer) != 0 ||
+                !constantTimeEqual(sha256Hex(std::string_view(header).substr(kBearer.size())),
+                                   *digest)) {
+                response.set("WWW-Authenticate", R"(Bearer realm="crank-metrics")");
+                http::sendError(response, 401, "unauthorized",
+                                "the metrics token is required: Authorization: Bearer TOKEN "
+                                "(server.metrics_token)");
+                return;
+            }
         }
         const std::string body = metrics.render();
         http::sendBody(response, 200, "text/plain; version=0.0.4; charset=utf-8",

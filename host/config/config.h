@@ -36,15 +36,21 @@ struct ServerConfig {
     std::int64_t idle_connection_timeout_ms = 30'000;  ///< keep-alive and read timeout
     /// From a request's first byte to the end of its head; a slower head gets 408.
     std::int64_t request_head_timeout_ms = 10'000;
-    std::int64_t max_request_head_bytes = 32 * 1024;  ///< a larger head gets 431
+    std::int64_t max_request_head_bytes = 32LL * 1024;  ///< a larger head gets 431
     /// From the end of a request's head to the end of its body; a slower body is cut off.
     std::int64_t request_body_timeout_ms = 30'000;
     /// A body must arrive at least this fast on average after its first second (bytes/s); 0: any.
     std::int64_t min_request_body_rate = 1024;
     /// Bodies up to this size (with a Content-Length) are read before a worker is given.
-    std::int64_t read_ahead_body_bytes = 64 * 1024;
+    std::int64_t read_ahead_body_bytes = 64LL * 1024;
     std::int64_t max_connections = 4096;             ///< open client connections in all
     std::int64_t max_connections_per_address = 256;  ///< open client connections per IP address
+    /// Requests answered 401 per client address within auth_failure_window_ms before that
+    /// address gets 429 until the window ends; 0: no bound.
+    std::int64_t max_auth_failures = 20;
+    std::int64_t auth_failure_window_ms = 60'000;
+    /// GET /metrics requires `Authorization: Bearer` this token (kept as its digest); none: open.
+    std::optional<Secret> metrics_token;
     /// Free heap handed back to the system this often (util::MemoryTrimmer); 0: never.
     std::int64_t memory_trim_interval_ms = 60'000;
     std::vector<std::string> allowed_origins;  ///< Origin values accepted besides loopback ones
@@ -88,9 +94,11 @@ struct McpConfig {
         60'000;                                 ///< a stream whose client takes nothing this long
     std::int64_t replay_events = 256;           ///< events kept per stream for resumption
     std::int64_t replay_bytes = 1024LL * 1024;  ///< bytes kept per session for resumption
-    std::int64_t replay_streams = 64;           ///< ended streams kept per session for resumption
-    std::int64_t tools_page_size = 100;         ///< tools/list page size
-    std::int64_t sse_retry_ms = 1'000;          ///< `retry:` on priming events
+    /// bytes kept for resumption by every session together; the oldest are dropped first
+    std::int64_t replay_budget_bytes = 256LL * 1024 * 1024;
+    std::int64_t replay_streams = 64;    ///< ended streams kept per session for resumption
+    std::int64_t tools_page_size = 100;  ///< tools/list page size
+    std::int64_t sse_retry_ms = 1'000;   ///< `retry:` on priming events
 };
 
 /// `jobs`: the worker pool of async_job operations and the ownership of running jobs.

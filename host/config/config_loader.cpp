@@ -19,6 +19,7 @@
 
 #include "config/audit_config_reader.h"
 #include "config/json_reader.h"
+#include "config/key_policy.h"
 #include "json/depth_limited_handler.h"
 #include "util/sha256.h"
 
@@ -248,7 +249,7 @@ void Loader::readServer(const Json* v) {
     s.request_head_timeout_ms =
         r.integer("request_head_timeout_ms", s.request_head_timeout_ms, 100, 3'600'000);
     s.max_request_head_bytes =
-        r.integer("max_request_head_bytes", s.max_request_head_bytes, 1024, 1024 * 1024);
+        r.integer("max_request_head_bytes", s.max_request_head_bytes, 1024, 1024LL * 1024);
     s.request_body_timeout_ms =
         r.integer("request_body_timeout_ms", s.request_body_timeout_ms, 100, 3'600'000);
     s.min_request_body_rate =
@@ -258,6 +259,18 @@ void Loader::readServer(const Json* v) {
     s.max_connections = r.integer("max_connections", s.max_connections, 1, 1'000'000);
     s.max_connections_per_address =
         r.integer("max_connections_per_address", s.max_connections_per_address, 1, 1'000'000);
+    s.max_auth_failures = r.integer("max_auth_failures", s.max_auth_failures, 0, 1'000'000);
+    s.auth_failure_window_ms =
+        r.integer("auth_failure_window_ms", s.auth_failure_window_ms, 1000, 86'400'000);
+    if (const Json* token = r.get("metrics_token")) {
+        s.metrics_token = readSecret(token, r.pathOf("metrics_token"), true);
+        if (s.metrics_token && s.metrics_token->ref().kind != SecretRef::Kind::sha256) {
+            if (auto weak = weakKeyReason(s.metrics_token->reveal())) {
+                errors_.add(r.pathOf("metrics_token"), "the metrics token " + *weak);
+            }
+            s.metrics_token = Secret(s.metrics_token->ref(), sha256Hex(s.metrics_token->reveal()));
+        }
+    }
     s.memory_trim_interval_ms =
         r.integer("memory_trim_interval_ms", s.memory_trim_interval_ms, 0, 86'400'000);
     s.allowed_origins = r.stringArray("allowed_origins", 1024, [](const std::string& origin) {
@@ -314,6 +327,9 @@ void Loader::readAdmin(const Json* v) {
         a.token = readSecret(token, r.pathOf("token"), true);
         // Kept as its digest only: requests are compared by digest, the clear token is dropped.
         if (a.token && a.token->ref().kind != SecretRef::Kind::sha256) {
+            if (auto weak = weakKeyReason(a.token->reveal())) {
+                errors_.add(r.pathOf("token"), "the admin token " + *weak);
+            }
             a.token = Secret(a.token->ref(), sha256Hex(a.token->reveal()));
         }
     }
@@ -378,6 +394,8 @@ void Loader::readMcp(const Json* v) {
         r.integer("stream_stall_timeout_ms", m.stream_stall_timeout_ms, 0, 3'600'000);
     m.replay_events = r.integer("replay_events", m.replay_events, 0, 100'000);
     m.replay_bytes = r.integer("replay_bytes", m.replay_bytes, 0, 256LL * 1024 * 1024);
+    m.replay_budget_bytes =
+        r.integer("replay_budget_bytes", m.replay_budget_bytes, 0, 64LL * 1024 * 1024 * 1024);
     m.replay_streams = r.integer("replay_streams", m.replay_streams, 0, 100'000);
     m.tools_page_size = r.positiveInteger("tools_page_size", m.tools_page_size, 10'000);
     m.sse_retry_ms = r.positiveInteger("sse_retry_ms", m.sse_retry_ms, 3'600'000);
@@ -570,12 +588,21 @@ void Loader::readAuth(const Json* v) {
             if (agent.api_key) {
                 // Keep only a digest of clear keys: the process never needs the key itself.
                 if (agent.api_key->ref().kind != SecretRef::Kind::sha256) {
+                    if (auto weak = weakKeyReason(agent.api_key->reveal())) {
+                        errors_.add(a.pathOf("api_key"), "the key " + *weak);
+                    }
                     agent.api_key =
                         Secret(agent.api_key->ref(), sha256Hex(agent.api_key->reveal()));
                 }
                 auto [it, inserted] = keyOwners.emplace(agent.api_key->reveal(), path);
                 if (!inserted) {
                     errors_.add(a.pathOf("api_key"), "the same key as " + it->second + ".api_key");
+                }
+                if (config_.admin.token &&
+                    config_.admin.token->reveal() == agent.api_key->reveal()) {
+                    errors_.add(a.pathOf("api_key"),
+                                "the same key as admin.token: the admin token must differ from "
+                                "every agent's key");
                 }
             } else if (auth.mode == AuthConfig::Mode::api_key && a.get("api_key") == nullptr) {
                 errors_.add(a.pathOf("api_key"), "is required when auth.mode is \"api_key\"");

@@ -137,6 +137,7 @@ struct ConnectionGate::Impl {
     std::atomic<std::uint64_t> refused{0};
     std::atomic<std::uint64_t> rejected{0};
     std::atomic<std::size_t> held_count{0};
+    std::atomic<std::uint64_t> accept_failures{0};
 
     std::mutex readmit_mutex;
     std::condition_variable drained;
@@ -155,7 +156,7 @@ struct ConnectionGate::Impl {
     log::Throttle accept_log{1, std::chrono::seconds(10)};
     Clock::time_point last_sweep;
 
-    Impl(Options o, OnReady r)
+    Impl(const Options& o, OnReady r)
         : options(o),
           on_ready(std::move(r)),
           counter(std::make_shared<ConnectionCounter>(o.max_connections,
@@ -208,10 +209,10 @@ struct ConnectionGate::Impl {
         }
     }
 
-    void hold(Poco::Net::StreamSocket socket, ClientSocketImpl* client, Phase phase) {
+    void hold(const Poco::Net::StreamSocket& socket, ClientSocketImpl* client, Phase phase) {
         const int fd = client->sockfd();
         Held h;
-        h.socket = std::move(socket);
+        h.socket = socket;
         h.client = client;
         h.phase = phase;
         h.since = Clock::now();
@@ -244,7 +245,7 @@ struct ConnectionGate::Impl {
             auto* client = new ClientSocketImpl(fd, std::move(slot), peer);
             Poco::Net::StreamSocket socket(client);  // owns client, and the descriptor
             client->setBlocking(false);
-            hold(std::move(socket), client, Phase::idle);
+            hold(socket, client, Phase::idle);
             if (refusal == ConnectionCounter::Refusal::none) {
                 continue;
             }
@@ -274,6 +275,7 @@ struct ConnectionGate::Impl {
 
     /// Out of descriptors or memory: the listener stays readable, so retrying at once would spin.
     void pauseListener(int err) {
+        ++accept_failures;
         logAcceptFailure(err);
         unwatch(listen_fd);
         listener_paused = true;
@@ -344,6 +346,19 @@ struct ConnectionGate::Impl {
                     return;
                 case HeadState::complete:
                     break;
+            }
+            if (options.auth_failures) {
+                if (const std::int64_t wait = options.auth_failures->blockedForMs(h.client->peer());
+                    wait > 0) {
+                    ++rejected;
+                    reject(h, 429, "too_many_failed_authentications",
+                           std::to_string(options.auth_failures->maxFailures()) +
+                               " failed authentications from " + h.client->peer() +
+                               " (server.max_auth_failures, server.auth_failure_window_ms); "
+                               "retry in " +
+                               std::to_string((wait + 999) / 1000) + " s");
+                    return;
+                }
             }
             h.head_bytes = head.head_bytes;
             h.need = head.head_bytes;
@@ -486,7 +501,7 @@ struct ConnectionGate::Impl {
             client->endBody();
             client->setBlocking(false);
             const int fd = client->sockfd();
-            hold(std::move(socket), client, Phase::idle);
+            hold(socket, client, Phase::idle);
             Held& h = held.at(fd);
             advance(h);  // a pipelined request may be there already
         }
@@ -542,7 +557,7 @@ struct ConnectionGate::Impl {
     }
 };
 
-ConnectionGate::ConnectionGate(Options options, OnReady on_ready)
+ConnectionGate::ConnectionGate(const Options& options, OnReady on_ready)
     : impl_(std::make_unique<Impl>(options, std::move(on_ready))) {}
 
 ConnectionGate::~ConnectionGate() {
@@ -573,14 +588,14 @@ Result<void> ConnectionGate::start(int listen_fd) {
     return {};
 }
 
-void ConnectionGate::readmit(Poco::Net::StreamSocket socket) {
+void ConnectionGate::readmit(const Poco::Net::StreamSocket& socket) {
     Impl& impl = *impl_;
     {
         std::lock_guard lock(impl.readmit_mutex);
         if (impl.stopped || !impl.running.load()) {
             return;  // the socket closes with its last reference
         }
-        impl.readmitted.push_back(std::move(socket));
+        impl.readmitted.push_back(socket);
     }
     impl.wake();
 }
@@ -625,6 +640,10 @@ std::uint64_t ConnectionGate::rejected() const {
 
 std::size_t ConnectionGate::held() const {
     return impl_->held_count.load();
+}
+
+std::uint64_t ConnectionGate::acceptFailures() const {
+    return impl_->accept_failures.load();
 }
 
 }  // namespace crank::http

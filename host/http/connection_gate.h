@@ -8,6 +8,7 @@
 
 #include <Poco/Net/StreamSocket.h>
 
+#include "http/auth_failure_throttle.h"
 #include "http/client_socket.h"
 #include "util/error.h"
 
@@ -15,14 +16,17 @@ namespace crank::http {
 
 /// Limits of a ConnectionGate (the `server` keys of the same names, docs/configuration.md).
 struct ConnectionGateOptions {
-    std::size_t max_head_bytes = 32 * 1024;      ///< larger heads: 431
-    std::int64_t head_timeout_ms = 10'000;       ///< from a request's first byte to its head's end
-    std::int64_t idle_timeout_ms = 30'000;       ///< a connection that sends nothing this long
-    BodyPace body;                               ///< the body's deadline and minimum rate
-    std::size_t read_ahead_body_bytes = 65536;   ///< bodies read before a worker is given
-    std::uint64_t max_body_bytes = 1024 * 1024;  ///< larger bodies are left to the worker (413)
-    std::size_t max_connections = 4096;          ///< open connections in all
+    std::size_t max_head_bytes = std::size_t{32} * 1024;  ///< larger heads: 431
+    std::int64_t head_timeout_ms = 10'000;      ///< from a request's first byte to its head's end
+    std::int64_t idle_timeout_ms = 30'000;      ///< a connection that sends nothing this long
+    BodyPace body;                              ///< the body's deadline and minimum rate
+    std::size_t read_ahead_body_bytes = 65536;  ///< bodies read before a worker is given
+    std::uint64_t max_body_bytes = std::uint64_t{1}
+                                   << 20;  ///< larger bodies are left to the worker (413)
+    std::size_t max_connections = 4096;    ///< open connections in all
     std::size_t max_connections_per_address = 256;
+    /// Addresses past their failed authentications get 429 once their head is in; null: none.
+    std::shared_ptr<AuthFailureThrottle> auth_failures;
 };
 
 /// Holds every client connection of HttpServer that is not being served by a worker: from
@@ -51,7 +55,7 @@ public:
     using Options = ConnectionGateOptions;
     using OnReady = std::function<bool(Poco::Net::StreamSocket&)>;
 
-    ConnectionGate(Options options, OnReady on_ready);
+    ConnectionGate(const Options& options, OnReady on_ready);
     ~ConnectionGate();
     ConnectionGate(const ConnectionGate&) = delete;
     ConnectionGate& operator=(const ConnectionGate&) = delete;
@@ -64,7 +68,7 @@ public:
     /// Gives back a keep-alive connection whose response has been sent; bytes the worker read
     /// past that request are already back in its ClientSocketImpl (unread()). After stop(), the
     /// connection is closed.
-    void readmit(Poco::Net::StreamSocket socket);
+    void readmit(const Poco::Net::StreamSocket& socket);
 
     /// The start of a graceful shutdown: stops accepting (the caller may close the listener once
     /// this returns) and closes the connections that wait between requests; the ones whose
@@ -82,6 +86,8 @@ public:
     std::uint64_t rejected() const;
     /// Connections held by the gate now.
     std::size_t held() const;
+    /// accept() calls that failed for want of descriptors or memory (each followed by a pause).
+    std::uint64_t acceptFailures() const;
 
 private:
     struct Impl;

@@ -130,6 +130,11 @@ ConnectionGateOptions gateOptions(const config::ServerConfig& c) {
     o.max_body_bytes = static_cast<std::uint64_t>(c.max_request_body_bytes);
     o.max_connections = static_cast<std::size_t>(c.max_connections);
     o.max_connections_per_address = static_cast<std::size_t>(c.max_connections_per_address);
+    if (c.max_auth_failures > 0) {
+        o.auth_failures = std::make_shared<AuthFailureThrottle>(
+            static_cast<std::size_t>(c.max_auth_failures),
+            std::chrono::milliseconds(c.auth_failure_window_ms));
+    }
     return o;
 }
 
@@ -162,12 +167,18 @@ struct HttpServer::Impl final : ConnectionHome {
         connections.add(key, socket);
     }
     void closed(const void* key) override { connections.remove(key); }
-    void keepAlive(Poco::Net::StreamSocket socket) override {
+    void keepAlive(const Poco::Net::StreamSocket& socket) override {
         if (!stop_flag.load() && gate) {
-            gate->readmit(std::move(socket));
+            gate->readmit(socket);
         }
     }
     bool stopping() const override { return stop_flag.load(); }
+    void authenticationFailed(const std::string& peer) override {
+        if (auth_failures) {
+            auth_failures->failed(peer);
+        }
+    }
+    std::shared_ptr<AuthFailureThrottle> auth_failures;
 
     void stopGate() {
         if (gate) {
@@ -241,14 +252,16 @@ Result<void> HttpServer::start() {
     impl_->handlers = new RouterFactory(impl_->router);
     impl_->dispatcher = new Poco::Net::TCPServerDispatcher(
         new WorkerConnectionFactory(params, impl_->handlers, *impl_), impl_->pool, params);
-    impl_->gate =
-        std::make_unique<ConnectionGate>(gateOptions(c), [impl](Poco::Net::StreamSocket& ready) {
-            if (impl->saturated()) {
-                return false;
-            }
-            impl->dispatcher->enqueue(ready);
-            return true;
-        });
+    ConnectionGateOptions options = gateOptions(c);
+    impl_->auth_failures = options.auth_failures;  // the workers report failures to the gate's
+    impl_->gate = std::make_unique<ConnectionGate>(std::move(options),
+                                                   [impl](Poco::Net::StreamSocket& ready) {
+                                                       if (impl->saturated()) {
+                                                           return false;
+                                                       }
+                                                       impl->dispatcher->enqueue(ready);
+                                                       return true;
+                                                   });
     return impl_->gate->start(socket.impl()->sockfd());
 }
 
@@ -262,6 +275,10 @@ std::uint64_t HttpServer::refusedConnections() const {
 
 std::uint64_t HttpServer::rejectedConnections() const {
     return impl_->gate ? impl_->gate->rejected() : 0;
+}
+
+std::uint64_t HttpServer::acceptFailures() const {
+    return impl_->gate ? impl_->gate->acceptFailures() : 0;
 }
 
 ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace) {

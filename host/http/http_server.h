@@ -50,6 +50,8 @@ public:
     std::uint64_t refusedConnections() const;
     /// Connections cut for a deadline, a minimum rate, a size or a framing of their request.
     std::uint64_t rejectedConnections() const;
+    /// accept() calls that failed for want of descriptors or memory.
+    std::uint64_t acceptFailures() const;
 
     /// Stops accepting connections, lets in-flight requests finish within `grace`, then shuts down
     /// whatever is still open. Idle keep-alive connections are closed at once. Call once.

@@ -87,6 +87,11 @@ void WorkerConnection::run() {
                 response.sendContinue();
             }
             handler->handleRequest(request, response);
+            if (response.getStatus() == Poco::Net::HTTPResponse::HTTP_UNAUTHORIZED) {
+                if (const auto* client = dynamic_cast<const ClientSocketImpl*>(socket().impl())) {
+                    home_.authenticationFailed(client->peer());
+                }
+            }
             // A read that failed (a body past its pace, a reset) leaves the connection at an
             // unknown point of the request: it cannot carry another one.
             keep = params_->getKeepAlive() && response.getKeepAlive() && response.sent() &&
@@ -124,7 +129,7 @@ void WorkerConnection::run() {
     std::string rest = session.takeBuffered();
     Poco::Net::StreamSocket detached = session.detachSocket();
     client->unread(rest);
-    home_.keepAlive(std::move(detached));
+    home_.keepAlive(detached);
 }
 
 }  // namespace crank::http

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/StreamSocket.h>
@@ -17,9 +19,11 @@ public:
     virtual void closed(const void* key) = 0;
     /// The request was answered and the connection stays open: back to the gate, or closed when
     /// the server is stopping.
-    virtual void keepAlive(Poco::Net::StreamSocket socket) = 0;
+    virtual void keepAlive(const Poco::Net::StreamSocket& socket) = 0;
     /// True once the server is shutting down: answers then close their connections.
     virtual bool stopping() const = 0;
+    /// A request from `peer` was answered 401 (a failed authentication).
+    virtual void authenticationFailed(const std::string& peer) = 0;
 };
 
 /// Serves exactly one request of a connection on a worker thread: the request whose head (and

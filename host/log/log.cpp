@@ -66,7 +66,11 @@ std::mutex gConfigureMutex;
 std::shared_ptr<spdlog::logger> gLogger;  // guarded by gConfigureMutex for replacement
 std::atomic<int> gLevel{static_cast<int>(Level::info)};
 std::atomic<bool> gJson{false};
-LogLimits gLimits;  // guarded by gConfigureMutex; copied into the atomics below for write()
+/// Guarded by gConfigureMutex; max_message_bytes is copied into an atomic for write().
+LogLimits& configuredLimits() {
+    static LogLimits limits;
+    return limits;
+}
 std::atomic<std::size_t> gMaxMessageBytes{LogLimits{}.max_message_bytes};
 
 bool isControl(unsigned char c) {
@@ -119,14 +123,14 @@ void configure(Format format, Level level, LogLimits limits) {
     std::lock_guard lock(gConfigureMutex);
     gLevel.store(static_cast<int>(level));
     gJson.store(format == Format::json);
-    gLimits = limits;
+    configuredLimits() = limits;
     gMaxMessageBytes.store(limits.max_message_bytes);
     gLogger = std::move(next);
 }
 
 LogLimits limits() {
     std::lock_guard lock(gConfigureMutex);
-    return gLimits;
+    return configuredLimits();
 }
 
 std::string sanitize(std::string_view message, std::size_t max_bytes, bool escape_controls) {

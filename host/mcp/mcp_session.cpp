@@ -8,8 +8,14 @@
 namespace crank::mcp {
 
 McpSession::McpSession(std::string id, std::string protocolVersion, ReplayLimits limits)
-    : id_(std::move(id)), protocolVersion_(std::move(protocolVersion)), limits_(limits) {
+    : id_(std::move(id)), protocolVersion_(std::move(protocolVersion)), limits_(std::move(limits)) {
     touch();
+}
+
+McpSession::~McpSession() {
+    if (limits_.budget) {
+        limits_.budget->remove(replayBytes_);
+    }
 }
 
 void McpSession::touch() {
@@ -33,10 +39,10 @@ std::string McpSession::appendEvent(std::uint64_t number, Stream& stream, std::s
     std::string bytes =
         http::formatSseEvent(std::to_string(number) + "-" + std::to_string(seq), "", data);
     if (limits_.events_per_stream > 0 && limits_.bytes_per_session > 0) {
-        stream.replay.push_back({seq, bytes});
-        replayBytes_ += bytes.size();
+        stream.replay.push_back({seq, bytes, std::chrono::steady_clock::now()});
+        keptReplay(bytes.size());
         if (stream.replay.size() > limits_.events_per_stream) {
-            replayBytes_ -= stream.replay.front().bytes.size();
+            forgotReplay(stream.replay.front().bytes.size());
             stream.replay.pop_front();
         }
         evictForBudget();
@@ -50,7 +56,7 @@ void McpSession::evictForBudget() {
          replayBytes_ > limits_.bytes_per_session && it != streams_.end();) {
         Stream& s = it->second;
         while (!s.replay.empty() && replayBytes_ > limits_.bytes_per_session) {
-            replayBytes_ -= s.replay.front().bytes.size();
+            forgotReplay(s.replay.front().bytes.size());
             s.replay.pop_front();
         }
         // A finished stream with nothing left to replay is gone for good.
@@ -60,6 +66,52 @@ void McpSession::evictForBudget() {
             ++it;
         }
     }
+}
+
+void McpSession::keptReplay(std::size_t n) {
+    replayBytes_ += n;
+    if (limits_.budget) {
+        limits_.budget->add(n);
+    }
+}
+
+void McpSession::forgotReplay(std::size_t n) {
+    replayBytes_ -= n;
+    if (limits_.budget) {
+        limits_.budget->remove(n);
+    }
+}
+
+std::optional<std::chrono::steady_clock::time_point> McpSession::oldestReplayEvent() const {
+    std::lock_guard lock(mutex_);
+    std::optional<std::chrono::steady_clock::time_point> oldest;
+    for (const auto& [number, stream] : streams_) {
+        if (!stream.replay.empty() && (!oldest || stream.replay.front().sent < *oldest)) {
+            oldest = stream.replay.front().sent;
+        }
+    }
+    return oldest;
+}
+
+std::size_t McpSession::dropOldestReplay(std::size_t bytes) {
+    std::lock_guard lock(mutex_);
+    std::size_t freed = 0;
+    while (freed < bytes) {
+        Stream* oldest = nullptr;
+        for (auto& [number, stream] : streams_) {
+            if (!stream.replay.empty() &&
+                (oldest == nullptr || stream.replay.front().sent < oldest->replay.front().sent)) {
+                oldest = &stream;
+            }
+        }
+        if (oldest == nullptr) {
+            break;
+        }
+        freed += oldest->replay.front().bytes.size();
+        forgotReplay(oldest->replay.front().bytes.size());
+        oldest->replay.pop_front();
+    }
+    return freed;
 }
 
 bool McpSession::waitsForResumeOnly(std::uint64_t number, const Stream& stream) const {
@@ -77,7 +129,7 @@ void McpSession::pruneStreams() {
          waiting > limits_.streams_per_session && it != streams_.end();) {
         if (waitsForResumeOnly(it->first, it->second)) {
             for (const Event& e : it->second.replay) {
-                replayBytes_ -= e.bytes.size();
+                forgotReplay(e.bytes.size());
             }
             it = streams_.erase(it);
             --waiting;
@@ -118,11 +170,16 @@ void McpSession::detach(std::uint64_t number, std::uint64_t token) {
 }
 
 void McpSession::send(std::uint64_t number, std::string_view message) {
-    std::lock_guard lock(mutex_);
-    Stream& stream = streams_[number];
-    std::string bytes = appendEvent(number, stream, message);
-    if (stream.connection && !stream.connection->send(std::move(bytes))) {
-        stream.connection.reset();
+    {
+        std::lock_guard lock(mutex_);
+        Stream& stream = streams_[number];
+        std::string bytes = appendEvent(number, stream, message);
+        if (stream.connection && !stream.connection->send(std::move(bytes))) {
+            stream.connection.reset();
+        }
+    }
+    if (limits_.budget) {
+        limits_.budget->trimIfOver();  // outside the lock: the trim locks sessions one by one
     }
 }
 
@@ -141,14 +198,19 @@ void McpSession::finish(std::uint64_t number) {
 }
 
 bool McpSession::sendStandalone(std::string_view message) {
-    std::lock_guard lock(mutex_);
-    if (!lastStandalone_) {
-        return false;
+    {
+        std::lock_guard lock(mutex_);
+        if (!lastStandalone_) {
+            return false;
+        }
+        Stream& stream = streams_[*lastStandalone_];
+        std::string bytes = appendEvent(*lastStandalone_, stream, message);
+        if (stream.connection && !stream.connection->send(std::move(bytes))) {
+            stream.connection.reset();
+        }
     }
-    Stream& stream = streams_[*lastStandalone_];
-    std::string bytes = appendEvent(*lastStandalone_, stream, message);
-    if (stream.connection && !stream.connection->send(std::move(bytes))) {
-        stream.connection.reset();
+    if (limits_.budget) {
+        limits_.budget->trimIfOver();
     }
     return true;
 }

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "mcp/log_level.h"
+#include "mcp/replay_budget.h"
 
 namespace crank::mcp {
 
@@ -36,6 +37,8 @@ struct ReplayLimits {
     /// Streams kept only for a resumption (finished, or a GET stream whose client went away),
     /// per session: beyond this many the oldest are forgotten, whatever their replay buffers.
     std::size_t streams_per_session = 64;
+    /// Every session's replay buffers together (mcp.replay_budget_bytes); null: no node bound.
+    std::shared_ptr<ReplayBudget> budget{};
 };
 
 /// One MCP session: its negotiated version, its logging level, its SSE streams with their
@@ -50,6 +53,10 @@ struct ReplayLimits {
 class McpSession {
 public:
     McpSession(std::string id, std::string protocolVersion, ReplayLimits limits);
+    /// Gives what it keeps for resumption back to the node's budget.
+    ~McpSession();
+    McpSession(const McpSession&) = delete;
+    McpSession& operator=(const McpSession&) = delete;
 
     const std::string& id() const { return id_; }
     const std::string& protocolVersion() const { return protocolVersion_; }
@@ -101,6 +108,12 @@ public:
     /// Marks a request in flight as cancelled; false when no such request runs.
     bool cancelRequest(const std::string& requestKey);
 
+    /// When the oldest event kept for resumption was sent; nullopt when none is kept.
+    std::optional<std::chrono::steady_clock::time_point> oldestReplayEvent() const;
+    /// Forgets the oldest events kept for resumption, across the session's streams, until
+    /// `bytes` are freed or none is left; returns the bytes freed.
+    std::size_t dropOldestReplay(std::size_t bytes);
+
     /// Number of streams with an attached connection.
     std::size_t attachedStreams() const;
 
@@ -127,6 +140,7 @@ private:
     struct Event {
         std::uint64_t seq;
         std::string bytes;
+        std::chrono::steady_clock::time_point sent;
     };
     struct Stream {
         bool standalone = false;
@@ -138,6 +152,9 @@ private:
 
     std::string appendEvent(std::uint64_t number, Stream& stream, std::string_view data);
     void evictForBudget();
+    /// replayBytes_ changes by +n / -n, and the node's budget with it.
+    void keptReplay(std::size_t n);
+    void forgotReplay(std::size_t n);
     /// True for a stream that only waits to be resumed: no connection, and nothing more will be
     /// sent on it (finished, or a standalone stream that is no longer the current one).
     bool waitsForResumeOnly(std::uint64_t number, const Stream& stream) const;

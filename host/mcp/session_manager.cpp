@@ -1,5 +1,8 @@
 #include "mcp/session_manager.h"
 
+#include <algorithm>
+#include <functional>
+#include <queue>
 #include <vector>
 
 #include "log/log.h"
@@ -7,9 +10,51 @@
 
 namespace crank::mcp {
 
-SessionManager::SessionManager(SessionLimits limits) : limits_(limits) {}
+SessionManager::SessionManager(SessionLimits limits) : limits_(std::move(limits)) {
+    if (limits_.replay.budget) {
+        limits_.replay.budget->setTrimmer([this](std::size_t target) { trimReplay(target); });
+    }
+}
+
+void SessionManager::trimReplay(std::size_t target) {
+    const std::shared_ptr<ReplayBudget>& budget = limits_.replay.budget;
+    std::vector<std::shared_ptr<McpSession>> sessions;
+    {
+        std::lock_guard lock(mutex_);
+        sessions.reserve(sessions_.size());
+        for (const auto& [id, session] : sessions_) {
+            sessions.push_back(session);
+        }
+    }
+    // Oldest event first across the node: a heap of sessions by their oldest kept event; each
+    // turn drops a little of the oldest session's, then puts it back by its new oldest.
+    using Entry = std::pair<std::chrono::steady_clock::time_point, McpSession*>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+    for (const auto& session : sessions) {
+        if (const auto oldest = session->oldestReplayEvent()) {
+            heap.emplace(*oldest, session.get());
+        }
+    }
+    constexpr std::size_t kChunk = std::size_t{16} * 1024;
+    std::size_t trimmed = 0;
+    while (budget->bytes() > target && !heap.empty()) {
+        McpSession* session = heap.top().second;
+        heap.pop();
+        trimmed += session->dropOldestReplay(std::min(kChunk, budget->bytes() - target));
+        if (const auto oldest = session->oldestReplayEvent()) {
+            heap.emplace(*oldest, session);
+        }
+    }
+    log::debug(
+        "mcp: replay buffers over mcp.replay_budget_bytes ({}): dropped the oldest {} "
+        "bytes",
+        budget->maxBytes(), trimmed);
+}
 
 SessionManager::~SessionManager() {
+    if (limits_.replay.budget) {
+        limits_.replay.budget->setTrimmer(nullptr);
+    }
     {
         std::lock_guard lock(sweeperMutex_);
         stopping_ = true;

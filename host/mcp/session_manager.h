@@ -51,6 +51,9 @@ public:
     void startSweeper(std::chrono::milliseconds interval);
 
 private:
+    /// The budget's trimmer: drops the node's oldest replay events until `target` bytes are kept.
+    void trimReplay(std::size_t target);
+
     const SessionLimits limits_;
     mutable std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<McpSession>> sessions_;

@@ -136,7 +136,9 @@ std::string Url::origin() const {
 }
 
 std::string Url::describe() const {
-    return origin() + path;
+    // Messages quote it, and a path rendered from a caller's arguments can be any length: cut it
+    // like a body excerpt.
+    return origin() + excerpt(path, kMaxPathInMessages);
 }
 
 std::string Url::target() const {

@@ -9,7 +9,7 @@
 // By hand (from the repository root, after a build; chromium from Debian, playwright-core from
 // tests/e2e/package.json):
 //
-//   CRANK_ADMIN_TOKEN=ui-test-token \
+//   CRANK_ADMIN_TOKEN=ui-test-token-0123456789 \
 //   CRANK_EXTRA_CONFIG='"admin": {"token": {"env": "CRANK_ADMIN_TOKEN"}, "ui_directory": "'$PWD'/host/admin/ui"},
 //     "plugins": {"directories": ["build/lib/crank/plugins", "build/lib/crank/test-plugins"]},
 //     "server": {"threads": 32}' \

@@ -452,4 +452,55 @@ TEST_F(LogFloodTest, AnUpstreamsStderrAndAClientsNameCannotFloodOrForgeTheLog) {
     EXPECT_EQ(log.find('\x1b'), std::string::npos) << "a terminal escape reached the log raw";
 }
 
+// ----- Failed authentications and the metrics token ------------------------------------------
+
+constexpr const char* kMetricsToken = "metrics-token-0123456789";
+
+class AuthFailureTest : public crank::testing::CrankdSuite<AuthFailureTest> {
+protected:
+    static void SetUpTestSuite() {
+        startCrankd(R"("server": {"max_auth_failures": 5, "auth_failure_window_ms": 60000,
+                                  "metrics_token": {"env": "METRICS_TOKEN"}},
+            "auth": {"mode": "api_key", "agents": [
+                {"id": "alice", "api_key": {"env": "KEY_ALICE"}}]})",
+                    {{"KEY_ALICE", kAliceKey}, {"METRICS_TOKEN", kMetricsToken}});
+    }
+
+    static int initializeFrom(const char* source, const std::string& key) {
+        Fd fd = connectLoopbackFrom(source, port_);
+        const std::string body =
+            R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
+            R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+        writeAll(fd.get(),
+                 "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                 "application/json\r\nAccept: application/json, text/event-stream\r\n"
+                 "Authorization: Bearer " +
+                     key + "\r\nConnection: close\r\nContent-Length: " +
+                     std::to_string(body.size()) + "\r\n\r\n" + body);
+        const std::string answer = readToEof(fd.get(), 20s).bytes;
+        return answer.size() > 12 ? std::stoi(answer.substr(9, 3)) : 0;
+    }
+};
+
+TEST_F(AuthFailureTest, GuessingKeysFromOneAddressIsThrottledAndOtherAddressesAreNot) {
+    for (int i = 0; i < 5; ++i) {
+        EXPECT_EQ(initializeFrom("127.0.0.21", "guess-" + std::to_string(i)), 401);
+    }
+    // The sixth attempt, even with the right key, waits for the window.
+    EXPECT_EQ(initializeFrom("127.0.0.21", kAliceKey), 429);
+    EXPECT_EQ(initializeFrom("127.0.0.22", kAliceKey), 200);
+}
+
+TEST_F(AuthFailureTest, TheMetricsNeedTheirToken) {
+    const Reply open = exchange(port_, "GET", "/metrics", {});
+    EXPECT_EQ(open.status, 401) << open.body;
+    EXPECT_NE(open.body.find("server.metrics_token"), std::string::npos) << open.body;
+    const Reply wrong = exchange(port_, "GET", "/metrics", {{"Authorization", "Bearer nope"}});
+    EXPECT_EQ(wrong.status, 401);
+    const Reply right = exchange(port_, "GET", "/metrics",
+                                 {{"Authorization", std::string("Bearer ") + kMetricsToken}});
+    EXPECT_EQ(right.status, 200);
+    EXPECT_NE(right.body.find("crank_"), std::string::npos);
+}
+
 }  // namespace

@@ -53,6 +53,10 @@ TEST(HttpUrl, EncodesBytesThatCannotAppearInAUrl) {
 
 TEST(HttpUrl, DescribeNeverShowsTheQuery) {
     EXPECT_EQ(parsed("http://h:1/p?api_key=secret").describe(), "http://h:1/p");
+    // A path made from a caller's arguments is cut like a body excerpt in messages.
+    const std::string longPath = "/" + std::string(2000, 'a');
+    const std::string described = parsed("http://h:1" + longPath).describe();
+    EXPECT_EQ(described, "http://h:1/" + std::string(Url::kMaxPathInMessages - 1, 'a') + "...");
 }
 
 TEST(HttpUrl, RefusesWhatCannotBeSent) {

@@ -85,7 +85,7 @@ config::LoadResult load(const std::string& text) {
     config::LoadOptions options;
     options.env = [](const std::string& name) -> std::optional<std::string> {
         if (name == "ADMIN_TOKEN") {
-            return std::string("s3cret-admin");
+            return std::string("s3cret-admin-0123456789");
         }
         return std::nullopt;
     };
@@ -114,7 +114,7 @@ TEST(AdminConfig, DefaultsAreOffAndTheTokenIsKeptAsItsDigestOnly) {
             "test_run_timeout_ms": 5000, "max_test_runs": 2, "sync_interval_ms": 250}})");
     ASSERT_TRUE(on.config) << errors(on);
     ASSERT_TRUE(on.config->admin.token.has_value());
-    EXPECT_EQ(on.config->admin.token->reveal(), sha256Hex("s3cret-admin"));
+    EXPECT_EQ(on.config->admin.token->reveal(), sha256Hex("s3cret-admin-0123456789"));
     EXPECT_EQ(on.config->admin.token->source(), "env:ADMIN_TOKEN");
     EXPECT_FALSE(on.config->admin.ui);
     EXPECT_EQ(on.config->admin.ui_directory, "/srv/ui");

@@ -535,7 +535,7 @@ TEST(ConfigErrorsTest, ApiKeyModeAgentWithoutKey) {
 TEST(ConfigErrorsTest, ApiKeyModeOnAPublicAddressIsFine) {
     EXPECT_THAT(errorsOf(R"({"server": {"listen": "0.0.0.0:8080"}, "auth": {"mode": "api_key",
                             "agents": [{"id": "a", "api_key": {"env": "K"}}]}})",
-                         {{"K", "key"}}),
+                         {{"K", "public-key-0123456789"}}),
                 IsEmpty());
 }
 
@@ -573,16 +573,37 @@ TEST(ConfigErrorsTest, TwoAgentsWithTheSameClearKey) {
     EXPECT_THAT(errorsOf(R"({"auth": {"mode": "api_key", "agents": [
                     {"id": "a", "api_key": {"env": "KEY_A"}},
                     {"id": "b", "api_key": {"env": "KEY_B"}}]}})",
-                         {{"KEY_A", "same-key"}, {"KEY_B", "same-key"}}),
+                         {{"KEY_A", "same-key-0123456789"}, {"KEY_B", "same-key-0123456789"}}),
                 ElementsAre("auth.agents[1].api_key: the same key as auth.agents[0].api_key"));
 }
 
+TEST(ConfigErrorsTest, AShortClearKeyOrAnAdminTokenEqualToAnAgentsKeyIsRefused) {
+    EXPECT_THAT(errorsOf(R"({"admin": {"token": {"env": "ADMIN"}},
+                "auth": {"mode": "api_key", "agents": [
+                    {"id": "a", "api_key": {"env": "KEY_A"}},
+                    {"id": "b", "api_key": {"env": "KEY_B"}}]}})",
+                         {{"ADMIN", "shared-key-0123456789"},
+                          {"KEY_A", "short"},
+                          {"KEY_B", "shared-key-0123456789"}}),
+                ElementsAre("auth.agents[0].api_key: the key is 5 characters long; a key needs "
+                            "at least 16 (e.g. openssl rand -hex 32)",
+                            "auth.agents[1].api_key: the same key as admin.token: the admin "
+                            "token must differ from every agent's key"));
+    EXPECT_THAT(errorsOf(R"({"admin": {"token": {"env": "ADMIN"}},
+                             "server": {"metrics_token": {"env": "METRICS"}}})",
+                         {{"ADMIN", "tiny"}, {"METRICS", "0123456789abcde"}}),
+                ElementsAre("server.metrics_token: the metrics token is 15 characters long; a "
+                            "key needs at least 16 (e.g. openssl rand -hex 32)",
+                            "admin.token: the admin token is 4 characters long; a key needs at "
+                            "least 16 (e.g. openssl rand -hex 32)"));
+}
+
 TEST(ConfigErrorsTest, TwoAgentsWithTheSameKeyOnceAsDigest) {
-    // sha256("abc") in upper case, and "abc" in clear.
+    // sha256("abc-key-0123456789") in upper case, and that key in clear.
     EXPECT_THAT(errorsOf(R"({"auth": {"mode": "api_key", "agents": [
-            {"id": "a", "api_key": {"sha256": "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"}},
+            {"id": "a", "api_key": {"sha256": "7430377A1F8322805068DA3E9618A72B3FB4A0552D5A59B42D7DD6161E514BCE"}},
             {"id": "b", "api_key": {"env": "KEY_B"}}]}})",
-                         {{"KEY_B", "abc"}}),
+                         {{"KEY_B", "abc-key-0123456789"}}),
                 ElementsAre("auth.agents[1].api_key: the same key as auth.agents[0].api_key"));
 }
 

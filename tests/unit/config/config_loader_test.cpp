@@ -91,7 +91,7 @@ TEST_F(ConfigFullTest, AuthAgents) {
     EXPECT_EQ(agents[0].id, "bot-1");
     EXPECT_EQ(agents[0].workspace, "team-a");
     ASSERT_TRUE(agents[0].api_key.has_value());
-    EXPECT_EQ(agents[0].api_key->reveal(), kSha256OfAbc);  // the clear key "abc" is not kept
+    EXPECT_EQ(agents[0].api_key->reveal(), kSha256OfBotKey);  // the clear key is not kept
     EXPECT_EQ(agents[0].api_key->source(), "env:BOT1_KEY");
     EXPECT_EQ(agents[0].limits.max_concurrent_calls, 2);
     EXPECT_EQ(agents[0].limits.max_sessions, 3);

@@ -12,16 +12,16 @@ namespace crank::config::test {
 /// The environment that resolves every secret of kFullConfig.
 inline EnvMap fullConfigEnv() {
     return {
-        {"BOT1_KEY", "abc"},
+        {"BOT1_KEY", "abc-key-0123456789"},
         {"GITHUB_TOKEN", "ghp-full-config-token"},
         {"LEGACY_PASSWORD", "legacy-full-config-password"},
         {"WEATHER_KEY", "weather-full-config-key"},
     };
 }
 
-/// sha256("abc"), the digest that bot-1's key must be stored as.
-inline constexpr std::string_view kSha256OfAbc =
-    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+/// sha256("abc-key-0123456789"), the digest that bot-1's key must be stored as.
+inline constexpr std::string_view kSha256OfBotKey =
+    "7430377a1f8322805068da3e9618a72b3fb4a0552d5a59b42d7dd6161e514bce";
 /// sha256(""), given in upper case for bot-2.
 inline constexpr std::string_view kSha256OfEmpty =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";

@@ -188,30 +188,30 @@ TEST(ConfigSecretsTest, EverySecretFieldResolves) {
 TEST(ConfigSecretsTest, AgentKeyFromEnvIsStoredAsItsDigest) {
     const LoadResult r = load(R"({"auth": {"mode": "api_key",
                                   "agents": [{"id": "a", "api_key": {"env": "KEY"}}]}})",
-                              {{"KEY", "abc"}});
+                              {{"KEY", "abc-key-0123456789"}});
     ASSERT_TRUE(r.config.has_value()) << ::testing::PrintToString(messages(r));
     const Agent& agent = r.config->auth.agents.at(0);
     ASSERT_TRUE(agent.api_key.has_value());
-    EXPECT_EQ(agent.api_key->reveal(), kSha256OfAbc);
+    EXPECT_EQ(agent.api_key->reveal(), kSha256OfBotKey);
     EXPECT_EQ(agent.api_key->source(), "env:KEY");
 }
 
 TEST(ConfigSecretsTest, AgentKeyFromFileIsStoredAsItsDigest) {
     const TempDir dir;
-    const std::string path = dir.write("key", "abc\n");
+    const std::string path = dir.write("key", "abc-key-0123456789\n");
     const LoadResult r = load(R"({"auth": {"mode": "api_key",
                                   "agents": [{"id": "a", "api_key": {"file": )" +
                               jsonString(path) + "}}]}}");
     ASSERT_TRUE(r.config.has_value()) << ::testing::PrintToString(messages(r));
-    EXPECT_EQ(r.config->auth.agents.at(0).api_key->reveal(), kSha256OfAbc);
+    EXPECT_EQ(r.config->auth.agents.at(0).api_key->reveal(), kSha256OfBotKey);
 }
 
 TEST(ConfigSecretsTest, AgentKeyGivenAsDigest) {
     const LoadResult r = load(R"({"auth": {"mode": "api_key", "agents": [{"id": "a",
-        "api_key": {"sha256": "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"}}]}})");
+        "api_key": {"sha256": "7430377A1F8322805068DA3E9618A72B3FB4A0552D5A59B42D7DD6161E514BCE"}}]}})");
     ASSERT_TRUE(r.config.has_value()) << ::testing::PrintToString(messages(r));
     const Secret& key = *r.config->auth.agents.at(0).api_key;
-    EXPECT_EQ(key.reveal(), kSha256OfAbc);
+    EXPECT_EQ(key.reveal(), kSha256OfBotKey);
     EXPECT_EQ(key.source(), "sha256");
 }
 
@@ -228,7 +228,7 @@ TEST(ConfigSecretsTest, BadDigests) {
 
 TEST(ConfigSecretsTest, DigestIsOnlyForAgentKeys) {
     EXPECT_THAT(
-        errorsOf(bearerProfile(R"({"sha256": ")" + std::string(kSha256OfAbc) + R"("})")),
+        errorsOf(bearerProfile(R"({"sha256": ")" + std::string(kSha256OfBotKey) + R"("})")),
         ElementsAre(
             R"(auth_profiles.p.token.sha256: unknown secret source; expected {"env": "VARIABLE"} or {"file": "/path"})"));
 }

@@ -3,6 +3,9 @@
 
 #include "http/http_server.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -17,6 +20,8 @@
 
 #include "http/responses.h"
 #include "http_test_support.h"
+#include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 namespace crank::http {
@@ -225,6 +230,47 @@ TEST_F(HttpServerTest, AReadyRequestBeyondBusyWorkersAndAFullQueueGets503) {
     test::writeAll(busy.get(), "12345");
     EXPECT_NE(test::readToEof(queued.get()).bytes.find("hello"), std::string::npos);
     EXPECT_GE(server_->refusedConnections(), 1u);
+}
+
+TEST_F(HttpServerTest, OutOfDescriptorsTheListenerBacksOffAndServesOnceTheyAreBack) {
+    start({});
+    // Client sockets made while descriptors remain; connect() needs none of its own.
+    std::vector<Fd> clients;
+    for (int i = 0; i < 3; ++i) {
+        clients.emplace_back(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    }
+    rlimit before{};
+    ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+    rlimit low = before;
+    low.rlim_cur = 512;
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+    std::vector<Fd> filler;
+    for (int i = 0; i < 1024; ++i) {
+        const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            break;
+        }
+        filler.emplace_back(fd);
+    }
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port_);
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    for (auto& c : clients) {
+        ASSERT_EQ(::connect(c.get(), reinterpret_cast<sockaddr*>(&to), sizeof to), 0);
+        test::writeAll(c.get(), "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    }
+    std::this_thread::sleep_for(600ms);  // the process has no descriptor for accept() meanwhile
+    const std::uint64_t failures = server_->acceptFailures();
+    filler.clear();
+    ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &before), 0);
+    EXPECT_GE(failures, 1u);
+    // Doubling pauses from 10 ms: about 6 attempts in 600 ms, where a retry every 10 ms would
+    // make 60 and a loop without a pause millions.
+    EXPECT_LE(failures, 20u);
+    for (auto& c : clients) {
+        EXPECT_NE(test::readToEof(c.get()).bytes.find("hello"), std::string::npos);
+    }
 }
 
 }  // namespace

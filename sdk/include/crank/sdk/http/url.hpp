@@ -3,6 +3,7 @@
 // Absolute http(s) URLs as crank's HTTP client sends them: parsed, resolved against a redirect's
 // Location, and described without their query (which may carry an API key).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,8 +23,10 @@ struct Url {
     std::string origin() const;
     /// "host:port" (IPv6 in brackets), for messages and the Host header.
     std::string authority() const;
-    /// "scheme://host:port/path": safe to log and to show (no query, no credentials).
+    /// "scheme://host:port/path": safe to log and to show (no query, no credentials), the path
+    /// cut to kMaxPathInMessages bytes ("..." after the cut) as error messages quote it.
     std::string describe() const;
+    static constexpr std::size_t kMaxPathInMessages = 256;
     /// path + "?" + query: the request target.
     std::string target() const;
 };
