@@ -63,7 +63,7 @@ bool secretFilesAreLocal(std::string_view text) {
 
 std::optional<std::string> fakeEnv(const std::string& name) {
     static const std::map<std::string, std::string, std::less<>> kEnv = {
-        {"TOKEN", "t0ken"}, {"KEY", "abc"}, {"EMPTY", ""}, {"PASSWORD", "pw"}};
+        {"TOKEN", "t0ken"}, {"KEY", "abc-key-0123456789"}, {"EMPTY", ""}, {"PASSWORD", "pw"}};
     const auto it = kEnv.find(name);
     return it == kEnv.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
