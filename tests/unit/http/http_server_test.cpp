@@ -20,6 +20,7 @@
 
 #include "http/responses.h"
 #include "http_test_support.h"
+#include "sanitizers.h"
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -233,6 +234,11 @@ TEST_F(HttpServerTest, AReadyRequestBeyondBusyWorkersAndAFullQueueGets503) {
 }
 
 TEST_F(HttpServerTest, OutOfDescriptorsTheListenerBacksOffAndServesOnceTheyAreBack) {
+    if (crank::testing::kSanitized) {
+        // The sanitizer runtimes open files of their own (/proc/self/maps) when they check or
+        // report, and fail oddly in a process that has none left: run this one without them.
+        GTEST_SKIP() << "needs a process without a sanitizer runtime";
+    }
     start({});
     // Client sockets made while descriptors remain; connect() needs none of its own.
     std::vector<Fd> clients;
