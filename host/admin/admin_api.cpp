@@ -499,11 +499,7 @@ struct AdminApi::Impl {
                             "the admin API is off: set admin.token in the config");
             return;
         }
-        const std::string header = request.get("Authorization", "");
-        constexpr std::string_view kBearer = "Bearer ";
-        if (header.size() <= kBearer.size() || header.compare(0, kBearer.size(), kBearer) != 0 ||
-            !constantTimeEqual(sha256Hex(std::string_view(header).substr(kBearer.size())),
-                               config.admin.token->reveal())) {
+        if (!bearerMatchesDigest(request.get("Authorization", ""), config.admin.token->reveal())) {
             response.set("WWW-Authenticate", R"(Bearer realm="crank-admin")");
             http::sendError(response, 401, "unauthorized",
                             "the admin token is required: Authorization: Bearer TOKEN");

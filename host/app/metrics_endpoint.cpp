@@ -156,19 +156,12 @@ void addMetricsEndpoint(http::Router& router, const metrics::Registry& metrics,
                             "this Host may not read the metrics (server.allowed_hosts)");
             return;
         }
-        if (digest) {
-            const std::string header = request.get("Authorization", "");
-            constexpr std::string_view kBearer = "Bearer ";
-            if (header.size() <= kBearer.size() ||
-                header.compare(0, kBearer.size(), kBearer) != 0 ||
-                !constantTimeEqual(sha256Hex(std::string_view(header).substr(kBearer.size())),
-                                   *digest)) {
-                response.set("WWW-Authenticate", R"(Bearer realm="crank-metrics")");
-                http::sendError(response, 401, "unauthorized",
-                                "the metrics token is required: Authorization: Bearer TOKEN "
-                                "(server.metrics_token)");
-                return;
-            }
+        if (digest && !bearerMatchesDigest(request.get("Authorization", ""), *digest)) {
+            response.set("WWW-Authenticate", R"(Bearer realm="crank-metrics")");
+            http::sendError(response, 401, "unauthorized",
+                            "the metrics token is required: Authorization: Bearer TOKEN "
+                            "(server.metrics_token)");
+            return;
         }
         const std::string body = metrics.render();
         http::sendBody(response, 200, "text/plain; version=0.0.4; charset=utf-8",

@@ -22,4 +22,11 @@ bool constantTimeEqual(std::string_view a, std::string_view b) {
     return diff == 0;
 }
 
+bool bearerMatchesDigest(std::string_view authorization, std::string_view digest) {
+    constexpr std::string_view kBearer = "Bearer ";
+    return authorization.size() > kBearer.size() &&
+           authorization.substr(0, kBearer.size()) == kBearer &&
+           constantTimeEqual(sha256Hex(authorization.substr(kBearer.size())), digest);
+}
+
 }  // namespace crank

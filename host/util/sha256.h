@@ -12,4 +12,8 @@ std::string sha256Hex(std::string_view data);
 /// digest) matched.
 bool constantTimeEqual(std::string_view a, std::string_view b);
 
+/// True when `authorization` (an Authorization header's value) is `Bearer TOKEN` with a non-empty
+/// TOKEN whose sha256Hex() equals `digest`, compared in constant time.
+bool bearerMatchesDigest(std::string_view authorization, std::string_view digest);
+
 }  // namespace crank

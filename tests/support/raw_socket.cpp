@@ -101,16 +101,21 @@ SocketPair tcpPair(int buffer) {
     return pair;
 }
 
-Fd connectLoopbackFrom(const char* source, std::uint16_t port) {
+namespace {
+
+/// A connection to 127.0.0.1:`port`, from `source` when it is not null.
+Fd connectTo(std::uint16_t port, const char* source) {
     Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (fd.get() < 0) {
         fail("socket");
     }
-    sockaddr_in from{};
-    from.sin_family = AF_INET;
-    if (::inet_pton(AF_INET, source, &from.sin_addr) != 1 ||
-        ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0) {
-        fail(std::string("bind to ") + source);
+    if (source != nullptr) {
+        sockaddr_in from{};
+        from.sin_family = AF_INET;
+        if (::inet_pton(AF_INET, source, &from.sin_addr) != 1 ||
+            ::bind(fd.get(), reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0) {
+            fail(std::string("bind to ") + source);
+        }
     }
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -122,19 +127,14 @@ Fd connectLoopbackFrom(const char* source, std::uint16_t port) {
     return fd;
 }
 
+}  // namespace
+
+Fd connectLoopbackFrom(const char* source, std::uint16_t port) {
+    return connectTo(port, source);
+}
+
 Fd connectLoopback(std::uint16_t port) {
-    Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (fd.get() < 0) {
-        fail("socket");
-    }
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-        fail("connect to 127.0.0.1:" + std::to_string(port));
-    }
-    return fd;
+    return connectTo(port, nullptr);
 }
 
 void writeAll(int fd, std::string_view bytes) {
