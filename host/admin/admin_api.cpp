@@ -1827,6 +1827,8 @@ struct AdminApi::Impl {
                 return badRequest("order must be newest_first or oldest_first");
             }
         }
+        // This node's tool calls are written behind: the reader sees their own last calls.
+        catalog.runner().flushAudit();
         auto events = catalog.store().queryAudit(q);
         if (!events) {
             return storeError(events.error());

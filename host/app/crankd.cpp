@@ -32,6 +32,7 @@
 #include "openapi/import_command.h"
 #include "plugins/plugin_registry.h"
 #include "runtime/audit_cleaner.h"
+#include "runtime/audit_writer.h"
 #include "runtime/operation_compiler.h"
 #include "runtime/operation_runner.h"
 #include "store/open_store.h"
@@ -278,14 +279,26 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     runtime::RuntimeOptions runtimeOptions;
     runtimeOptions.metrics = &metricRegistry;
     runtimeOptions.audit_sample_reads = cfg->audit.sample_reads;
+    // The audit trail is written behind the calls, in batches (docs/configuration.md, `audit`).
+    runtime::AuditWriter::Options auditWrites;
+    auditWrites.queue_max = static_cast<std::size_t>(cfg->audit.queue_max);
+    auditWrites.batch_max = static_cast<std::size_t>(cfg->audit.write_batch);
+    auditWrites.metrics = &metricRegistry;
+    auto auditWriter = std::make_shared<runtime::AuditWriter>(store, auditWrites);
+    runtimeOptions.audit_writer = auditWriter;
     runtime::OperationRunner runner(runtimeOptions, store, &cfg->auth, cfg->jobs,
                                     nodeId(cfg->server));
     // One server per workspace: each publishes that workspace's operations.
     std::map<std::string, std::unique_ptr<mcp::FunctionToolRegistry>> workspaceTools;
     std::map<std::string, mcp::ToolRegistry*> endpointTools;
+    // Every workspace's calls to one upstream share its bound: a hanging upstream holds at most
+    // server.max_calls_per_upstream of the node's call slots.
+    const auto upstreamSlots =
+        std::make_shared<mcp::UpstreamSlots>(cfg->server.effectiveMaxCallsPerUpstream());
     for (const config::Workspace& workspace : cfg->auth.workspaces) {
         auto& wsTools = workspaceTools[workspace.id];
         wsTools = std::make_unique<mcp::FunctionToolRegistry>();
+        wsTools->limitUpstreams(upstreamSlots);
         endpointTools[workspace.id] = wsTools.get();
         std::vector<runtime::OperationPtr> published;
         std::copy_if(operations->operations.begin(), operations->operations.end(),
@@ -321,6 +334,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         log::error("{}", started.error().message);
         runner.stop();
         runner.shutdown();
+        auditWriter->stop();
         return kExitConfig;
     }
     if (!cfg->upstreams.empty()) {
@@ -359,6 +373,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     metricSources.runner = &runner;
     metricSources.sessions = &sessions;
     metricSources.reactor = &reactor;
+    metricSources.audit_writer = auditWriter.get();
     metricSources.endpoint = &endpoint;
     for (auto& [workspace, wsTools] : workspaceTools) {
         metricSources.tools[workspace] = wsTools.get();
@@ -402,7 +417,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     sessions.closeAll();
     catalog.stop();
     federation.stop();
-    if (const std::size_t abandoned = runner.shutdown(); abandoned > 0) {
+    const std::size_t abandoned = runner.shutdown();
+    auditWriter->stop();  // after the last call and job event: everything queued is written
+    if (abandoned > 0) {
         // Their plugins' threads may still run: unloading the libraries would pull the code
         // from under them. The process is about to exit; the memory goes with it.
         log::error(

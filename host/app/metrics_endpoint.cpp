@@ -116,6 +116,13 @@ void registerMetrics(metrics::Registry& metrics, const MetricsSources& s) {
                       return std::vector<std::pair<metrics::Labels, double>>{
                           {{}, static_cast<double>(runner->sessionCount())}};
                   });
+    if (const runtime::AuditWriter* writer = s.audit_writer; writer != nullptr) {
+        metrics.gauge("crank_audit_queue_events",
+                      "audit events waiting to be written (audit.queue_max bounds it)", [writer] {
+                          return std::vector<std::pair<metrics::Labels, double>>{
+                              {{}, static_cast<double>(writer->stats().queued)}};
+                      });
+    }
     const mcp::SessionManager* sessions = s.sessions;
     metrics.gauge("crank_mcp_sessions", "MCP sessions open on this node", [sessions] {
         return std::vector<std::pair<metrics::Labels, double>>{

@@ -20,6 +20,7 @@ namespace crank::plugins {
 class PluginRegistry;
 }  // namespace crank::plugins
 namespace crank::runtime {
+class AuditWriter;
 class OperationRunner;
 }  // namespace crank::runtime
 namespace crank::store {
@@ -35,6 +36,8 @@ struct MetricsSources {
     const runtime::OperationRunner* runner = nullptr;
     const mcp::SessionManager* sessions = nullptr;
     const http::StreamReactor* reactor = nullptr;
+    /// Its queue depth is read at every scrape.
+    const runtime::AuditWriter* audit_writer = nullptr;
     /// Its JSON-RPC messages and HTTP requests are counted (set before it serves).
     mcp::McpEndpoint* endpoint = nullptr;
     /// Each workspace's tool registry: its calls are counted and timed, its tools counted.

@@ -8,6 +8,8 @@ constexpr std::int64_t kMaxEvents = 1'000'000'000'000;
 constexpr std::int64_t kMinCleanIntervalMs = 100;
 constexpr std::int64_t kMaxCleanIntervalMs = 86'400'000;
 constexpr std::int64_t kMaxSampleReads = 1'000'000;
+constexpr std::int64_t kMaxQueue = 1'000'000;
+constexpr std::int64_t kMaxWriteBatch = 1'000;  // store::kMaxAuditBatch
 
 }  // namespace
 
@@ -19,6 +21,8 @@ AuditConfig readAuditConfig(const Json* value, ConfigErrors& errors) {
     a.clean_interval_ms = r.integer("clean_interval_ms", a.clean_interval_ms, kMinCleanIntervalMs,
                                     kMaxCleanIntervalMs);
     a.sample_reads = r.positiveInteger("sample_reads", a.sample_reads, kMaxSampleReads);
+    a.queue_max = r.positiveInteger("queue_max", a.queue_max, kMaxQueue);
+    a.write_batch = r.positiveInteger("write_batch", a.write_batch, kMaxWriteBatch);
     r.finish();
     return a;
 }

@@ -29,6 +29,18 @@ struct ServerConfig {
         const int reserve = threads / 4 > 2 ? threads / 4 : 2;
         return threads - reserve > 1 ? threads - reserve : 1;
     }
+    /// tools/call in progress to one upstream (mcp/upstream_slots.h). 0: three quarters of
+    /// effectiveMaxConcurrentCalls() (at least 1), so that an upstream that hangs leaves a
+    /// quarter of the call slots to the others.
+    int max_calls_per_upstream = 0;
+
+    int effectiveMaxCallsPerUpstream() const {
+        if (max_calls_per_upstream > 0) {
+            return max_calls_per_upstream;
+        }
+        const int share = effectiveMaxConcurrentCalls() * 3 / 4;
+        return share > 1 ? share : 1;
+    }
     int queue = 64;    ///< accepted connections waiting for a worker
     int backlog = 64;  ///< kernel listen backlog
     std::int64_t max_request_body_bytes = 1024LL * 1024;  ///< larger bodies get 413
@@ -78,6 +90,10 @@ struct AuditConfig {
     /// 1 in this many successful reads (`session.poll`, `job.status`) of one agent is recorded;
     /// 1 records every one.
     std::int64_t sample_reads = 1;
+    /// Events waiting to be written behind the calls; a caller waits when it is full.
+    std::int64_t queue_max = 16'384;
+    /// Most events written in one transaction.
+    std::int64_t write_batch = 500;
 };
 
 /// `mcp`: the MCP Streamable HTTP endpoint, its sessions and streams.

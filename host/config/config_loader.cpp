@@ -239,6 +239,8 @@ void Loader::readServer(const Json* v) {
                     fmt::format("must be below server.threads ({}), got {}", s.threads,
                                 s.max_concurrent_calls));
     }
+    s.max_calls_per_upstream =
+        static_cast<int>(r.integer("max_calls_per_upstream", s.max_calls_per_upstream, 0, 1024));
     s.queue = static_cast<int>(r.integer("queue", s.queue, 1, 100'000));
     s.backlog = static_cast<int>(r.integer("backlog", s.backlog, 1, 65'535));
     s.max_request_body_bytes =
@@ -906,6 +908,7 @@ OperationConfig Loader::readOperation(const Json& v, const std::string& path) {
                         describeString(op.protocol));
     }
     op.auth_profile = r.optionalString("auth_profile", 64).value_or("");
+    op.upstream = r.optionalString("upstream", 256).value_or("");
     if (const Json* config = r.get("config")) {
         if (config->IsObject()) {
             op.config_json = detail::toJsonText(*config);

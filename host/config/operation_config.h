@@ -105,6 +105,10 @@ struct OperationConfig {
     std::string protocol;      ///< the protocol plugin that runs it ("rest", "grpc", ...)
     std::string config_json;   ///< the protocol plugin's own config, as JSON text ("{}" if none)
     std::string auth_profile;  ///< empty: none
+    /// The upstream its calls wait on, as a name operations share: their calls in progress
+    /// together are bounded by server.max_calls_per_upstream. Empty: derived from `config`
+    /// (runtime/upstream_key.h).
+    std::string upstream;
     std::string input_schema_json;  ///< JSON Schema of the tool input, as JSON text
     /// False when the operation left input_schema out ({"type":"object"} then, unless the
     /// adapter derives one: crank_adapter.describe).

@@ -1141,6 +1141,7 @@ void Federation::Impl::publish(const std::string& workspace) {
                     d.description = stringMember(doc, "description");
                     d.raw_json = now[name];
                     d.requests_client = true;
+                    d.upstream = "mcp:" + link->config.name;  // its calls share one bound
                     if (doc.HasMember("execution") && doc["execution"].IsObject()) {
                         d.task_support = stringMember(doc["execution"], "taskSupport");
                     }

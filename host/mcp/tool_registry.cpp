@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/json_string.h"
+
 namespace crank::mcp {
 
 void FunctionToolRegistry::add(ToolDefinition definition, Function function) {
@@ -106,6 +108,7 @@ std::optional<ToolDefinition> FunctionToolRegistry::find(std::string_view name) 
 Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
                                               std::string_view arguments_json, ToolCall& call) {
     std::shared_ptr<Function> function;
+    std::string upstream;
     {
         std::lock_guard lock(mutex_);
         const auto it = std::find_if(tools_.begin(), tools_.end(),
@@ -114,11 +117,27 @@ Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
             return Error{ErrorCode::not_found, "unknown tool: " + std::string(name)};
         }
         function = it->function;  // the call runs without the lock; a removal does not stop it
+        upstream = it->definition.upstream;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    std::unique_ptr<UpstreamSlots::Hold> slot;  // released however the call ends
+    if (slots_ && !upstream.empty()) {
+        std::string refusal;
+        slot = slots_->hold(upstream, refusal);
+        if (!slot) {
+            // A limit, not a failure of the tool: the model reads it and may retry later.
+            if (observer_) {
+                observer_(name, "refused", std::chrono::steady_clock::now() - started);
+            }
+            ToolResult refused;
+            refused.content_json = R"([{"type":"text","text":)" + jsonString(refusal) + "}]";
+            refused.is_error = true;
+            return refused;
+        }
     }
     if (!observer_) {
         return (*function)(arguments_json, call);
     }
-    const auto started = std::chrono::steady_clock::now();
     try {
         Result<ToolResult> result = (*function)(arguments_json, call);
         observer_(name, !result ? "refused" : (result->is_error ? "tool_error" : "ok"),

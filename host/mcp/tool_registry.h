@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mcp/log_level.h"
+#include "mcp/upstream_slots.h"
 #include "util/error.h"
 
 namespace crank::mcp {
@@ -32,6 +33,10 @@ struct ToolDefinition {
     /// The tool may send requests to the client while it runs (ToolCall::requestClient): its
     /// tools/call is always answered as an SSE stream, where those requests go.
     bool requests_client = false;
+    /// The upstream a call of it waits on (upstream_slots.h): the calls in progress of the tools
+    /// of one upstream share `server.max_calls_per_upstream`. Empty: none (a tool that answers
+    /// from this node, a session poll).
+    std::string upstream;
 };
 
 /// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode
@@ -145,6 +150,11 @@ public:
     /// serving; it runs on the calling thread.
     void observeCalls(CallObserver observer) { observer_ = std::move(observer); }
 
+    /// The calls of tools with an `upstream` take a slot of `slots` first, and are refused (an
+    /// isError result, outcome "refused") when their upstream has none left. Set it before
+    /// serving; registries of several workspaces share one. Null: no bound.
+    void limitUpstreams(std::shared_ptr<UpstreamSlots> slots) { slots_ = std::move(slots); }
+
 private:
     void notify();
 
@@ -156,6 +166,7 @@ private:
     std::vector<Entry> tools_;  // sorted by name
     std::vector<Listener> listeners_;
     CallObserver observer_;
+    std::shared_ptr<UpstreamSlots> slots_;
 };
 
 }  // namespace crank::mcp

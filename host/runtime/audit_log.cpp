@@ -4,8 +4,11 @@
 
 namespace crank::runtime {
 
-AuditLog::AuditLog(std::shared_ptr<store::Store> store, std::int64_t sample_reads)
-    : store_(std::move(store)), sample_reads_(sample_reads < 1 ? 1 : sample_reads) {}
+AuditLog::AuditLog(std::shared_ptr<store::Store> store, std::int64_t sample_reads,
+                   std::shared_ptr<AuditWriter> writer)
+    : store_(std::move(store)),
+      sample_reads_(sample_reads < 1 ? 1 : sample_reads),
+      writer_(std::move(writer)) {}
 
 bool AuditLog::isSampledRead(std::string_view action) {
     return action == "session.poll" || action == "job.status";
@@ -40,11 +43,21 @@ Result<void> AuditLog::append(store::AuditEvent event) {
             detail.insert(detail.size() - 1, detail.size() == 2 ? rate : "," + rate);
         }
     }
+    if (writer_) {
+        writer_->submit(std::move(event));
+        return {};
+    }
     auto appended = store_->appendAudit(std::move(event));
     if (!appended) {
         return appended.error();
     }
     return {};
+}
+
+void AuditLog::flush() {
+    if (writer_) {
+        writer_->flush();
+    }
 }
 
 }  // namespace crank::runtime

@@ -14,6 +14,7 @@
 #include "runtime/prepared_request.h"
 #include "runtime/tool_call_audit.h"
 #include "runtime/unary_call.h"
+#include "runtime/upstream_key.h"
 #include "runtime/window_collector.h"
 #include "util/json_string.h"
 
@@ -136,7 +137,7 @@ OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::
                                  std::string node_id)
     : options_(options),
       flow_(options.metrics),
-      audit_(std::make_shared<AuditLog>(store, options.audit_sample_reads)),
+      audit_(std::make_shared<AuditLog>(store, options.audit_sample_reads, options.audit_writer)),
       sessions_(sessionOptions(options, store, audit_, auth, node_id)) {
     // Not moved: sessions_ got a copy of the pointer above, the jobs get this one.
     if (store) {
@@ -778,6 +779,7 @@ OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
         definition.description = op->config.description;
         definition.input_schema_json = op->config.input_schema_json;
         definition.output_schema_json = op->output_schema_json;
+        definition.upstream = upstreamKey(op->config);  // a unary or window call waits on it
         tools.emplace_back(std::move(definition),
                            [op, &runner](std::string_view arguments_json,
                                          mcp::ToolCall& call) -> Result<mcp::ToolResult> {

@@ -97,6 +97,10 @@ public:
     /// Sessions held (live and recently closed).
     std::size_t sessionCount() const { return sessions_.size(); }
 
+    /// Returns once the audit events of the calls made so far are in the store (AuditLog::
+    /// flush()): a reader of the trail on this node then sees them.
+    void flushAudit() const { audit_->flush(); }
+
     /// crankd is stopping: every running window stops (stop_reason cancelled) and unary calls
     /// see is_cancelled(), so that draining is bounded by the cancel grace, not by windows.
     void stop();

@@ -2,7 +2,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
+#include "runtime/audit_writer.h"
 #include "runtime/safety_stage.h"
 
 namespace crank::metrics {
@@ -29,6 +31,9 @@ struct RuntimeOptions {
     /// 1 in this many successful session polls and job status reads of an agent is audited
     /// (`audit.sample_reads`, AuditLog); 1: every one.
     std::int64_t audit_sample_reads = 1;
+    /// The write-behind queue that tool calls, sessions and jobs hand their audit events to
+    /// (crankd's one); nullptr: each event is written by the thread that makes it.
+    std::shared_ptr<AuditWriter> audit_writer;
 };
 
 }  // namespace crank::runtime

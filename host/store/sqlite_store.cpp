@@ -1294,30 +1294,65 @@ Result<PublishResult> SqliteStore::publishOperationVersion(
 
 // ----- audit -------------------------------------------------------------------------------------
 
-Result<AuditEvent> SqliteStore::appendAudit(AuditEvent event) {
+namespace {
+
+/// Sets the event's ts when it is 0 and checks its fields; `entity` names it in an error
+/// ("audit", "audit[3]").
+Result<void> checkAudit(AuditEvent& event, const std::string& entity) {
     if (event.ts == 0) {
         event.ts = nowUnixMs();
     }
-    auto checked = Checks("audit")
-                       .shortText("workspace_id", event.workspace_id)
-                       .shortText("agent_id", event.agent_id)
-                       .shortText("operation_id", event.operation_id)
-                       .required("action", event.action)
-                       .required("outcome", event.outcome)
-                       .longText("detail_json", event.detail_json)
-                       .result();
-    if (!checked) {
+    return Checks(entity)
+        .shortText("workspace_id", event.workspace_id)
+        .shortText("agent_id", event.agent_id)
+        .shortText("operation_id", event.operation_id)
+        .required("action", event.action)
+        .required("outcome", event.outcome)
+        .longText("detail_json", event.detail_json)
+        .result();
+}
+
+/// Inserts a checked event and sets its id (the row just inserted on this connection).
+void insertAudit(Session& s, AuditEvent& event) {
+    execute(s,
+            "INSERT INTO audit_events (ts, workspace_id, agent_id, operation_id, action,"
+            " outcome, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            {event.ts, event.workspace_id, event.agent_id, event.operation_id, event.action,
+             event.outcome, event.detail_json});
+    event.id = queryInt(s, "SELECT last_insert_rowid()").value_or(0);
+}
+
+}  // namespace
+
+Result<AuditEvent> SqliteStore::appendAudit(AuditEvent event) {
+    if (auto checked = checkAudit(event, "audit"); !checked) {
         return checked.error();
     }
     return impl_->write("store: cannot append audit event", [&](Session& s) -> Result<AuditEvent> {
-        execute(s,
-                "INSERT INTO audit_events (ts, workspace_id, agent_id, operation_id, action,"
-                " outcome, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                {event.ts, event.workspace_id, event.agent_id, event.operation_id, event.action,
-                 event.outcome, event.detail_json});
-        // Same connection, same transaction: the id of the row just inserted.
-        event.id = queryInt(s, "SELECT last_insert_rowid()").value_or(0);
+        insertAudit(s, event);
         return event;
+    });
+}
+
+Result<void> SqliteStore::appendAuditBatch(std::vector<AuditEvent>& events) {
+    if (events.size() > kMaxAuditBatch) {
+        return Error{ErrorCode::invalid_argument, "audit batch: " + std::to_string(events.size()) +
+                                                      " events; the limit is " +
+                                                      std::to_string(kMaxAuditBatch)};
+    }
+    if (events.empty()) {
+        return {};
+    }
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        if (auto checked = checkAudit(events[i], "audit[" + std::to_string(i) + "]"); !checked) {
+            return checked.error();
+        }
+    }
+    return impl_->write("store: cannot append audit events", [&](Session& s) -> Result<void> {
+        for (AuditEvent& event : events) {
+            insertAudit(s, event);
+        }
+        return {};
     });
 }
 

@@ -80,6 +80,7 @@ public:
         std::optional<std::int64_t> expected_published) override;
 
     Result<AuditEvent> appendAudit(AuditEvent event) override;
+    Result<void> appendAuditBatch(std::vector<AuditEvent>& events) override;
     Result<std::vector<AuditEvent>> queryAudit(const AuditQuery& query) override;
     Result<std::int64_t> deleteAuditBefore(std::int64_t before_ts, int limit) override;
     Result<std::int64_t> deleteAuditBeyond(std::int64_t keep, int limit) override;

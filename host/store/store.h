@@ -172,6 +172,11 @@ public:
 
     /// Appends an event and returns it with its id (and ts when it was 0).
     virtual Result<AuditEvent> appendAudit(AuditEvent event) = 0;
+    /// Appends `events` in order, in one transaction, assigning each its id (and ts when it was
+    /// 0). Each is checked first as appendAudit() checks it: when any is refused nothing is
+    /// written and the error names its index. At most kMaxAuditBatch events (invalid_argument
+    /// beyond); an empty batch writes nothing.
+    virtual Result<void> appendAuditBatch(std::vector<AuditEvent>& events) = 0;
     /// Events matching the query, ordered by (ts, id) as the query says. invalid_argument when
     /// from_ts > to_ts.
     virtual Result<std::vector<AuditEvent>> queryAudit(const AuditQuery& query) = 0;

@@ -18,6 +18,9 @@ inline constexpr int kMaxListLimit = 1000;
 /// backlog never holds the write lock for long. Call again while it returns the full batch.
 inline constexpr int kMaxCleanupBatch = 1000;
 
+/// Most events one Store::appendAuditBatch() call writes (in one transaction).
+inline constexpr std::size_t kMaxAuditBatch = 1000;
+
 /// Longest identifier-like text accepted, in bytes: ids, workspace/agent/operation ids, names,
 /// protocol, mode, audit action and outcome, created_by.
 inline constexpr std::size_t kMaxShortTextBytes = 1024;

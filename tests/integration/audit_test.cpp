@@ -307,6 +307,15 @@ protected:
         return out;
     }
 
+    /// Waits (bounded) until `n` events of `action` mention `needle`. The trail is written
+    /// behind the calls, in the order they were made: once the last call's event is there,
+    /// every earlier one is too.
+    static void awaitEvents(const std::string& action, const std::string& needle, std::size_t n) {
+        EXPECT_TRUE(
+            crank::testing::eventually([&] { return eventsOf(action, needle).size() >= n; }, 10s))
+            << "no " << n << " " << action << " events mentioning " << needle;
+    }
+
     /// The events of `action` whose detail mentions `needle`.
     static std::vector<AuditEvent> eventsOf(const std::string& action, const std::string& needle) {
         std::vector<AuditEvent> out;
@@ -329,6 +338,7 @@ TEST_F(AuditTrailTest, UnaryAndWindowCallsNameAgentWorkspaceToolAndOutcome) {
     const auto refused = alice.callTool("collect", R"({"items": "many"})");
     EXPECT_TRUE(refused["isError"].GetBool()) << crank::testing::jsonText(refused);
 
+    awaitEvents("window.call", R"("tool":"collect")", 2);  // the last call's
     const auto unary = eventsOf("unary.call", R"("tool":"lookup")");
     ASSERT_EQ(unary.size(), 2U);
     for (const auto& e : unary) {
@@ -366,6 +376,7 @@ TEST_F(AuditTrailTest, JobStatusReadsAreSampledButFailuresAndStartsAreNot) {
     const auto missing = dave.callTool("report_status", R"({"job_id":"job_missing"})");
     EXPECT_TRUE(missing["isError"].GetBool());
 
+    awaitEvents("job.status", "job_missing", 1);  // the last call's
     EXPECT_EQ(eventsOf("job.start", id).size(), 1U);
     // Reads 1, 4 and 7 of the seven, each saying what it stands for.
     const auto reads = eventsOf("job.status", id);
@@ -396,6 +407,7 @@ TEST_F(AuditTrailTest, SessionPollsAreSampledPerAgent) {
     }
     ok(dave, "watch_poll", R"({"session_id":")" + daveSession + R"("})");
 
+    awaitEvents("session.poll", daveSession, 1);                   // the last call's
     EXPECT_EQ(eventsOf("session.poll", aliceSession).size(), 2U);  // polls 1 and 4
     EXPECT_EQ(eventsOf("session.poll", daveSession).size(), 1U);
     EXPECT_EQ(eventsOf("session.start", aliceSession).size(), 1U);

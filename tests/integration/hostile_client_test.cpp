@@ -361,8 +361,9 @@ class WorkspaceIsolationTest : public crank::testing::CrankdSuite<WorkspaceIsola
 protected:
     static void SetUpTestSuite() {
         // 8 workers: 6 call slots (server.max_concurrent_calls 0), two workspaces reserving one
-        // slot each by default.
-        startCrankd(R"("server": {"threads": 8},
+        // slot each by default; the upstream bound is lifted to the node's (UpstreamIsolation
+        // tests it).
+        startCrankd(R"("server": {"threads": 8, "max_calls_per_upstream": 6},
             "auth": {"mode": "api_key", "workspaces": [{"id": "team"}], "agents": [
                 {"id": "mallory", "api_key": {"env": "KEY_MALLORY"},
                  "limits": {"max_concurrent_calls": 10}},
@@ -409,6 +410,64 @@ TEST_F(WorkspaceIsolationTest, CallsToAHangingUpstreamInOneWorkspaceLeaveAnother
                        : 0;
     }
     EXPECT_EQ(refused, 1) << "mallory's workspace may take 5 of the 6 slots";
+}
+
+// ----- A hanging upstream only hurts its own tools ---------------------------------------------
+
+class UpstreamIsolationTest : public crank::testing::CrankdSuite<UpstreamIsolationTest> {
+protected:
+    static void SetUpTestSuite() {
+        // 8 workers: 6 call slots, of which one upstream may hold 4 (server.max_calls_per_upstream
+        // 0). Two operations name one upstream that takes 3 s to answer; a third has its own.
+        startCrankd(R"("server": {"threads": 8},
+            "operations": [
+              {"name": "slow_a", "description": "a hanging backend", "protocol": "synthetic",
+               "upstream": "slow-backend", "config": {"items": 1, "delay_ms": 3000},
+               "execution": {"mode": "unary", "transport_behavior": "request_response",
+                             "upstream_timeout_ms": 20000}},
+              {"name": "slow_b", "description": "the same backend", "protocol": "synthetic",
+               "upstream": "slow-backend", "config": {"items": 1, "delay_ms": 3000},
+               "execution": {"mode": "unary", "transport_behavior": "request_response",
+                             "upstream_timeout_ms": 20000}},
+              {"name": "feed", "description": "three items", "protocol": "synthetic",
+               "config": {"items": 3},
+               "execution": {"mode": "window", "transport_behavior": "server_stream"}}])");
+    }
+};
+
+TEST_F(UpstreamIsolationTest, CallsToAHangingUpstreamTakeOnlyItsShareAndOtherToolsRun) {
+    std::vector<std::string> answers(5);
+    std::vector<std::thread> callers;
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+        callers.emplace_back([i, &answers] {
+            McpClient client(port_);
+            if (client.open()) {
+                client.callTool(i % 2 == 0 ? "slow_a" : "slow_b", "{}", &answers[i]);
+            }
+        });
+    }
+    std::this_thread::sleep_for(700ms);  // the calls have taken their slots
+    McpClient other(port_);
+    ASSERT_TRUE(other.open());
+    std::string body;
+    const auto result = other.callTool("feed", "{}", &body);
+    EXPECT_TRUE(result.HasMember("structuredContent")) << body;
+    for (auto& caller : callers) {
+        caller.join();
+    }
+    int refused = 0;
+    int answered = 0;
+    for (const std::string& answer : answers) {
+        if (answer.find("upstream slow-backend already has 4 calls in progress") !=
+            std::string::npos) {
+            ++refused;
+            EXPECT_NE(answer.find("server.max_calls_per_upstream: 4"), std::string::npos) << answer;
+        } else if (answer.find("\"isError\":true") == std::string::npos) {
+            ++answered;
+        }
+    }
+    EXPECT_EQ(refused, 1) << "the two tools of one upstream share its 4 slots";
+    EXPECT_EQ(answered, 4);
 }
 
 // ----- Logs an outsider can fill -------------------------------------------------------------

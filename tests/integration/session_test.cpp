@@ -22,6 +22,7 @@
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
 #include "store/open_store.h"
+#include "test_json.h"
 
 namespace {
 
@@ -275,17 +276,22 @@ TEST_F(SessionTest, RefusedCallsAreAuditedToo) {
     crank::store::AuditQuery q;
     q.action = "session.poll";
     q.limit = 1000;
-    const auto found = (*opened)->queryAudit(q);
-    ASSERT_TRUE(static_cast<bool>(found));
-    bool seen = false;
-    for (const auto& e : *found) {
-        if (e.detail_json.find("ses_audited_missing") != std::string::npos) {
-            seen = true;
-            EXPECT_EQ(e.outcome, "not_found");
-            EXPECT_NE(e.detail_json.find("no session"), std::string::npos);
-        }
-    }
-    EXPECT_TRUE(seen);
+    std::optional<crank::store::AuditEvent> seen;
+    // Written behind the call: wait for it (bounded).
+    EXPECT_TRUE(crank::testing::eventually(
+        [&] {
+            const auto found = (*opened)->queryAudit(q);
+            for (const auto& e : found ? *found : std::vector<crank::store::AuditEvent>{}) {
+                if (e.detail_json.find("ses_audited_missing") != std::string::npos) {
+                    seen = e;
+                }
+            }
+            return seen.has_value();
+        },
+        std::chrono::seconds(10)));
+    ASSERT_TRUE(seen.has_value());
+    EXPECT_EQ(seen->outcome, "not_found");
+    EXPECT_NE(seen->detail_json.find("no session"), std::string::npos);
 }
 
 TEST_F(SessionTest, UnknownIdsBadCursorsAndOtherToolsSessionsAreErrors) {
@@ -356,6 +362,9 @@ TEST_F(SessionTest, EverySessionHasItsRowInTheStore) {
         }
         return out;
     };
+    // Written behind the calls and the sweeper: wait for the expiry, which came last.
+    EXPECT_TRUE(crank::testing::eventually(
+        [&] { return !events("session.expire", expired).empty(); }, 10s));
     const auto starts = events("session.start", stopped);
     ASSERT_EQ(starts.size(), 1U);
     EXPECT_EQ(starts[0].outcome, "ok");

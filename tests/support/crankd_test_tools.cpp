@@ -35,12 +35,12 @@ ToolResult textResult(const std::string& text) {
 
 void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
     tools.add(ToolDefinition{"noop", "No-op", "Does nothing and returns an empty result.",
-                             R"({"type":"object"})", "", "", "", false},
+                             R"({"type":"object"})", "", "", "", false, ""},
               [](std::string_view, ToolCall&) -> Result<ToolResult> { return ToolResult{}; });
     tools.add(ToolDefinition{"echo", "Echo", "Returns the text it is given.",
                              R"({"type":"object","properties":{"text":{"type":"string"}},)"
                              R"("required":["text"]})",
-                             "", "", "", false},
+                             "", "", "", false, ""},
               [](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());
@@ -55,7 +55,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                        "Counts to `steps`, waiting `delay_ms` between steps, reporting progress.",
                        R"({"type":"object","properties":{"steps":{"type":"integer"},)"
                        R"("delay_ms":{"type":"integer"}}})",
-                       "", "", "", false},
+                       "", "", "", false, ""},
         [](std::string_view arguments, ToolCall& call) -> Result<ToolResult> {
             rapidjson::Document doc;
             doc.Parse(arguments.data(), arguments.size());
@@ -78,7 +78,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
     tools.add(ToolDefinition{"add_tool", "Add a tool", "Publishes a copy of echo named `name`.",
                              R"({"type":"object","properties":{"name":{"type":"string"}},)"
                              R"("required":["name"]})",
-                             "", "", "", false},
+                             "", "", "", false, ""},
               [&tools](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());
@@ -87,7 +87,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                   }
                   const std::string name = doc["name"].GetString();
                   tools.add(ToolDefinition{name, "", "A copy of echo.", R"({"type":"object"})", "",
-                                           "", "", false},
+                                           "", "", false, ""},
                             [name](std::string_view, ToolCall&) -> Result<ToolResult> {
                                 return textResult(name);
                             });
@@ -97,7 +97,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                              "Sends a log message at `level`, then returns `text`.",
                              R"({"type":"object","properties":{"text":{"type":"string"},)"
                              R"("level":{"type":"string"}}})",
-                             "", "", "", false},
+                             "", "", "", false, ""},
               [](std::string_view arguments, ToolCall& call) -> Result<ToolResult> {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());

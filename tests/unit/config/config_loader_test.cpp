@@ -51,6 +51,8 @@ TEST_F(ConfigFullTest, Server) {
     EXPECT_EQ(s.listen.host, "127.0.0.1");
     EXPECT_EQ(s.listen.port, 9090);
     EXPECT_EQ(s.threads, 8);
+    EXPECT_EQ(s.max_calls_per_upstream, 3);
+    EXPECT_EQ(s.effectiveMaxCallsPerUpstream(), 3);
     EXPECT_EQ(s.queue, 128);
     EXPECT_EQ(s.backlog, 256);
     EXPECT_EQ(s.max_request_body_bytes, 2097152);
@@ -153,6 +155,7 @@ TEST_F(ConfigFullTest, UnaryOperation) {
     EXPECT_EQ(op.description, "Reads one GitHub issue.");
     EXPECT_EQ(op.protocol, "rest");
     EXPECT_EQ(op.auth_profile, "github");
+    EXPECT_EQ(op.upstream, "github-api");
     EXPECT_EQ(
         op.config_json,
         R"({"url":"https://api.github.com/repos/{owner}/{repo}/issues/{number}","method":"GET"})");
@@ -224,6 +227,10 @@ TEST(ConfigDefaultsTest, EmptyObjectGivesDocumentedDefaults) {
     const Config c = loadValid("{}");
     EXPECT_EQ(c.server.listen.toString(), "127.0.0.1:8080");
     EXPECT_EQ(c.server.threads, 16);
+    // 16 threads: 12 call slots, 9 of them for one upstream at most.
+    EXPECT_EQ(c.server.effectiveMaxConcurrentCalls(), 12);
+    EXPECT_EQ(c.server.max_calls_per_upstream, 0);
+    EXPECT_EQ(c.server.effectiveMaxCallsPerUpstream(), 9);
     EXPECT_EQ(c.server.queue, 64);
     EXPECT_EQ(c.server.backlog, 64);
     EXPECT_EQ(c.server.max_request_body_bytes, 1024 * 1024);

@@ -36,6 +36,7 @@ inline constexpr std::string_view kFullConfig =
   "server": {
     "listen": "127.0.0.1:9090",
     "threads": 8,
+    "max_calls_per_upstream": 3,
     "queue": 128,
     "backlog": 256,
     "max_request_body_bytes": 2097152,
@@ -75,6 +76,7 @@ inline constexpr std::string_view kFullConfig =
       "description": "Reads one GitHub issue.",
       "protocol": "rest",
       "auth_profile": "github",
+      "upstream": "github-api",
       "config": {"url": "https://api.github.com/repos/{owner}/{repo}/issues/{number}", "method": "GET"},
       "input_schema": {"type": "object", "required": ["owner"], "properties": {"owner": {"type": "string"}}},
       "execution": {"mode": "unary"},

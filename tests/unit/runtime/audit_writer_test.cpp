@@ -1,0 +1,208 @@
+// AuditWriter (the audit trail written behind the calls) on a real SQLite file, and
+// Store::appendAuditBatch under it.
+
+#include "runtime/audit_writer.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <Poco/Data/SQLite/Connector.h>
+#include <Poco/Data/Session.h>
+#include <gtest/gtest.h>
+
+#include "runtime/audit_log.h"
+#include "store/open_store.h"
+#include "store/store_limits.h"
+#include "temp_dir.h"
+
+namespace crank::runtime {
+namespace {
+
+using crank::testing::TempDir;
+using Poco::Data::Keywords::now;
+
+class AuditWriterTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        store::StoreOptions options;
+        options.path = dir_.file("crank.db");
+        options.busy_timeout_ms = 20'000;  // the writer waits out a lock a test holds
+        auto opened = store::openStore(options);
+        ASSERT_TRUE(static_cast<bool>(opened)) << opened.error().message;
+        store_ = std::shared_ptr<store::Store>(std::move(opened).value());
+    }
+
+    static store::AuditEvent event(int n, const std::string& action = "unary.call") {
+        store::AuditEvent e;
+        e.workspace_id = "ws";
+        e.agent_id = "agent-" + std::to_string(n % 3);
+        e.operation_id = "op";
+        e.action = action;
+        e.outcome = "ok";
+        e.detail_json = R"({"n":)" + std::to_string(n) + "}";
+        return e;
+    }
+
+    std::vector<store::AuditEvent> all() {
+        store::AuditQuery q;
+        q.order = store::SortOrder::oldest_first;
+        q.limit = store::kMaxListLimit;
+        auto found = store_->queryAudit(q);
+        EXPECT_TRUE(found.ok()) << found.error().message;
+        return found.ok() ? std::move(found).value() : std::vector<store::AuditEvent>{};
+    }
+
+    TempDir dir_;
+    std::shared_ptr<store::Store> store_;
+};
+
+TEST_F(AuditWriterTest, FlushReturnsOnceEverySubmittedEventIsWrittenInOrder) {
+    AuditWriter writer(store_, {});
+    const auto before = std::chrono::system_clock::now();
+    for (int i = 0; i < 300; ++i) {
+        writer.submit(event(i));
+    }
+    writer.flush();
+    const std::vector<store::AuditEvent> events = all();
+    ASSERT_EQ(events.size(), 300U);
+    const std::int64_t since =
+        std::chrono::duration_cast<std::chrono::milliseconds>(before.time_since_epoch()).count();
+    for (int i = 0; i < 300; ++i) {
+        EXPECT_EQ(events[i].detail_json, R"({"n":)" + std::to_string(i) + "}");
+        EXPECT_GE(events[i].ts, since);  // stamped when submitted
+        if (i > 0) {
+            EXPECT_GT(events[i].id, events[i - 1].id);
+        }
+    }
+    EXPECT_EQ(writer.stats().written, 300);
+    EXPECT_EQ(writer.stats().failed, 0);
+    EXPECT_EQ(writer.stats().queued, 0U);
+}
+
+TEST_F(AuditWriterTest, ManyThreadsThroughASmallQueueLoseNothing) {
+    AuditWriter::Options options;
+    options.queue_max = 8;
+    options.batch_max = 4;
+    AuditWriter writer(store_, options);
+    constexpr int kThreads = 4;
+    constexpr int kEach = 200;  // 800 events: one query reads them all
+    std::vector<std::thread> threads;
+    threads.reserve(kThreads);
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&writer, t] {
+            for (int i = 0; i < kEach; ++i) {
+                writer.submit(event(t * kEach + i));
+            }
+        });
+    }
+    for (std::thread& t : threads) {
+        t.join();
+    }
+    writer.flush();
+    EXPECT_EQ(writer.stats().written, kThreads * kEach);
+    std::set<std::string> details;
+    for (const store::AuditEvent& e : all()) {
+        details.insert(e.detail_json);
+    }
+    EXPECT_EQ(details.size(), static_cast<std::size_t>(kThreads * kEach));  // each one, once
+}
+
+TEST_F(AuditWriterTest, ARefusedEventTakesOnlyItselfOutOfItsBatch) {
+    AuditWriter writer(store_, {});
+    writer.submit(event(1));
+    writer.submit(event(2, ""));  // no action: the store refuses it
+    writer.submit(event(3));
+    writer.flush();
+    const std::vector<store::AuditEvent> events = all();
+    ASSERT_EQ(events.size(), 2U);
+    EXPECT_EQ(events[0].detail_json, R"({"n":1})");
+    EXPECT_EQ(events[1].detail_json, R"({"n":3})");
+    EXPECT_EQ(writer.stats().written, 2);
+    EXPECT_EQ(writer.stats().failed, 1);
+}
+
+TEST_F(AuditWriterTest, AFullQueueHoldsTheCallerUntilTheStoreTakesTheBacklog) {
+    AuditWriter::Options options;
+    options.queue_max = 2;
+    options.batch_max = 1;
+    AuditWriter writer(store_, options);
+    // Another connection holds the write lock: the writer's first batch waits on it.
+    Poco::Data::SQLite::Connector::registerConnector();
+    Poco::Data::Session blocker("SQLite", dir_.file("crank.db"));
+    blocker << "BEGIN IMMEDIATE", now;
+    writer.submit(event(0));  // taken by the writer, which now waits for the lock
+    for (int spin = 0; spin < 200 && writer.stats().queued != 0; ++spin) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    writer.submit(event(1));
+    writer.submit(event(2));  // the queue is full now
+    std::atomic<bool> returned{false};
+    std::thread caller([&] {
+        writer.submit(event(3));
+        returned = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_FALSE(returned.load()) << "submit() returned while the queue was full";
+    blocker << "COMMIT", now;
+    caller.join();
+    writer.flush();
+    EXPECT_EQ(all().size(), 4U);
+    EXPECT_EQ(writer.stats().failed, 0);
+}
+
+TEST_F(AuditWriterTest, StopWritesWhatIsQueuedAndLaterEventsAreWrittenAtOnce) {
+    {
+        AuditWriter writer(store_, {});
+        for (int i = 0; i < 50; ++i) {
+            writer.submit(event(i));
+        }
+        writer.stop();
+        EXPECT_EQ(all().size(), 50U);
+        writer.submit(event(50));  // after stop: written by this thread
+        EXPECT_EQ(all().size(), 51U);
+        writer.stop();  // idempotent
+    }
+    EXPECT_EQ(all().size(), 51U);
+}
+
+TEST_F(AuditWriterTest, AnAuditLogWithAWriterQueuesAndItsFlushMakesTheEventsVisible) {
+    auto writer = std::make_shared<AuditWriter>(store_, AuditWriter::Options{});
+    AuditLog log(store_, 1, writer);
+    for (int i = 0; i < 20; ++i) {
+        ASSERT_TRUE(log.append(event(i)).ok());
+    }
+    log.flush();
+    EXPECT_EQ(all().size(), 20U);
+}
+
+TEST_F(AuditWriterTest, TheStoreWritesABatchWhole) {
+    std::vector<store::AuditEvent> batch;
+    for (int i = 0; i < 10; ++i) {
+        batch.push_back(event(i));
+    }
+    ASSERT_TRUE(store_->appendAuditBatch(batch).ok());
+    for (std::size_t i = 1; i < batch.size(); ++i) {
+        EXPECT_GT(batch[i].id, batch[i - 1].id);
+        EXPECT_GT(batch[i].ts, 0);
+    }
+    std::vector<store::AuditEvent> bad = {event(1), event(2, "")};
+    auto refused = store_->appendAuditBatch(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message, "audit[1].action: must not be empty");
+    EXPECT_EQ(all().size(), 10U);  // nothing of the refused batch
+    std::vector<store::AuditEvent> huge(store::kMaxAuditBatch + 1, event(0));
+    auto tooMany = store_->appendAuditBatch(huge);
+    ASSERT_FALSE(tooMany.ok());
+    EXPECT_EQ(tooMany.error().code, ErrorCode::invalid_argument);
+    std::vector<store::AuditEvent> none;
+    EXPECT_TRUE(store_->appendAuditBatch(none).ok());
+}
+
+}  // namespace
+}  // namespace crank::runtime
