@@ -70,10 +70,13 @@ HttpRequest buildRequest(const RequestPlan& plan, const Url& url, const std::str
 
 /// One hop of send(): the request sent and the head read. True for the final response; false
 /// after a redirect, with `url`, `method` and `body` set for the next hop.
+/// `pin`: the address rule of this hop (redirect_policy.hpp), set for the next one.
 bool step(HttpExchange& exchange, const RequestPlan& plan, Url& url, std::string& method,
-          std::optional<std::string>& body, const CancelCheck& cancel, const std::string& prefix,
-          Clock::time_point connect_deadline, Clock::time_point headers_deadline, int hop) {
-    const HttpRequest request = buildRequest(plan, url, method, body);
+          std::optional<std::string>& body, AddressCheck& pin, const CancelCheck& cancel,
+          const std::string& prefix, Clock::time_point connect_deadline,
+          Clock::time_point headers_deadline, int hop) {
+    HttpRequest request = buildRequest(plan, url, method, body);
+    request.address_check = pin;
     for (const auto& [name, value] : request.headers) {
         if (hasControlCharacter(name) || hasControlCharacter(value)) {
             // The value is never repeated (it may be a secret); the name shows no control bytes.
@@ -122,7 +125,7 @@ bool step(HttpExchange& exchange, const RequestPlan& plan, Url& url, std::string
     try {
         refused = refuseRedirect(
             plan.credential_origin.empty() ? plan.url.origin() : plan.credential_origin, *next,
-            plan.redirect_origins, connect_deadline, cancel);
+            plan.redirect_origins, connect_deadline, cancel, &pin);
     } catch (const TransportFailure& f) {
         throw Error(ErrorCode::unavailable,
                     prefix + "answered " + std::to_string(status) + " with a redirect to " +
@@ -327,6 +330,7 @@ std::unique_ptr<HttpExchange> send(ConnectionPool& pool, const RequestPlan& plan
     Url url = plan.url;
     std::string method = plan.method;
     std::optional<std::string> body = plan.body;
+    AddressCheck pin;  // none for the configured URL; set by each redirect to another origin
     for (int hop = 0;; ++hop) {
         prefix = method + " " + url.describe() + ": ";
         const auto now = Clock::now();
@@ -342,7 +346,7 @@ std::unique_ptr<HttpExchange> send(ConnectionPool& pool, const RequestPlan& plan
             slot->set(exchange.get());
         }
         try {
-            if (step(*exchange, plan, url, method, body, cancel, prefix, connectDeadline,
+            if (step(*exchange, plan, url, method, body, pin, cancel, prefix, connectDeadline,
                      headersDeadline, hop)) {
                 return exchange;
             }

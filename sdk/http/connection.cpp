@@ -248,8 +248,8 @@ std::string poolKey(const Url& url, const TlsOptions& tls) {
 }
 
 std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& tls,
-                                             Clock::time_point deadline,
-                                             const CancelCheck& cancel) {
+                                             Clock::time_point deadline, const CancelCheck& cancel,
+                                             const AddressCheck& check) {
     std::unique_ptr<Connection> c(new Connection());
     c->pool_key_ = http::poolKey(url, tls);
     c->impl_->authority = url.authority();
@@ -262,6 +262,16 @@ std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& t
     for (const Poco::Net::IPAddress& address : addresses) {
         if (cancel && cancel()) {
             fail(TransportError::Kind::cancelled, "cancelled");
+        }
+        std::string text = address.toString();
+        if (check) {
+            if (std::optional<std::string> refused = check(text)) {
+                if (lastError.empty()) {  // a connect error of another address says more
+                    lastKind = TransportError::Kind::refused;
+                    lastError = "will not connect to " + url.authority() + ": " + *refused;
+                }
+                continue;
+            }
         }
         const auto now = Clock::now();
         if (now >= deadline) {
@@ -284,6 +294,7 @@ std::unique_ptr<Connection> Connection::open(const Url& url, const TlsOptions& t
             continue;
         }
         c->impl_->socket = std::move(socket);
+        c->peer_address_ = std::move(text);
         break;
     }
     if (!c->impl_->socket) {

@@ -301,12 +301,17 @@ const ResponseHead& HttpExchange::start(const HttpRequest& request,
         std::unique_ptr<Connection> connection = attempt == 0 && options_.max_idle > 0
                                                      ? pool_.take(key, options_.idle_timeout)
                                                      : nullptr;
+        if (connection && request.address_check &&
+            request.address_check(connection->peerAddress())) {
+            connection.reset();  // opened for a request that could go there; this one cannot
+        }
         reused_ = connection != nullptr;
         if (connection) {
             connection->countUse();
         } else {
             try {
-                connection = Connection::open(request.url, options_.tls, deadlines.connect, cancel);
+                connection = Connection::open(request.url, options_.tls, deadlines.connect, cancel,
+                                              request.address_check);
             } catch (const TransportFailure& e) {
                 throw ExchangeFailure(ExchangeFailure::Phase::connect, e.error());
             }

@@ -80,7 +80,11 @@ std::string_view describeScope(AddressScope scope) {
 
 std::optional<std::string> refuseRedirect(std::string_view configured, const Url& next,
                                           const std::vector<std::string>& allowed_origins,
-                                          Clock::time_point deadline, const CancelCheck& cancel) {
+                                          Clock::time_point deadline, const CancelCheck& cancel,
+                                          AddressCheck* pin) {
+    if (pin != nullptr) {
+        *pin = nullptr;
+    }
     const std::string origin = next.origin();
     if (origin == configured) {
         return std::nullopt;  // the configured host itself, whatever its range
@@ -90,28 +94,38 @@ std::optional<std::string> refuseRedirect(std::string_view configured, const Url
         return "it leads to another origin, " + origin +
                ", which is not listed in redirect_origins";
     }
+    // The local ranges the configured host is in: the next hop may reach those, and global
+    // addresses. Resolved once, here; the rule then judges each address as it is connected to.
     std::string error;
     const std::optional<Url> home = parseUrl(std::string(configured) + "/", error);
-    std::vector<std::pair<std::string, AddressScope>> homeScopes;
-    bool homeResolved = false;
+    std::vector<AddressScope> homeRanges;
+    if (home) {
+        for (const auto& [address, scope] : scopes(home->host, deadline, cancel)) {
+            if (scope != AddressScope::global) {
+                homeRanges.push_back(scope);
+            }
+        }
+    }
+    AddressCheck rule = [origin,
+                         homeRanges](const std::string& address) -> std::optional<std::string> {
+        const AddressScope scope = addressScope(address).value_or(AddressScope::global);
+        if (scope == AddressScope::global ||
+            std::find(homeRanges.begin(), homeRanges.end(), scope) != homeRanges.end()) {
+            return std::nullopt;
+        }
+        std::string why = origin;
+        why.append(" resolves to ").append(address).append(", a ");
+        why.append(describeScope(scope))
+            .append(" address, and the configured URL's host is not in that range");
+        return why;
+    };
     for (const auto& [address, scope] : scopes(next.host, deadline, cancel)) {
-        if (scope == AddressScope::global) {
-            continue;
+        if (std::optional<std::string> refused = rule(address)) {
+            return refused;
         }
-        if (!homeResolved && home) {
-            homeScopes = scopes(home->host, deadline, cancel);
-            homeResolved = true;
-        }
-        const bool sameRange =
-            std::any_of(homeScopes.begin(), homeScopes.end(),
-                        [scope = scope](const auto& h) { return h.second == scope; });
-        if (!sameRange) {
-            std::string why = origin;
-            why.append(" resolves to ").append(address).append(", a ");
-            why.append(describeScope(scope))
-                .append(" address, and the configured URL's host is not in that range");
-            return why;
-        }
+    }
+    if (pin != nullptr) {
+        *pin = std::move(rule);
     }
     return std::nullopt;
 }

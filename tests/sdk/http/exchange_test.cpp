@@ -238,6 +238,37 @@ TEST(HttpClient, KeepAliveReusesOneConnection) {
     EXPECT_NE(requests[0].find("Accept-Encoding: gzip"), std::string::npos);
 }
 
+TEST(HttpClient, AnAddressCheckIsAppliedToTheAddressConnectedToAndToPooledConnections) {
+    CannedServer server({answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi"),
+                         answer("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nyou")});
+    ConnectionPool pool;
+    const Fetched first = fetch(pool, server.url());  // opens, then pools, a connection
+    EXPECT_EQ(first.body, "hi");
+    // A request whose rule refuses the address the pooled connection (and the name) goes to.
+    HttpExchange exchange(pool, {});
+    HttpRequest request;
+    request.url = server.url();
+    std::vector<std::string> judged;
+    request.address_check = [&judged](const std::string& address) -> std::optional<std::string> {
+        judged.push_back(address);
+        return "a loopback address, and the configured URL's host is not in that range";
+    };
+    try {
+        exchange.start(request, within(5000ms), nullptr);
+        ADD_FAILURE() << "connected to an address the check refused";
+    } catch (const ExchangeFailure& e) {
+        EXPECT_EQ(e.phase(), ExchangeFailure::Phase::connect);
+        EXPECT_EQ(e.error().kind, TransportError::Kind::refused);
+        EXPECT_EQ(e.error().detail, "will not connect to " + server.url().authority() +
+                                        ": a loopback address, and the configured URL's host is "
+                                        "not in that range");
+    }
+    // Judged twice: the pooled connection's peer, then the address the lookup gave.
+    EXPECT_EQ(judged, (std::vector<std::string>{"127.0.0.1", "127.0.0.1"}));
+    EXPECT_EQ(server.accepted(), 1);  // no second connection was made
+    EXPECT_EQ(server.requests().size(), 1U);
+}
+
 TEST(HttpClient, ChunkedBodiesWithExtensionsAndTrailers) {
     CannedServer server({answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
                                 "5;ext=1\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nX-T: 1\r\n\r\n"),

@@ -88,6 +88,36 @@ TEST(RedirectPolicy, ALocalRangeOnlyFromTheSameRange) {
         std::nullopt);
 }
 
+TEST(RedirectPolicy, AFollowedHopPinsItsRuleForTheAddressesItConnectsTo) {
+    // The name was checked when the redirect came; the rule goes with the hop's connection, so
+    // that a name answering a public address first and a private one at connect time is caught.
+    AddressCheck pin;
+    EXPECT_EQ(refuseRedirect("http://93.184.216.34:80", url("http://93.184.216.35/x"),
+                             {"http://93.184.216.35:80"}, Clock::now() + std::chrono::seconds(5),
+                             nullptr, &pin),
+              std::nullopt);
+    ASSERT_TRUE(pin);
+    EXPECT_EQ(pin("93.184.216.36"), std::nullopt);
+    EXPECT_EQ(pin("10.0.0.7"),
+              "http://93.184.216.35:80 resolves to 10.0.0.7, a private address, and the "
+              "configured URL's host is not in that range");
+    EXPECT_TRUE(pin("169.254.169.254"));
+    EXPECT_TRUE(pin("::1"));
+    // From a loopback upstream, loopback stays allowed, private does not.
+    EXPECT_EQ(
+        refuseRedirect("http://127.0.0.1:8080", url("http://127.0.0.2:9/"), {"http://127.0.0.2:9"},
+                       Clock::now() + std::chrono::seconds(5), nullptr, &pin),
+        std::nullopt);
+    ASSERT_TRUE(pin);
+    EXPECT_EQ(pin("127.0.0.9"), std::nullopt);
+    EXPECT_TRUE(pin("192.168.0.1"));
+    // Back to the configured origin: no rule (the operator chose that host).
+    EXPECT_EQ(refuseRedirect("http://127.0.0.1:8080", url("http://127.0.0.1:8080/y"), {},
+                             Clock::now() + std::chrono::seconds(5), nullptr, &pin),
+              std::nullopt);
+    EXPECT_FALSE(pin);
+}
+
 TEST(RedirectPolicy, RedirectOriginsEntriesAreOrigins) {
     std::string error;
     EXPECT_EQ(parseOrigin("https://API.example.com", error), "https://api.example.com:443");

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,12 +66,21 @@ using CancelCheck = std::function<bool()>;
 std::vector<std::string> resolveHost(const std::string& host, Clock::time_point deadline,
                                      const CancelCheck& cancel);
 
+/// Whether a connection may go to `address` (text, as resolveHost() gives it): nullopt when it
+/// may, else why not. Applied to the very addresses a connect uses, after the lookup, so that a
+/// name that resolves one way when it is checked and another way when it is connected to (DNS
+/// rebinding) cannot slip past the check (redirect_policy.hpp).
+using AddressCheck = std::function<std::optional<std::string>(const std::string& address)>;
+
 class Connection {
 public:
     /// Connects to `url`'s host and port (and completes the TLS handshake for https) before
-    /// `deadline`. Throws TransportFailure.
+    /// `deadline`. With a `check`, only to the addresses it lets through: when it refuses every
+    /// address the host resolves to, fails as `refused`, with the check's reason. Throws
+    /// TransportFailure.
     static std::unique_ptr<Connection> open(const Url& url, const TlsOptions& tls,
-                                            Clock::time_point deadline, const CancelCheck& cancel);
+                                            Clock::time_point deadline, const CancelCheck& cancel,
+                                            const AddressCheck& check = {});
     ~Connection();
     Connection(const Connection&) = delete;
     Connection& operator=(const Connection&) = delete;
@@ -93,6 +103,8 @@ public:
     bool usableWhenIdle() const;
 
     const std::string& poolKey() const { return pool_key_; }
+    /// The address connected to (text, as resolveHost() gives it).
+    const std::string& peerAddress() const { return peer_address_; }
     Clock::time_point idleSince() const { return idle_since_; }
     void markIdle() { idle_since_ = Clock::now(); }
     /// How many requests this connection has carried (1 for a fresh one).
@@ -104,6 +116,7 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
     std::string pool_key_;
+    std::string peer_address_;
     Clock::time_point idle_since_{};
     std::uint64_t uses_ = 0;
 };

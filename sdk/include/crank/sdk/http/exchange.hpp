@@ -33,6 +33,10 @@ struct HttpRequest {
     /// any byte of the answer (GET, HEAD, PUT, DELETE and OPTIONS always may; a POST only when
     /// the caller knows it is safe, like a GraphQL query).
     bool replayable = false;
+    /// The addresses a connection for this request may go to (a redirect hop to another origin:
+    /// redirect_policy.hpp); empty: any. A pooled connection to an address it refuses is not
+    /// reused.
+    AddressCheck address_check;
 };
 
 struct ResponseHead {

@@ -35,10 +35,15 @@ std::string_view describeScope(AddressScope scope);
 /// `next`. `allowed_origins` are the operator's `redirect_origins` (Url::origin() text each).
 /// Resolves the hosts whose scope matters, bounded by `deadline` (throws TransportFailure as
 /// Connection::open does). Returns why the hop is refused ("another origin, not in
-/// redirect_origins"), or nullopt when it may be followed.
+/// redirect_origins"), or nullopt when it may be followed. Then `pin`, when given, is set to the
+/// rule the hop's connection must apply to the addresses it connects to (HttpRequest::
+/// address_check): the name was checked here, but it is looked up again to connect, and an
+/// upstream that controls its DNS could answer a global address first and a local one next.
+/// Empty when the hop goes back to the configured origin.
 std::optional<std::string> refuseRedirect(std::string_view configured, const Url& next,
                                           const std::vector<std::string>& allowed_origins,
-                                          Clock::time_point deadline, const CancelCheck& cancel);
+                                          Clock::time_point deadline, const CancelCheck& cancel,
+                                          AddressCheck* pin = nullptr);
 
 /// Reads one `redirect_origins` entry: an absolute http(s) URL with nothing after its
 /// authority but an optional "/". Returns its origin (Url::origin() text), or nullopt with
