@@ -378,7 +378,7 @@ std::string_view wsConfigSchema() {
   "additionalProperties": false,
   "required": ["url"],
   "properties": {
-    "url": {"type": "string", "minLength": 1, "description": "ws:// or wss:// URL (templates allowed)"},
+    "url": {"type": "string", "format": "uri", "minLength": 1, "description": "ws:// or wss:// URL; templates allowed, each value percent-encoded"},
     "headers": {"type": "object", "additionalProperties": {"type": "string"}},
     "subprotocols": {"type": "array", "items": {"type": "string", "minLength": 1}},
     "connect_timeout_ms": {"type": "integer", "minimum": 1, "maximum": 60000},

@@ -163,13 +163,14 @@ protected:
         const std::string sub = R"(, "subscribe_message_template": {"op": "subscribe",
                 "channel": "{{channel}}"}, "unsubscribe_message_template": {"op": "unsubscribe",
                 "channel": "{{channel}}"})";
-        // Most operations take the fixture's query from the input: {"query": "count=5&..."}.
-        const std::string ticks = R"({"url": ")" + base + R"(/ticks?{{query}}")";
+        // Most operations take the fixture's query from the input: {"query": "count=5&..."},
+        // percent-encoded into one parameter (`q`) that the fixture reads as a query itself.
+        const std::string ticks = R"({"url": ")" + base + R"(/ticks?q={{query}}")";
         std::vector<std::string> ops{
             operation("ticks", ticks + "}", window(10000, 50)),
             operation("ticks_all", ticks + "}", window(10000)),
             operation("ticks_sub",
-                      R"({"url": ")" + base + R"(/ticks?subscribe=1&{{query}}")" + sub + "}",
+                      R"({"url": ")" + base + R"(/ticks?subscribe=1&q={{query}}")" + sub + "}",
                       window(10000, 10)),
             operation("ticks_small", ticks + R"(, "max_message_bytes": 1000})", window(10000)),
             operation("ticks_heartbeat", ticks + R"(, "heartbeat_interval_ms": 100})",
@@ -181,7 +182,7 @@ protected:
                       ticks + R"(, "heartbeat_interval_ms": 400, "heartbeat_timeout_ms": 300})",
                       window(5000)),
             operation("ticks_session",
-                      R"({"url": ")" + base + R"(/ticks?subscribe=1&{{query}}")" + sub +
+                      R"({"url": ")" + base + R"(/ticks?subscribe=1&q={{query}}")" + sub +
                           R"(, "reconnect": {"attempts": 3, "initial_backoff_ms": 50}})",
                       R"({"mode": "session", "upstream_timeout_ms": 20000})"),
             operation("ticks_retry", ticks + R"(, "reconnect": {"attempts": 1,
@@ -209,20 +210,23 @@ protected:
                           "subprotocols": ["crank.v0", "crank.v1"],
                           "headers": {"X-Tenant": "{{tenant}}", "X-Static": "fixed"}})",
                       window(10000), R"(, "auth_profile": "bearer")"),
+            operation("headers_tagged",
+                      R"({"url": ")" + base + R"(/headers?count=1&rate=0&tag={{tag}}"})",
+                      window(10000)),
             // A progress channel.
-            operation("job", R"({"url": ")" + base + R"(/job?{{query}}",
+            operation("job", R"({"url": ")" + base + R"(/job?q={{query}}",
                           "subscribe_message_template": {"op": "start", "params": {"n": "{{n}}"}},
                           "job": {"done_path": "$.done", "status_path": "$.status",
                                   "progress_path": "$.progress", "total_path": "$.total",
                                   "result_path": "$.result", "error_path": "$.error"}})",
                       R"({"mode": "async_job", "upstream_timeout_ms": 20000})"),
-            operation("job_short", R"({"url": ")" + base + R"(/job?{{query}}",
+            operation("job_short", R"({"url": ")" + base + R"(/job?q={{query}}",
                           "subscribe_message_template": {"op": "start", "params": {}},
                           "job": {"done_path": "$.done"}})",
                       R"({"mode": "async_job", "upstream_timeout_ms": 500})"),
             // TLS.
             operation("ticks_tls",
-                      R"({"url": ")" + wss + R"(/ticks?{{query}}", "tls": {"ca_file": ")" +
+                      R"({"url": ")" + wss + R"(/ticks?q={{query}}", "tls": {"ca_file": ")" +
                           dir_->file("c.pem") + R"("}})",
                       window(10000)),
             operation("ticks_tls_system_roots", R"({"url": ")" + wss + R"(/ticks?count=3"})",
@@ -761,6 +765,19 @@ TEST_F(WebSocketTest, HandshakeHeadersCarryTemplatesAndTheAuthProfile) {
     EXPECT_TRUE(lacks(text(result), kToken));
     drain();
     EXPECT_TRUE(lacks(crankd_->stderrText(), kToken)) << "a secret in crankd's log";
+}
+
+TEST_F(WebSocketTest, ATemplateValueInTheUrlIsPercentEncodedAndCannotAddParameters) {
+    // A value that would end the parameter, add one, climb the path and start a fragment.
+    const rapidjson::Document result = call("headers_tagged", R"({"tag": "a&count=9/../x#y z"})");
+    ASSERT_FALSE(isError(result)) << text(result);
+    const auto r = structured(result);
+    ASSERT_GE(r["items"].Size(), 1U) << text(r);
+    EXPECT_EQ(member(r["items"][0], "target"),
+              "/headers?count=1&rate=0&tag=a%26count%3D9%2F..%2Fx%23y%20z")
+        << text(r);
+    EXPECT_EQ(seqs(r).back(), 1) << "count stayed 1: " << text(r);
+    drain();
 }
 
 // --- async jobs --------------------------------------------------------------------------------
