@@ -283,6 +283,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     runtime::AuditWriter::Options auditWrites;
     auditWrites.queue_max = static_cast<std::size_t>(cfg->audit.queue_max);
     auditWrites.batch_max = static_cast<std::size_t>(cfg->audit.write_batch);
+    auditWrites.gather = std::chrono::milliseconds(cfg->audit.write_delay_ms);
     auditWrites.metrics = &metricRegistry;
     auto auditWriter = std::make_shared<runtime::AuditWriter>(store, auditWrites);
     runtimeOptions.audit_writer = auditWriter;

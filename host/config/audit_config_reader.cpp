@@ -10,6 +10,7 @@ constexpr std::int64_t kMaxCleanIntervalMs = 86'400'000;
 constexpr std::int64_t kMaxSampleReads = 1'000'000;
 constexpr std::int64_t kMaxQueue = 1'000'000;
 constexpr std::int64_t kMaxWriteBatch = 1'000;  // store::kMaxAuditBatch
+constexpr std::int64_t kMaxWriteDelayMs = 1'000;
 
 }  // namespace
 
@@ -23,6 +24,7 @@ AuditConfig readAuditConfig(const Json* value, ConfigErrors& errors) {
     a.sample_reads = r.positiveInteger("sample_reads", a.sample_reads, kMaxSampleReads);
     a.queue_max = r.positiveInteger("queue_max", a.queue_max, kMaxQueue);
     a.write_batch = r.positiveInteger("write_batch", a.write_batch, kMaxWriteBatch);
+    a.write_delay_ms = r.integer("write_delay_ms", a.write_delay_ms, 0, kMaxWriteDelayMs);
     r.finish();
     return a;
 }

@@ -55,6 +55,10 @@ struct ServerConfig {
     std::int64_t min_request_body_rate = 1024;
     /// Bodies up to this size (with a Content-Length) are read before a worker is given.
     std::int64_t read_ahead_body_bytes = 64LL * 1024;
+    /// After a response, how long its worker waits for the connection's next request before the
+    /// connection goes back to the gate (microseconds; 0: at once). A next request that arrives
+    /// whole within it is served by the same worker (http/next_request.h).
+    std::int64_t keep_alive_wait_us = 2'000;
     std::int64_t max_connections = 4096;             ///< open client connections in all
     std::int64_t max_connections_per_address = 256;  ///< open client connections per IP address
     /// Requests answered 401 per client address within auth_failure_window_ms before that
@@ -94,6 +98,8 @@ struct AuditConfig {
     std::int64_t queue_max = 16'384;
     /// Most events written in one transaction.
     std::int64_t write_batch = 500;
+    /// How long the writer gathers events once woken before it writes them.
+    std::int64_t write_delay_ms = 2;
 };
 
 /// `mcp`: the MCP Streamable HTTP endpoint, its sessions and streams.

@@ -258,6 +258,7 @@ void Loader::readServer(const Json* v) {
         r.integer("min_request_body_rate", s.min_request_body_rate, 0, 1LL << 30);
     s.read_ahead_body_bytes =
         r.integer("read_ahead_body_bytes", s.read_ahead_body_bytes, 0, 16LL * 1024 * 1024);
+    s.keep_alive_wait_us = r.integer("keep_alive_wait_us", s.keep_alive_wait_us, 0, 100'000);
     s.max_connections = r.integer("max_connections", s.max_connections, 1, 1'000'000);
     s.max_connections_per_address =
         r.integer("max_connections_per_address", s.max_connections_per_address, 1, 1'000'000);

@@ -361,15 +361,9 @@ struct ConnectionGate::Impl {
                 }
             }
             h.head_bytes = head.head_bytes;
-            h.need = head.head_bytes;
+            h.need = head.head_bytes + readAheadBodyBytes(head, options.read_ahead_body_bytes,
+                                                          options.max_body_bytes);
             h.since = Clock::now();
-            const bool small_body = !head.chunked && !head.expects_continue &&
-                                    head.content_length && *head.content_length > 0 &&
-                                    *head.content_length <= options.read_ahead_body_bytes &&
-                                    *head.content_length <= options.max_body_bytes;
-            if (small_body) {
-                h.need += static_cast<std::size_t>(*head.content_length);
-            }
             h.phase = Phase::body;
         }
         if (h.phase == Phase::body && buffer.size() >= h.need) {

@@ -19,6 +19,7 @@
 #include <Poco/ThreadPool.h>
 
 #include "http/connection_gate.h"
+#include "http/next_request.h"
 #include "http/responses.h"
 #include "http/worker_connection.h"
 #include "log/log.h"
@@ -173,12 +174,26 @@ struct HttpServer::Impl final : ConnectionHome {
         }
     }
     bool stopping() const override { return stop_flag.load(); }
+    bool takeNextRequest(ClientSocketImpl& client) override {
+        // Another connection waiting for a worker goes first: this one goes back to the gate.
+        if (stop_flag.load() || dispatcher->queuedConnections() > 0) {
+            return false;
+        }
+        if (!awaitNextRequest(client, gate_options,
+                              std::chrono::microseconds(config.keep_alive_wait_us))) {
+            return false;
+        }
+        ++kept_on_worker;
+        return true;
+    }
     void authenticationFailed(const std::string& peer) override {
         if (auth_failures) {
             auth_failures->failed(peer);
         }
     }
     std::shared_ptr<AuthFailureThrottle> auth_failures;
+    ConnectionGateOptions gate_options;  ///< the gate's bounds, which the fast path applies too
+    std::atomic<std::uint64_t> kept_on_worker{0};
 
     void stopGate() {
         if (gate) {
@@ -254,6 +269,7 @@ Result<void> HttpServer::start() {
         new WorkerConnectionFactory(params, impl_->handlers, *impl_), impl_->pool, params);
     ConnectionGateOptions options = gateOptions(c);
     impl_->auth_failures = options.auth_failures;  // the workers report failures to the gate's
+    impl_->gate_options = options;
     impl_->gate = std::make_unique<ConnectionGate>(std::move(options),
                                                    [impl](Poco::Net::StreamSocket& ready) {
                                                        if (impl->saturated()) {
@@ -263,6 +279,10 @@ Result<void> HttpServer::start() {
                                                        return true;
                                                    });
     return impl_->gate->start(socket.impl()->sockfd());
+}
+
+std::uint64_t HttpServer::requestsKeptOnWorker() const {
+    return impl_->kept_on_worker.load();
 }
 
 config::ListenAddress HttpServer::boundAddress() const {

@@ -52,6 +52,9 @@ public:
     std::uint64_t rejectedConnections() const;
     /// accept() calls that failed for want of descriptors or memory.
     std::uint64_t acceptFailures() const;
+    /// Requests a worker served right after the connection's previous one, without the gate
+    /// (server.keep_alive_wait_us, http/next_request.h).
+    std::uint64_t requestsKeptOnWorker() const;
 
     /// Stops accepting connections, lets in-flight requests finish within `grace`, then shuts down
     /// whatever is still open. Idle keep-alive connections are closed at once. Call once.

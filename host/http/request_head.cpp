@@ -171,4 +171,13 @@ RequestHead scanRequestHead(std::string_view bytes, std::size_t max_head_bytes,
     return head;
 }
 
+std::size_t readAheadBodyBytes(const RequestHead& head, std::size_t read_ahead_body_bytes,
+                               std::uint64_t max_body_bytes) {
+    const bool small = head.state == HeadState::complete && !head.chunked &&
+                       !head.expects_continue && head.content_length && *head.content_length > 0 &&
+                       *head.content_length <= read_ahead_body_bytes &&
+                       *head.content_length <= max_body_bytes;
+    return small ? static_cast<std::size_t>(*head.content_length) : 0;
+}
+
 }  // namespace crank::http

@@ -53,4 +53,10 @@ struct RequestHead {
 RequestHead scanRequestHead(std::string_view bytes, std::size_t max_head_bytes,
                             std::size_t scanned_hint = 0);
 
+/// How many bytes of a complete head's body are read before a worker is given the request: all of
+/// it when it is small (a Content-Length of at most `read_ahead_body_bytes` and `max_body_bytes`,
+/// no chunking, no 100-continue), else none (the worker reads it, paced).
+std::size_t readAheadBodyBytes(const RequestHead& head, std::size_t read_ahead_body_bytes,
+                               std::uint64_t max_body_bytes);
+
 }  // namespace crank::http

@@ -58,12 +58,33 @@ WorkerConnection::~WorkerConnection() {
 }
 
 void WorkerConnection::run() {
-    WorkerSession session(socket(), params_);
+    Poco::Net::StreamSocket connection = socket();
+    for (int served = 1;; ++served) {
+        std::optional<Poco::Net::StreamSocket> kept = serveOne(connection);
+        if (!kept) {
+            return;
+        }
+        connection = *kept;
+        auto* client = dynamic_cast<ClientSocketImpl*>(connection.impl());
+        if (client == nullptr) {
+            return;
+        }
+        if (served >= kMaxRequestsInARow || !home_.takeNextRequest(*client)) {
+            home_.keepAlive(connection);
+            return;
+        }
+    }
+}
+
+std::optional<Poco::Net::StreamSocket> WorkerConnection::serveOne(
+    const Poco::Net::StreamSocket& connection) {
+    WorkerSession session(connection, params_);
     // Its first call counts the request against the keep-alive budget (canKeepAlive() is false
     // before it) and returns at once: the head is in the read-ahead bytes.
     if (!session.hasMoreRequests()) {
-        return;
+        return std::nullopt;
     }
+    auto* client = dynamic_cast<ClientSocketImpl*>(connection.impl());
     bool keep = false;
     try {
         Poco::Net::HTTPServerResponseImpl response(session);
@@ -80,17 +101,16 @@ void WorkerConnection::run() {
                 factory_->createRequestHandler(request));
             if (!handler) {
                 sendStatusOnly(session, Poco::Net::HTTPResponse::HTTP_NOT_IMPLEMENTED);
-                return;
+                return std::nullopt;
             }
             if (request.getExpectContinue() &&
                 response.getStatus() == Poco::Net::HTTPResponse::HTTP_OK) {
                 response.sendContinue();
             }
             handler->handleRequest(request, response);
-            if (response.getStatus() == Poco::Net::HTTPResponse::HTTP_UNAUTHORIZED) {
-                if (const auto* client = dynamic_cast<const ClientSocketImpl*>(socket().impl())) {
-                    home_.authenticationFailed(client->peer());
-                }
+            if (response.getStatus() == Poco::Net::HTTPResponse::HTTP_UNAUTHORIZED &&
+                client != nullptr) {
+                home_.authenticationFailed(client->peer());
             }
             // A read that failed (a body past its pace, a reset) leaves the connection at an
             // unknown point of the request: it cannot carry another one.
@@ -107,29 +127,27 @@ void WorkerConnection::run() {
             throw;
         }
     } catch (const Poco::Net::NoMessageException&) {
-        return;  // the client closed before sending anything
+        return std::nullopt;  // the client closed before sending anything
     } catch (const Poco::Net::MessageException&) {
         try {
             sendStatusOnly(session, Poco::Net::HTTPResponse::HTTP_BAD_REQUEST);
         } catch (...) {
             // The client is gone: nothing to tell it.
         }
-        return;
+        return std::nullopt;
     } catch (const Poco::Exception& e) {
         // A read past the body's deadline, a reset, a timeout: the connection ends.
-        const auto* client = dynamic_cast<const ClientSocketImpl*>(socket().impl());
         log::debug("http: connection from {} ended: {}",
                    client != nullptr ? client->peer() : std::string("?"), e.displayText());
-        return;
+        return std::nullopt;
     }
-    auto* client = dynamic_cast<ClientSocketImpl*>(socket().impl());
     if (!keep || client == nullptr) {
-        return;
+        return std::nullopt;
     }
     std::string rest = session.takeBuffered();
     Poco::Net::StreamSocket detached = session.detachSocket();
     client->unread(rest);
-    home_.keepAlive(detached);
+    return detached;
 }
 
 }  // namespace crank::http

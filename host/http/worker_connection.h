@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <Poco/Net/HTTPRequestHandlerFactory.h>
@@ -8,6 +9,8 @@
 #include <Poco/Net/TCPServerConnection.h>
 
 namespace crank::http {
+
+class ClientSocketImpl;
 
 /// Where a WorkerConnection comes from and goes back to: HttpServer's registry of the connections
 /// on workers, and its ConnectionGate.
@@ -24,13 +27,19 @@ public:
     virtual bool stopping() const = 0;
     /// A request from `peer` was answered 401 (a failed authentication).
     virtual void authenticationFailed(const std::string& peer) = 0;
+    /// After a response on a kept connection: true when its next request has arrived and this
+    /// worker serves it too (next_request.h); false: the connection goes to keepAlive(). Never
+    /// true while other connections wait for a worker or the server is stopping.
+    virtual bool takeNextRequest(ClientSocketImpl& client) = 0;
 };
 
-/// Serves exactly one request of a connection on a worker thread: the request whose head (and
-/// often body) ConnectionGate has already read. Then, when the exchange allows keep-alive, the
-/// connection goes back to the gate with whatever bytes of the next request were read, so that a
-/// worker never waits for a client between requests (Poco's HTTPServerConnection loops over the
-/// requests of a connection on its worker, waiting out each keep-alive pause and each slow head).
+/// Serves the request of a connection whose head (and often body) ConnectionGate has already
+/// read, on a worker thread. Then, when the exchange allows keep-alive, the connection goes back
+/// to the gate with whatever bytes of the next request were read, so that a worker never waits
+/// long for a client between requests (Poco's HTTPServerConnection loops over the requests of a
+/// connection on its worker, waiting out each keep-alive pause and each slow head). The one
+/// exception is the fast path of ConnectionHome::takeNextRequest(): a next request that arrives
+/// whole within `server.keep_alive_wait_us` is served here too, up to kMaxRequestsInARow.
 ///
 /// Per request it does what Poco's HTTPServerConnection does: Date and Server headers, keep-alive
 /// from the parameters and the request, 100 Continue when asked, 400 for a head Poco cannot
@@ -45,7 +54,15 @@ public:
 
     void run() override;
 
+    /// Most requests of one connection a worker serves before the connection goes back to the
+    /// gate whatever happens (a bound on the loop; fairness is takeNextRequest()'s).
+    static constexpr int kMaxRequestsInARow = 1000;
+
 private:
+    /// Serves one request on `connection`; the connection when it stays open (its leftover bytes
+    /// unread() into its ClientSocketImpl), nullopt when it ends.
+    std::optional<Poco::Net::StreamSocket> serveOne(const Poco::Net::StreamSocket& connection);
+
     Poco::Net::HTTPServerParams::Ptr params_;
     Poco::Net::HTTPRequestHandlerFactory::Ptr factory_;
     ConnectionHome& home_;

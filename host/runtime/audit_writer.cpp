@@ -48,15 +48,25 @@ void AuditWriter::submit(store::AuditEvent event) {
     }
     queue_.push_back(std::move(event));
     ++submitted_;
+    // Woken for its first event, and again when a batch is full; in between it gathers.
+    const bool wake = writer_idle_ || queue_.size() == fullBatch();
     lock.unlock();
-    work_.notify_one();
+    if (wake) {
+        work_.notify_one();
+    }
 }
 
 void AuditWriter::flush() {
     std::unique_lock lock(mutex_);
     const std::uint64_t target = submitted_;
+    if (done_ >= target) {
+        return;
+    }
+    ++flushing_;
+    work_.notify_one();  // no more gathering: write now
     // The thread writes everything queued before it ends, so done_ gets there after stop() too.
     room_.wait(lock, [&] { return done_ >= target; });
+    --flushing_;
 }
 
 void AuditWriter::stop() {
@@ -87,9 +97,16 @@ void AuditWriter::run() {
     batch.reserve(options_.batch_max);
     std::unique_lock lock(mutex_);
     for (;;) {
+        writer_idle_ = true;
         work_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        writer_idle_ = false;
         if (queue_.empty()) {
             return;  // stopping, and everything queued is written
+        }
+        if (options_.gather.count() > 0) {
+            work_.wait_for(lock, options_.gather, [this] {
+                return stopping_ || flushing_ > 0 || queue_.size() >= fullBatch();
+            });
         }
         // Whatever arrived while the last batch was written goes in this one.
         const std::size_t n = std::min(queue_.size(), options_.batch_max);
@@ -101,6 +118,7 @@ void AuditWriter::run() {
         room_.notify_all();  // room for submitters that wait
         write(batch);
         lock.lock();
+        ++stats_.batches;
         done_ += n;
         batch.clear();
         room_.notify_all();  // progress for flushers

@@ -8,6 +8,8 @@
 // the process is killed outright is lost: at most the events of the last few milliseconds (one
 // batch in flight and what arrived during it). A clean stop writes everything queued.
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +34,10 @@ public:
         std::size_t queue_max = 16'384;
         /// Most events per transaction (`audit.write_batch`, at most store::kMaxAuditBatch).
         std::size_t batch_max = 500;
+        /// How long the writer, woken by a first event, gathers more before it writes them
+        /// (`audit.write_delay_ms`): a busy node then wakes it a few hundred times a second,
+        /// not once per call. 0: it writes at once.
+        std::chrono::milliseconds gather{2};
         /// Where written and failed events are counted; nullptr: nowhere. Must outlive the
         /// writer. (The queue depth is a gauge of app/metrics_endpoint, read from stats().)
         metrics::Registry* metrics = nullptr;
@@ -42,6 +48,7 @@ public:
         std::int64_t written = 0;  ///< events the store accepted
         std::int64_t failed = 0;   ///< events lost to a store error (each logged)
         std::size_t queued = 0;    ///< events waiting now
+        std::int64_t batches = 0;  ///< store transactions the writer thread made
     };
 
     /// `store` is required and must outlive the writer. The thread starts here.
@@ -69,6 +76,8 @@ public:
 
 private:
     void run();
+    /// A batch worth writing at once: the largest, or a full queue.
+    std::size_t fullBatch() const { return std::min(options_.batch_max, options_.queue_max); }
     /// Writes `batch` (logged and counted when the store refuses it).
     void write(std::vector<store::AuditEvent>& batch);
 
@@ -80,6 +89,8 @@ private:
     std::deque<store::AuditEvent> queue_;
     std::uint64_t submitted_ = 0;  ///< events ever queued
     std::uint64_t done_ = 0;       ///< of them, written or failed
+    bool writer_idle_ = false;     ///< the writer waits for a first event: submit() wakes it
+    int flushing_ = 0;             ///< flush() calls waiting: the writer gathers no longer
     bool stopping_ = false;
     Stats stats_;
     std::thread thread_;

@@ -21,12 +21,13 @@ TEST(ConfigAuditTest, DefaultsKeepThirtyDaysAndTwoMillionEventsAndRecordEveryRea
     EXPECT_EQ(a.sample_reads, 1);
     EXPECT_EQ(a.queue_max, 16'384);
     EXPECT_EQ(a.write_batch, 500);
+    EXPECT_EQ(a.write_delay_ms, 2);
 }
 
 TEST(ConfigAuditTest, EveryKeyIsRead) {
     const LoadResult result = load(R"({"audit": {"max_age_days": 7, "max_events": 500,
         "clean_interval_ms": 250, "sample_reads": 10,
-        "queue_max": 64, "write_batch": 8}})");
+        "queue_max": 64, "write_batch": 8, "write_delay_ms": 0}})");
     ASSERT_THAT(messages(result), IsEmpty());
     const AuditConfig& a = result.config->audit;
     EXPECT_EQ(a.max_age_days, 7);
@@ -35,6 +36,7 @@ TEST(ConfigAuditTest, EveryKeyIsRead) {
     EXPECT_EQ(a.sample_reads, 10);
     EXPECT_EQ(a.queue_max, 64);
     EXPECT_EQ(a.write_batch, 8);
+    EXPECT_EQ(a.write_delay_ms, 0);
 }
 
 TEST(ConfigAuditTest, ZeroTurnsABoundOff) {

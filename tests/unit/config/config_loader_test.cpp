@@ -231,6 +231,7 @@ TEST(ConfigDefaultsTest, EmptyObjectGivesDocumentedDefaults) {
     EXPECT_EQ(c.server.effectiveMaxConcurrentCalls(), 12);
     EXPECT_EQ(c.server.max_calls_per_upstream, 0);
     EXPECT_EQ(c.server.effectiveMaxCallsPerUpstream(), 9);
+    EXPECT_EQ(c.server.keep_alive_wait_us, 2'000);
     EXPECT_EQ(c.server.queue, 64);
     EXPECT_EQ(c.server.backlog, 64);
     EXPECT_EQ(c.server.max_request_body_bytes, 1024 * 1024);

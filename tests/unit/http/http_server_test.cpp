@@ -112,6 +112,88 @@ TEST_F(HttpServerTest, KeepAliveAndPipelinedRequestsAreServedInOrderOnOneConnect
     EXPECT_LT(rest.find("hello"), rest.find("got 3"));
 }
 
+// ----- The keep-alive fast path (server.keep_alive_wait_us) -----------------------------------
+
+TEST_F(HttpServerTest, ANextRequestSentAtOnceIsServedByTheSameWorkerWithoutTheGate) {
+    config::ServerConfig c;
+    c.threads = 2;
+    c.keep_alive_wait_us = 2'000'000;  // far beyond the client's turnaround, however loaded
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    for (int i = 0; i < 5; ++i) {
+        test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+        std::string got;
+        ASSERT_TRUE(test::readUntil(fd.get(), got, "hello")) << i << ": " << got;
+    }
+    EXPECT_EQ(server_->requestsKeptOnWorker(), 4U);  // every request after the first
+}
+
+TEST_F(HttpServerTest, WithoutAWaitEveryKeptConnectionGoesBackToTheGate) {
+    config::ServerConfig c;
+    c.keep_alive_wait_us = 0;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    for (int i = 0; i < 3; ++i) {
+        test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+        std::string got;
+        ASSERT_TRUE(test::readUntil(fd.get(), got, "hello")) << i << ": " << got;
+    }
+    EXPECT_EQ(server_->requestsKeptOnWorker(), 0U);
+}
+
+TEST_F(HttpServerTest, ASlowNextHeadGoesBackToTheGateAndHoldsNoWorker) {
+    config::ServerConfig c;
+    c.threads = 1;
+    c.keep_alive_wait_us = 50'000;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string got;
+    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHo");  // and then nothing for a while
+    std::this_thread::sleep_for(200ms);
+    // The one worker is free: the half head went back to the gate with its bytes.
+    EXPECT_NE(hello().find("200 OK"), std::string::npos);
+    test::writeAll(fd.get(), "st: x\r\nConnection: close\r\n\r\n");
+    const std::string rest = test::readToEof(fd.get()).bytes;
+    EXPECT_NE(rest.find("200 OK"), std::string::npos) << rest;
+    EXPECT_EQ(server_->requestsKeptOnWorker(), 0U);
+}
+
+TEST_F(HttpServerTest, ANextHeadTheGateWouldRefuseIsRefusedByTheGate) {
+    config::ServerConfig c;
+    c.keep_alive_wait_us = 2'000'000;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string got;
+    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    test::writeAll(fd.get(),
+                   "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
+                   "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+    const auto answer = test::readToEof(fd.get());
+    EXPECT_TRUE(answer.eof);
+    EXPECT_NE(answer.bytes.find("400 Bad Request"), std::string::npos) << answer.bytes;
+    EXPECT_EQ(echoes_.load(), 0);
+    EXPECT_EQ(server_->requestsKeptOnWorker(), 0U);
+}
+
+TEST_F(HttpServerTest, AKeptRequestWithASmallBodyIsServedWholeOnTheSameWorker) {
+    config::ServerConfig c;
+    c.keep_alive_wait_us = 2'000'000;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+    std::string got;
+    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    test::writeAll(fd.get(), "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nab");
+    std::this_thread::sleep_for(50ms);  // the body comes in two parts
+    test::writeAll(fd.get(), "cde");
+    std::string echoed;
+    ASSERT_TRUE(test::readUntil(fd.get(), echoed, "got 5")) << echoed;
+    EXPECT_EQ(server_->requestsKeptOnWorker(), 1U);
+}
+
 TEST_F(HttpServerTest, AHeadThatDoesNotEndInTimeIsAnswered408AndClosed) {
     config::ServerConfig c;
     c.request_head_timeout_ms = 300;

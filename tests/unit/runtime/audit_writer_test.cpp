@@ -20,6 +20,7 @@
 #include "store/open_store.h"
 #include "store/store_limits.h"
 #include "temp_dir.h"
+#include "test_json.h"
 
 namespace crank::runtime {
 namespace {
@@ -83,6 +84,35 @@ TEST_F(AuditWriterTest, FlushReturnsOnceEverySubmittedEventIsWrittenInOrder) {
     EXPECT_EQ(writer.stats().written, 300);
     EXPECT_EQ(writer.stats().failed, 0);
     EXPECT_EQ(writer.stats().queued, 0U);
+}
+
+TEST_F(AuditWriterTest, ABurstIsGatheredIntoOneTransactionAndAFlushEndsTheGathering) {
+    AuditWriter::Options options;
+    options.gather = std::chrono::milliseconds(5'000);  // far longer than the burst takes
+    AuditWriter writer(store_, options);
+    for (int i = 0; i < 100; ++i) {
+        writer.submit(event(i));
+    }
+    const auto asked = std::chrono::steady_clock::now();
+    writer.flush();  // does not wait out the gathering
+    EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::milliseconds(4'000));
+    EXPECT_EQ(writer.stats().written, 100);
+    EXPECT_EQ(writer.stats().batches, 1);
+    EXPECT_EQ(all().size(), 100U);
+}
+
+TEST_F(AuditWriterTest, AFullBatchIsWrittenWithoutWaitingOutTheGathering) {
+    AuditWriter::Options options;
+    options.batch_max = 10;
+    options.gather = std::chrono::milliseconds(60'000);
+    AuditWriter writer(store_, options);
+    for (int i = 0; i < 30; ++i) {
+        writer.submit(event(i));
+    }
+    // No flush: only full batches end the gathering, well before its minute.
+    EXPECT_TRUE(crank::testing::eventually([&] { return writer.stats().written == 30; },
+                                           std::chrono::seconds(20)));
+    EXPECT_LE(writer.stats().batches, 3);
 }
 
 TEST_F(AuditWriterTest, ManyThreadsThroughASmallQueueLoseNothing) {

@@ -1,0 +1,95 @@
+#include "http/next_request.h"
+
+#include <poll.h>
+
+#include <array>
+#include <cerrno>
+#include <ctime>
+#include <optional>
+#include <string>
+
+#include "http/request_head.h"
+#include <sys/socket.h>
+
+namespace crank::http {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Reads per wait: each read waits for new bytes, so this bounds the loop, not the time.
+constexpr int kMaxReads = 64;
+
+/// Waits until `fd` is readable or `deadline`: true when readable.
+bool readableBefore(int fd, Clock::time_point deadline) {
+    for (;;) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now());
+        if (left.count() <= 0) {
+            return false;
+        }
+        timespec timeout{static_cast<time_t>(left.count() / 1'000'000'000),
+                         static_cast<long>(left.count() % 1'000'000'000)};
+        pollfd p{fd, POLLIN, 0};
+        const int rc = ::ppoll(&p, 1, &timeout, nullptr);
+        if (rc > 0) {
+            return (p.revents & POLLIN) != 0;  // a hang-up or an error: the gate sees to it
+        }
+        if (rc == 0 || errno != EINTR) {
+            return false;
+        }
+    }
+}
+
+}  // namespace
+
+bool awaitNextRequest(ClientSocketImpl& client, const ConnectionGateOptions& options,
+                      std::chrono::microseconds wait) {
+    if (wait.count() <= 0 || client.readAheadSize() != client.readAhead().size()) {
+        return false;  // read-ahead not at its start: left to the gate, which scans from there
+    }
+    client.endBody();
+    std::string& buffer = client.readAhead();
+    const Clock::time_point deadline = Clock::now() + wait;
+    const std::size_t cap = options.max_head_bytes + options.read_ahead_body_bytes;
+    std::size_t scanned = 0;
+    std::optional<std::size_t> need;  // head and read-ahead body, once the head is in
+    std::size_t head_bytes = 0;
+    Clock::time_point head_end;
+    for (int reads = 0;; ++reads) {
+        if (!need && !buffer.empty()) {
+            const RequestHead head = scanRequestHead(buffer, options.max_head_bytes, scanned);
+            if (head.state == HeadState::incomplete) {
+                scanned = buffer.size();
+            } else if (head.state != HeadState::complete) {
+                return false;  // 400, 431 or 501: the gate answers
+            } else if (options.auth_failures &&
+                       options.auth_failures->blockedForMs(client.peer()) > 0) {
+                return false;  // 429: the gate answers
+            } else {
+                head_bytes = head.head_bytes;
+                head_end = Clock::now();
+                need = head.head_bytes + readAheadBodyBytes(head, options.read_ahead_body_bytes,
+                                                            options.max_body_bytes);
+            }
+        }
+        if (need && buffer.size() >= *need) {
+            client.startBody(options.body, head_end, buffer.size() - head_bytes);
+            return true;
+        }
+        if (reads >= kMaxReads || buffer.size() >= cap ||
+            !readableBefore(client.sockfd(), deadline)) {
+            return false;
+        }
+        std::array<char, 16384> chunk{};
+        const std::size_t room = std::min(chunk.size(), cap - buffer.size());
+        const ssize_t n = ::recv(client.sockfd(), chunk.data(), room, MSG_DONTWAIT);
+        if (n <= 0) {
+            // Closed, or an error: the gate sees it again and closes the connection; EAGAIN
+            // (a spurious wake) ends the fast path too, rarely enough not to matter.
+            return false;
+        }
+        buffer.append(chunk.data(), static_cast<std::size_t>(n));
+    }
+}
+
+}  // namespace crank::http
