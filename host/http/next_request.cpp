@@ -60,11 +60,10 @@ bool awaitNextRequest(ClientSocketImpl& client, const ConnectionGateOptions& opt
             const RequestHead head = scanRequestHead(buffer, options.max_head_bytes, scanned);
             if (head.state == HeadState::incomplete) {
                 scanned = buffer.size();
-            } else if (head.state != HeadState::complete) {
-                return false;  // 400, 431 or 501: the gate answers
-            } else if (options.auth_failures &&
-                       options.auth_failures->blockedForMs(client.peer()) > 0) {
-                return false;  // 429: the gate answers
+            } else if (head.state != HeadState::complete ||
+                       (options.auth_failures &&
+                        options.auth_failures->blockedForMs(client.peer()) > 0)) {
+                return false;  // 400, 431, 501 or 429 (a throttled address): the gate answers
             } else {
                 head_bytes = head.head_bytes;
                 head_end = Clock::now();

@@ -132,7 +132,7 @@ JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store,
 
 }  // namespace
 
-OperationRunner::OperationRunner(RuntimeOptions options, std::shared_ptr<store::Store> store,
+OperationRunner::OperationRunner(const RuntimeOptions& options, std::shared_ptr<store::Store> store,
                                  const config::AuthConfig* auth, const config::JobsConfig& jobs,
                                  std::string node_id)
     : options_(options),

@@ -29,7 +29,7 @@ public:
     /// `store`: where session rows go (nullptr: none). `auth`: the agents' and workspaces'
     /// limits (none without it).
     /// `jobs`: the worker pool and node of async jobs (they need `store`).
-    explicit OperationRunner(RuntimeOptions options = {},
+    explicit OperationRunner(const RuntimeOptions& options = {},
                              std::shared_ptr<store::Store> store = nullptr,
                              const config::AuthConfig* auth = nullptr,
                              const config::JobsConfig& jobs = {}, std::string node_id = "local");

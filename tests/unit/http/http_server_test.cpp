@@ -63,6 +63,13 @@ protected:
         return test::readToEof(fd.get()).bytes;
     }
 
+    /// GET /hello on the kept connection `fd`, its answer read: the step of every keep-alive test.
+    static void helloOn(const Fd& fd, int step = 0) {
+        test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+        std::string got;
+        ASSERT_TRUE(test::readUntil(fd.get(), got, "hello")) << step << ": " << got;
+    }
+
     std::unique_ptr<HttpServer> server_;
     std::uint16_t port_ = 0;
     std::atomic<int> echoes_{0};
@@ -96,9 +103,7 @@ TEST_F(HttpServerTest, KeepAliveAndPipelinedRequestsAreServedInOrderOnOneConnect
     c.threads = 1;
     start(c);
     Fd fd = test::connectLoopback(port_);
-    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::string got;
-    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    helloOn(fd);
     // Idle between requests: the worker is free for another client meanwhile.
     EXPECT_NE(hello().find("200 OK"), std::string::npos);
     // Two requests in one write, the second with a body.
@@ -121,9 +126,7 @@ TEST_F(HttpServerTest, ANextRequestSentAtOnceIsServedByTheSameWorkerWithoutTheGa
     start(c);
     Fd fd = test::connectLoopback(port_);
     for (int i = 0; i < 5; ++i) {
-        test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-        std::string got;
-        ASSERT_TRUE(test::readUntil(fd.get(), got, "hello")) << i << ": " << got;
+        helloOn(fd, i);
     }
     EXPECT_EQ(server_->requestsKeptOnWorker(), 4U);  // every request after the first
 }
@@ -134,9 +137,7 @@ TEST_F(HttpServerTest, WithoutAWaitEveryKeptConnectionGoesBackToTheGate) {
     start(c);
     Fd fd = test::connectLoopback(port_);
     for (int i = 0; i < 3; ++i) {
-        test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-        std::string got;
-        ASSERT_TRUE(test::readUntil(fd.get(), got, "hello")) << i << ": " << got;
+        helloOn(fd, i);
     }
     EXPECT_EQ(server_->requestsKeptOnWorker(), 0U);
 }
@@ -147,9 +148,7 @@ TEST_F(HttpServerTest, ASlowNextHeadGoesBackToTheGateAndHoldsNoWorker) {
     c.keep_alive_wait_us = 50'000;
     start(c);
     Fd fd = test::connectLoopback(port_);
-    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::string got;
-    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    helloOn(fd);
     test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHo");  // and then nothing for a while
     std::this_thread::sleep_for(200ms);
     // The one worker is free: the half head went back to the gate with its bytes.
@@ -165,9 +164,7 @@ TEST_F(HttpServerTest, ANextHeadTheGateWouldRefuseIsRefusedByTheGate) {
     c.keep_alive_wait_us = 2'000'000;
     start(c);
     Fd fd = test::connectLoopback(port_);
-    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::string got;
-    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    helloOn(fd);
     test::writeAll(fd.get(),
                    "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
                    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
@@ -183,9 +180,7 @@ TEST_F(HttpServerTest, AKeptRequestWithASmallBodyIsServedWholeOnTheSameWorker) {
     c.keep_alive_wait_us = 2'000'000;
     start(c);
     Fd fd = test::connectLoopback(port_);
-    test::writeAll(fd.get(), "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-    std::string got;
-    ASSERT_TRUE(test::readUntil(fd.get(), got, "hello"));
+    helloOn(fd);
     test::writeAll(fd.get(), "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nab");
     std::this_thread::sleep_for(50ms);  // the body comes in two parts
     test::writeAll(fd.get(), "cde");
