@@ -1312,6 +1312,10 @@ Result<void> checkAudit(AuditEvent& event, const std::string& entity) {
         .result();
 }
 
+/// Events per INSERT statement of appendAuditBatch(): 7 parameters each, far below SQLite's
+/// limit on a statement's parameters.
+constexpr std::size_t kRowsPerInsert = 100;
+
 /// Inserts a checked event and sets its id (the row just inserted on this connection).
 void insertAudit(Session& s, AuditEvent& event) {
     execute(s,
@@ -1349,8 +1353,27 @@ Result<void> SqliteStore::appendAuditBatch(std::vector<AuditEvent>& events) {
         }
     }
     return impl_->write("store: cannot append audit events", [&](Session& s) -> Result<void> {
-        for (AuditEvent& event : events) {
-            insertAudit(s, event);
+        // Multi-row INSERTs: one statement parsed and run per kRowsPerInsert events, not per
+        // event. In one write transaction, AUTOINCREMENT gives the rows of a statement
+        // consecutive ids, ending at last_insert_rowid().
+        for (std::size_t first = 0; first < events.size(); first += kRowsPerInsert) {
+            const std::size_t n = std::min(kRowsPerInsert, events.size() - first);
+            std::string sql =
+                "INSERT INTO audit_events (ts, workspace_id, agent_id, operation_id, action,"
+                " outcome, detail_json) VALUES ";
+            SqlParams params;
+            params.reserve(n * 7);
+            for (std::size_t i = 0; i < n; ++i) {
+                const AuditEvent& e = events[first + i];
+                sql += i == 0 ? "(?, ?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?, ?)";
+                params.insert(params.end(), {e.ts, e.workspace_id, e.agent_id, e.operation_id,
+                                             e.action, e.outcome, e.detail_json});
+            }
+            execute(s, sql, params);
+            const std::int64_t last = queryInt(s, "SELECT last_insert_rowid()").value_or(0);
+            for (std::size_t i = 0; i < n; ++i) {
+                events[first + i].id = last - static_cast<std::int64_t>(n - 1 - i);
+            }
         }
         return {};
     });

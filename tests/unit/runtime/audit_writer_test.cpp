@@ -213,7 +213,7 @@ TEST_F(AuditWriterTest, AnAuditLogWithAWriterQueuesAndItsFlushMakesTheEventsVisi
 
 TEST_F(AuditWriterTest, TheStoreWritesABatchWhole) {
     std::vector<store::AuditEvent> batch;
-    for (int i = 0; i < 10; ++i) {
+    for (int i = 0; i < 250; ++i) {  // three INSERT statements of up to 100 rows
         batch.push_back(event(i));
     }
     ASSERT_TRUE(store_->appendAuditBatch(batch).ok());
@@ -221,11 +221,18 @@ TEST_F(AuditWriterTest, TheStoreWritesABatchWhole) {
         EXPECT_GT(batch[i].id, batch[i - 1].id);
         EXPECT_GT(batch[i].ts, 0);
     }
+    // The ids handed back are the rows' own.
+    const std::vector<store::AuditEvent> stored = all();
+    ASSERT_EQ(stored.size(), batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        EXPECT_EQ(stored[i].id, batch[i].id) << i;
+        EXPECT_EQ(stored[i].detail_json, batch[i].detail_json) << i;
+    }
     std::vector<store::AuditEvent> bad = {event(1), event(2, "")};
     auto refused = store_->appendAuditBatch(bad);
     ASSERT_FALSE(refused.ok());
     EXPECT_EQ(refused.error().message, "audit[1].action: must not be empty");
-    EXPECT_EQ(all().size(), 10U);  // nothing of the refused batch
+    EXPECT_EQ(all().size(), 250U);  // nothing of the refused batch
     std::vector<store::AuditEvent> huge(store::kMaxAuditBatch + 1, event(0));
     auto tooMany = store_->appendAuditBatch(huge);
     ASSERT_FALSE(tooMany.ok());
