@@ -9,6 +9,8 @@
 #include <Poco/Exception.h>
 #include <Poco/Net/Socket.h>
 
+#include "http/poll_until.h"
+
 namespace crank::http {
 namespace {
 
@@ -16,22 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 std::int64_t msBetween(Clock::time_point from, Clock::time_point to) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
-}
-
-/// poll(2) on one descriptor until an event or `deadline`, retried on EINTR: 1 for an event, 0
-/// for the deadline, -1 with errno for an error.
-int pollUntil(int fd, short events, Clock::time_point deadline) {
-    pollfd p{fd, events, 0};
-    for (;;) {
-        const std::int64_t left = std::max<std::int64_t>(msBetween(Clock::now(), deadline), 0);
-        const int rc = ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left, 1 << 30)));
-        if (rc >= 0) {
-            return rc > 0 ? 1 : 0;
-        }
-        if (errno != EINTR) {
-            return -1;
-        }
-    }
 }
 
 }  // namespace

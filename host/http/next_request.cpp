@@ -4,10 +4,10 @@
 
 #include <array>
 #include <cerrno>
-#include <ctime>
 #include <optional>
 #include <string>
 
+#include "http/poll_until.h"
 #include "http/request_head.h"
 #include <sys/socket.h>
 
@@ -18,27 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 /// Reads per wait: each read waits for new bytes, so this bounds the loop, not the time.
 constexpr int kMaxReads = 64;
-
-/// Waits until `fd` is readable or `deadline`: true when readable.
-bool readableBefore(int fd, Clock::time_point deadline) {
-    for (;;) {
-        const auto left =
-            std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - Clock::now());
-        if (left.count() <= 0) {
-            return false;
-        }
-        timespec timeout{static_cast<time_t>(left.count() / 1'000'000'000),
-                         static_cast<long>(left.count() % 1'000'000'000)};
-        pollfd p{fd, POLLIN, 0};
-        const int rc = ::ppoll(&p, 1, &timeout, nullptr);
-        if (rc > 0) {
-            return (p.revents & POLLIN) != 0;  // a hang-up or an error: the gate sees to it
-        }
-        if (rc == 0 || errno != EINTR) {
-            return false;
-        }
-    }
-}
 
 }  // namespace
 
@@ -76,7 +55,7 @@ bool awaitNextRequest(ClientSocketImpl& client, const ConnectionGateOptions& opt
             return true;
         }
         if (reads >= kMaxReads || buffer.size() >= cap ||
-            !readableBefore(client.sockfd(), deadline)) {
+            pollUntil(client.sockfd(), POLLIN, deadline) != 1) {
             return false;
         }
         std::array<char, 16384> chunk{};
@@ -84,7 +63,7 @@ bool awaitNextRequest(ClientSocketImpl& client, const ConnectionGateOptions& opt
         const ssize_t n = ::recv(client.sockfd(), chunk.data(), room, MSG_DONTWAIT);
         if (n <= 0) {
             // Closed, or an error: the gate sees it again and closes the connection; EAGAIN
-            // (a spurious wake) ends the fast path too, rarely enough not to matter.
+            // (a spurious wake, or a hang-up without bytes) ends the fast path too.
             return false;
         }
         buffer.append(chunk.data(), static_cast<std::size_t>(n));

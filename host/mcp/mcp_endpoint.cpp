@@ -1102,10 +1102,7 @@ std::string McpEndpoint::Impl::toolsCall(const JsonRpcMessage& message,
         CallerQuotas::hold(quotas, CallerQuotas::Kind::call, who.agent, who.workspace, refusal);
     if (!slot) {
         // A limit, not a failure of the tool: the model reads it and may retry later.
-        ToolResult refused;
-        refused.content_json = R"([{"type":"text","text":)" + jsonString(refusal) + "}]";
-        refused.is_error = true;
-        return makeResult(id, refused.toJson());
+        return makeResult(id, ToolResult::refusal(refusal).toJson());
     }
     const std::string key = id.toJson();
     auto cancelled = session->beginRequest(key);

@@ -6,6 +6,13 @@
 
 namespace crank::mcp {
 
+ToolResult ToolResult::refusal(std::string_view text) {
+    ToolResult r;
+    r.content_json = R"([{"type":"text","text":)" + jsonString(text) + "}]";
+    r.is_error = true;
+    return r;
+}
+
 void FunctionToolRegistry::add(ToolDefinition definition, Function function) {
     std::vector<std::pair<ToolDefinition, Function>> one;
     one.emplace_back(std::move(definition), std::move(function));
@@ -129,10 +136,7 @@ Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
             if (observer_) {
                 observer_(name, "refused", std::chrono::steady_clock::now() - started);
             }
-            ToolResult refused;
-            refused.content_json = R"([{"type":"text","text":)" + jsonString(refusal) + "}]";
-            refused.is_error = true;
-            return refused;
+            return ToolResult::refusal(refusal);
         }
     }
     if (!observer_) {

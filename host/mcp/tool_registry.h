@@ -99,6 +99,10 @@ struct ToolResult {
     /// The CallToolResult object as JSON text, with `meta_json` (a JSON object) as its `_meta`
     /// when not empty.
     std::string toJson(std::string_view meta_json = {}) const;
+
+    /// An isError result whose one content part is `text`: a limit that refused the call, in
+    /// words the model reads (and may retry after).
+    static ToolResult refusal(std::string_view text);
 };
 
 /// The tools a server publishes. The runtime fills it from operations; tests fill it directly.

@@ -1316,26 +1316,17 @@ Result<void> checkAudit(AuditEvent& event, const std::string& entity) {
 /// limit on a statement's parameters.
 constexpr std::size_t kRowsPerInsert = 100;
 
-/// Inserts a checked event and sets its id (the row just inserted on this connection).
-void insertAudit(Session& s, AuditEvent& event) {
-    execute(s,
-            "INSERT INTO audit_events (ts, workspace_id, agent_id, operation_id, action,"
-            " outcome, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            {event.ts, event.workspace_id, event.agent_id, event.operation_id, event.action,
-             event.outcome, event.detail_json});
-    event.id = queryInt(s, "SELECT last_insert_rowid()").value_or(0);
-}
-
 }  // namespace
 
 Result<AuditEvent> SqliteStore::appendAudit(AuditEvent event) {
     if (auto checked = checkAudit(event, "audit"); !checked) {
-        return checked.error();
+        return checked.error();  // named "audit.<field>", not as a batch's member
     }
-    return impl_->write("store: cannot append audit event", [&](Session& s) -> Result<AuditEvent> {
-        insertAudit(s, event);
-        return event;
-    });
+    std::vector<AuditEvent> one{std::move(event)};
+    if (auto written = appendAuditBatch(one); !written) {
+        return written.error();
+    }
+    return std::move(one.front());
 }
 
 Result<void> SqliteStore::appendAuditBatch(std::vector<AuditEvent>& events) {

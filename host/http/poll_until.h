@@ -1,0 +1,15 @@
+#pragma once
+
+// poll(2) on one descriptor until an event or a deadline, at the clock's precision (ppoll), retried
+// on EINTR: the one wait of the HTTP layer's own socket code (ClientSocketImpl, the keep-alive
+// fast path).
+
+#include <chrono>
+
+namespace crank::http {
+
+/// 1 when `fd` has one of `events` (or an error or hang-up), 0 when `deadline` passed first, -1
+/// with errno for an error of the call itself.
+int pollUntil(int fd, short events, std::chrono::steady_clock::time_point deadline);
+
+}  // namespace crank::http
