@@ -28,10 +28,13 @@
 #include <google/protobuf/util/type_resolver_util.h>
 #include <google/protobuf/wire_format_lite.h>
 #include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "any_json_check.h"
 #include "crank/sdk/error.hpp"
+#include "crank/sdk/json.hpp"
 
 namespace crank::grpc_plugin {
 namespace {
@@ -45,7 +48,10 @@ constexpr std::size_t max_total_bytes = std::size_t{64} * 1024 * 1024;
 // The type URL prefix of the resolver. JSON's "@type" must use it (protobuf's resolver refuses
 // any other prefix), which is also what every gRPC implementation writes.
 constexpr std::string_view type_url_prefix = "type.googleapis.com";
-// JSON input nesting (objects and arrays) at most; see nestedDeeperThan().
+// JSON input nesting (objects and arrays) at most, counted before protobuf sees the text. protobuf
+// 3.21's JSON parser bounds objects (depth 100) but not arrays: nested google.protobuf.Value lists
+// convert in worse than quadratic time (8000 levels take seconds, 100000 hang a thread for hours).
+// Nothing deeper than the binary parser's own limit (100 messages) can be read by a protobuf peer.
 constexpr std::size_t max_json_depth = 200;
 // Errors kept for one message: the first few say what is wrong, the rest is noise.
 constexpr std::size_t max_errors = 8;
@@ -121,40 +127,6 @@ std::string cleanStatusMessage(std::string_view message) {
     return out.empty() ? "invalid input" : out;
 }
 
-/// Whether JSON text nests arrays and objects deeper than `limit` (strings skipped; malformed
-/// text is left to the parser). protobuf 3.21's JSON parser bounds objects (depth 100) but not
-/// arrays: nested google.protobuf.Value lists convert in worse than quadratic time (8000 levels
-/// take seconds, 100000 hang a thread for hours). Nothing deeper than the binary parser's own
-/// limit (100 messages) can be read by a protobuf peer anyway.
-bool nestedDeeperThan(std::string_view json, std::size_t limit) {
-    std::size_t depth = 0;
-    bool in_string = false;
-    bool escaped = false;
-    for (const char c : json) {
-        if (in_string) {
-            if (escaped) {
-                escaped = false;
-            } else if (c == '\\') {
-                escaped = true;
-            } else if (c == '"') {
-                in_string = false;
-            }
-            continue;
-        }
-        if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > limit) {
-                return true;
-            }
-        } else if ((c == '}' || c == ']') && depth > 0) {
-            --depth;
-        }
-    }
-    return false;
-}
-
-/// Whether messages of `root` can hold a google.protobuf.Any at any depth.
 /// What a message type can hold, at any depth.
 struct Reach {
     bool any = false;  ///< a google.protobuf.Any
@@ -638,10 +610,26 @@ std::string DescriptorCatalog::jsonToBinary(const google::protobuf::Descriptor& 
     pb::util::JsonParseOptions options;
     options.ignore_unknown_fields = false;
     options.case_insensitive_enum_parsing = false;
-    if (nestedDeeperThan(json, max_json_depth)) {
+    if (sdk::jsonNestingDepth(json) > max_json_depth) {
         throw Error(ErrorCode::invalid_argument, "input does not match " + type.full_name() +
                                                      ": nested deeper than " +
                                                      std::to_string(max_json_depth) + " levels");
+    }
+    // Strict JSON only: protobuf's parser also takes single quotes and bare keys, which would
+    // pass by anyInputProblem() unseen. The depth is bounded above, and the parse iterative.
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+    if (doc.HasParseError()) {
+        throw Error(ErrorCode::invalid_argument,
+                    "input does not match " + type.full_name() +
+                        ": not JSON: " + rapidjson::GetParseError_En(doc.GetParseError()) +
+                        " at byte " + std::to_string(doc.GetErrorOffset()));
+    }
+    if (mayHoldAny(type)) {
+        if (auto problem = anyInputProblem(doc, type, impl_->pool)) {
+            throw Error(ErrorCode::invalid_argument,
+                        "input does not match " + type.full_name() + ": " + *problem);
+        }
     }
     std::string binary;
     const pb::util::Status status =
