@@ -16,8 +16,8 @@ namespace crank::grpc_plugin {
 /// An Any whose "@type" names a well-known type with a JSON form of its own (Duration, Timestamp,
 /// FieldMask, Struct, Value, ListValue, the wrappers, Any) is {"@type": URL, "value": JSON}. Give
 /// protobuf 3.21 a second "value", a second "@type" or any other member next to them, and it
-/// writes the payload's root message twice: a failed CHECK that aborts the process. So each of
-/// the two may appear once and nothing else may, e.g.
+/// writes the payload's root message twice: a failed CHECK (FatalException) from deep in its
+/// converter. So each of the two may appear once and nothing else may, e.g.
 ///   "packed: a google.protobuf.Any of google.protobuf.Duration has \"value\" twice (it takes
 ///    \"@type\" and \"value\" once each, and nothing else)".
 /// Types the pool does not know, malformed URLs and wrong JSON kinds are left to protobuf, which

@@ -505,7 +505,7 @@ TEST(DescriptorCatalogJson, BadInputsSayWhatIsWrong) {
 }
 
 TEST(DescriptorCatalogJson, AnAnyOfAWellKnownTypeTakesTypeAndValueOnceEach) {
-    // protobuf 3.21 aborts the process (a failed CHECK) on any of these: the fuzzer found the
+    // protobuf 3.21 fails a CHECK (throws FatalException) on any of these: the fuzzer found the
     // first. They are refused before protobuf sees them, and say where and what.
     const auto catalog = fixtureCatalog();
     const auto& request = message(*catalog, "crank.fixture.v1.EchoRequest");
