@@ -134,4 +134,32 @@ int ClientSocketImpl::receiveBytes(void* buffer, int length, int flags) {
     return n;
 }
 
+void ClientSocketImpl::setReceiveTimeout(const Poco::Timespan& timeout) {
+    if (receive_timeout_ != timeout) {
+        StreamSocketImpl::setReceiveTimeout(timeout);
+        receive_timeout_ = timeout;
+    }
+}
+
+Poco::Timespan ClientSocketImpl::getReceiveTimeout() {
+    if (!receive_timeout_) {
+        receive_timeout_ = StreamSocketImpl::getReceiveTimeout();
+    }
+    return *receive_timeout_;
+}
+
+Poco::Net::SocketAddress ClientSocketImpl::address() {
+    if (!address_) {
+        address_ = StreamSocketImpl::address();
+    }
+    return *address_;
+}
+
+Poco::Net::SocketAddress ClientSocketImpl::peerAddress() {
+    if (!peer_address_) {
+        peer_address_ = StreamSocketImpl::peerAddress();
+    }
+    return *peer_address_;
+}
+
 }  // namespace crank::http

@@ -3,9 +3,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocketImpl.h>
+#include <Poco/Timespan.h>
 
 #include "http/connection_counter.h"
 
@@ -56,6 +59,14 @@ public:
     int receiveBytes(void* buffer, int length, int flags = 0) override;
     int available() override;
 
+    // Poco asks these of every request (a server session per request sets the receive timeout;
+    // the request reads both addresses): the socket's own answers, kept, save three system calls
+    // a request. An accepted connection's addresses never change; the timeout changes only here.
+    void setReceiveTimeout(const Poco::Timespan& timeout) override;
+    Poco::Timespan getReceiveTimeout() override;
+    Poco::Net::SocketAddress address() override;
+    Poco::Net::SocketAddress peerAddress() override;
+
 private:
     /// Throws Poco::TimeoutException when the body is past its deadline or below its rate.
     void checkPace(std::chrono::steady_clock::time_point now) const;
@@ -70,6 +81,9 @@ private:
     BodyPace pace_;
     std::chrono::steady_clock::time_point body_start_;
     std::uint64_t body_bytes_ = 0;
+    std::optional<Poco::Timespan> receive_timeout_;
+    std::optional<Poco::Net::SocketAddress> address_;
+    std::optional<Poco::Net::SocketAddress> peer_address_;
 };
 
 }  // namespace crank::http

@@ -165,9 +165,13 @@ struct HttpServer::Impl final : ConnectionHome {
     bool saturated() const { return dispatcher->queuedConnections() >= config.queue; }
 
     void opened(const void* key, const Poco::Net::StreamSocket& socket) override {
+        serving.fetch_add(1);
         connections.add(key, socket);
     }
-    void closed(const void* key) override { connections.remove(key); }
+    void closed(const void* key) override {
+        connections.remove(key);
+        serving.fetch_sub(1);
+    }
     void keepAlive(const Poco::Net::StreamSocket& socket) override {
         if (!stop_flag.load() && gate) {
             gate->readmit(socket);
@@ -175,8 +179,9 @@ struct HttpServer::Impl final : ConnectionHome {
     }
     bool stopping() const override { return stop_flag.load(); }
     bool takeNextRequest(ClientSocketImpl& client) override {
-        // Another connection waiting for a worker goes first: this one goes back to the gate.
-        if (stop_flag.load() || dispatcher->queuedConnections() > 0) {
+        // A connection waiting for a worker goes first when every worker is taken (the
+        // dispatcher starts a thread for it otherwise): this one goes back to the gate.
+        if (stop_flag.load() || workerWanted()) {
             return false;
         }
         if (!awaitNextRequest(client, gate_options,
@@ -194,6 +199,12 @@ struct HttpServer::Impl final : ConnectionHome {
     std::shared_ptr<AuthFailureThrottle> auth_failures;
     ConnectionGateOptions gate_options;  ///< the gate's bounds, which the fast path applies too
     std::atomic<std::uint64_t> kept_on_worker{0};
+    // Connections being served. The fast path asks the dispatcher's queue (behind its lock) only
+    // when every worker is taken.
+    std::atomic<int> serving{0};
+    bool workerWanted() const {
+        return serving.load() >= config.threads && dispatcher->queuedConnections() > 0;
+    }
 
     void stopGate() {
         if (gate) {
