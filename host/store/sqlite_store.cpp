@@ -17,6 +17,7 @@
 #include <Poco/Nullable.h>
 
 #include "log/log.h"
+#include "store/sqlite_audit_insert.h"
 #include "store/sqlite_connection_pool.h"
 #include "store/sqlite_migrator.h"
 #include "store/sqlite_sql.h"
@@ -1312,10 +1313,6 @@ Result<void> checkAudit(AuditEvent& event, const std::string& entity) {
         .result();
 }
 
-/// Events per INSERT statement of appendAuditBatch(): 7 parameters each, far below SQLite's
-/// limit on a statement's parameters.
-constexpr std::size_t kRowsPerInsert = 100;
-
 }  // namespace
 
 Result<AuditEvent> SqliteStore::appendAudit(AuditEvent event) {
@@ -1344,28 +1341,7 @@ Result<void> SqliteStore::appendAuditBatch(std::vector<AuditEvent>& events) {
         }
     }
     return impl_->write("store: cannot append audit events", [&](Session& s) -> Result<void> {
-        // Multi-row INSERTs: one statement parsed and run per kRowsPerInsert events, not per
-        // event. In one write transaction, AUTOINCREMENT gives the rows of a statement
-        // consecutive ids, ending at last_insert_rowid().
-        for (std::size_t first = 0; first < events.size(); first += kRowsPerInsert) {
-            const std::size_t n = std::min(kRowsPerInsert, events.size() - first);
-            std::string sql =
-                "INSERT INTO audit_events (ts, workspace_id, agent_id, operation_id, action,"
-                " outcome, detail_json) VALUES ";
-            SqlParams params;
-            params.reserve(n * 7);
-            for (std::size_t i = 0; i < n; ++i) {
-                const AuditEvent& e = events[first + i];
-                sql += i == 0 ? "(?, ?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?, ?)";
-                params.insert(params.end(), {e.ts, e.workspace_id, e.agent_id, e.operation_id,
-                                             e.action, e.outcome, e.detail_json});
-            }
-            execute(s, sql, params);
-            const std::int64_t last = queryInt(s, "SELECT last_insert_rowid()").value_or(0);
-            for (std::size_t i = 0; i < n; ++i) {
-                events[first + i].id = last - static_cast<std::int64_t>(n - 1 - i);
-            }
-        }
+        sqlite::insertAuditEvents(s, events);
         return {};
     });
 }
