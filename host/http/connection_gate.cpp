@@ -293,7 +293,8 @@ struct ConnectionGate::Impl {
         const std::size_t cap = options.max_head_bytes + options.read_ahead_body_bytes;
         bool ended = (events & (EPOLLHUP | EPOLLERR)) != 0;
         for (int reads = 0; reads < 4 && !ended; ++reads) {
-            std::array<char, 16384> chunk{};
+            // Not zeroed: recv() writes what it reads, and the rest is never looked at.
+            std::array<char, 16384> chunk;  // NOLINT(cppcoreguidelines-pro-type-member-init)
             std::size_t room = chunk.size();
             if (h.phase != Phase::draining) {
                 room = std::min(room, cap > buffer.size() ? cap - buffer.size() : 0);

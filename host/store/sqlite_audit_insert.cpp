@@ -1,5 +1,7 @@
 #include "store/sqlite_audit_insert.h"
 
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -38,23 +40,10 @@ void insertAuditEvents(Poco::Data::Session& session, std::vector<AuditEvent>& ev
     const std::unique_ptr<sqlite3_stmt, Finalize> statement(raw);
     for (AuditEvent& e : events) {
         int rc = sqlite3_bind_int64(raw, 1, e.ts);
-        if (rc == SQLITE_OK) {
-            rc = bindText(raw, 2, e.workspace_id);
-        }
-        if (rc == SQLITE_OK) {
-            rc = bindText(raw, 3, e.agent_id);
-        }
-        if (rc == SQLITE_OK) {
-            rc = bindText(raw, 4, e.operation_id);
-        }
-        if (rc == SQLITE_OK) {
-            rc = bindText(raw, 5, e.action);
-        }
-        if (rc == SQLITE_OK) {
-            rc = bindText(raw, 6, e.outcome);
-        }
-        if (rc == SQLITE_OK) {
-            rc = bindText(raw, 7, e.detail_json);
+        const std::array<const std::string*, 6> texts = {
+            &e.workspace_id, &e.agent_id, &e.operation_id, &e.action, &e.outcome, &e.detail_json};
+        for (std::size_t i = 0; i < texts.size() && rc == SQLITE_OK; ++i) {
+            rc = bindText(raw, static_cast<int>(i) + 2, *texts[i]);
         }
         if (rc == SQLITE_OK) {
             rc = sqlite3_step(raw);

@@ -213,7 +213,7 @@ TEST_F(AuditWriterTest, AnAuditLogWithAWriterQueuesAndItsFlushMakesTheEventsVisi
 
 TEST_F(AuditWriterTest, TheStoreWritesABatchWhole) {
     std::vector<store::AuditEvent> batch;
-    for (int i = 0; i < 250; ++i) {  // three INSERT statements of up to 100 rows
+    for (int i = 0; i < 250; ++i) {
         batch.push_back(event(i));
     }
     ASSERT_TRUE(store_->appendAuditBatch(batch).ok());
@@ -239,6 +239,38 @@ TEST_F(AuditWriterTest, TheStoreWritesABatchWhole) {
     EXPECT_EQ(tooMany.error().code, ErrorCode::invalid_argument);
     std::vector<store::AuditEvent> none;
     EXPECT_TRUE(store_->appendAuditBatch(none).ok());
+}
+
+TEST_F(AuditWriterTest, ARowSqliteRefusesMidBatchRollsTheBatchBackAndSaysWhy) {
+    // A trigger of the test's own makes SQLite refuse one row in the middle of a batch: the step
+    // fails after rows were inserted, on the store's own INSERT statement.
+    Poco::Data::Session session("SQLite", dir_.file("crank.db"));
+    session << "CREATE TRIGGER refuse_boom BEFORE INSERT ON audit_events WHEN NEW.action = 'boom'"
+               " BEGIN SELECT RAISE(ABORT, 'boom is refused'); END",
+        now;
+    std::vector<store::AuditEvent> batch = {event(1), event(2), event(3, "boom"), event(4)};
+    auto refused = store_->appendAuditBatch(batch);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().code, ErrorCode::conflict) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("boom is refused"), std::string::npos)
+        << refused.error().message;
+    EXPECT_EQ(refused.error().message.rfind("store: cannot append audit events: ", 0), 0U)
+        << refused.error().message;
+    EXPECT_TRUE(all().empty());  // the rows before it went with the transaction
+    // The connection is left usable: no transaction or statement is left open on it.
+    std::vector<store::AuditEvent> next = {event(5), event(6)};
+    ASSERT_TRUE(store_->appendAuditBatch(next).ok());
+    EXPECT_EQ(all().size(), 2U);
+    // The writer's retry one by one loses only the refused event.
+    auto writer = std::make_shared<AuditWriter>(store_, AuditWriter::Options{});
+    writer->submit(event(7));
+    writer->submit(event(8, "boom"));
+    writer->submit(event(9));
+    writer->flush();
+    const std::vector<store::AuditEvent> stored = all();
+    ASSERT_EQ(stored.size(), 4U);
+    EXPECT_EQ(stored[2].detail_json, R"({"n":7})");
+    EXPECT_EQ(stored[3].detail_json, R"({"n":9})");
 }
 
 }  // namespace
