@@ -1141,13 +1141,23 @@ bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& 
                       "too many open streams (mcp.max_streams); retry later");
         return false;
     }
-    if (session->attachedStreams() >= static_cast<std::size_t>(mcp.max_streams_per_session)) {
+    if (!session->holdStreamPlace(static_cast<std::size_t>(mcp.max_streams_per_session))) {
         sendHttpError(response, 429, kInvalidRequest,
                       fmt::format("this session already has {} open streams, its limit "
                                   "(mcp.max_streams_per_session); close one first",
                                   mcp.max_streams_per_session));
         return false;
     }
+    // The place is the session's until attach() or resume() takes it; every way out before
+    // them gives it back.
+    struct PlaceGuard {
+        McpSession* session;
+        ~PlaceGuard() {
+            if (session != nullptr) {
+                session->releaseStreamPlace();
+            }
+        }
+    } guard{session.get()};
     std::string refusal;
     std::shared_ptr<CallerQuotas::Hold> place = CallerQuotas::hold(
         quotas, CallerQuotas::Kind::stream, session->agent(), session->workspace(), refusal);
@@ -1182,6 +1192,7 @@ bool McpEndpoint::Impl::openSse(HTTPServerRequest& request, HTTPServerResponse& 
     StreamConnection connection{
         token, [r, sid](std::string bytes) { return r->send(sid, std::move(bytes)); },
         [r, sid] { r->close(sid); }};
+    guard.session = nullptr;  // taken by resume() or attach()
     if (resumeFrom) {
         session->resume(*resumeFrom, std::move(connection));
     } else {

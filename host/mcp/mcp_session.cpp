@@ -141,6 +141,7 @@ void McpSession::pruneStreams() {
 
 void McpSession::attach(std::uint64_t number, StreamConnection connection) {
     std::lock_guard lock(mutex_);
+    heldPlaces_ -= heldPlaces_ > 0 ? 1 : 0;
     Stream& stream = streams_[number];
     // Priming event: an id and empty data (2025-11-25), so that the client can resume from here.
     const std::string priming = http::formatSseEvent(
@@ -243,12 +244,13 @@ bool McpSession::canResume(std::string_view lastEventId) const {
 }
 
 bool McpSession::resume(std::string_view lastEventId, StreamConnection connection) {
+    std::lock_guard lock(mutex_);
+    heldPlaces_ -= heldPlaces_ > 0 ? 1 : 0;
     std::uint64_t number = 0;
     std::uint64_t seq = 0;
     if (!parseEventId(lastEventId, number, seq)) {
         return false;
     }
-    std::lock_guard lock(mutex_);
     const auto it = streams_.find(number);
     if (it == streams_.end()) {
         return false;
@@ -355,11 +357,29 @@ std::optional<std::pair<bool, std::string>> McpSession::awaitClientAnswer(
 
 std::size_t McpSession::attachedStreams() const {
     std::lock_guard lock(mutex_);
+    return attachedLocked();
+}
+
+std::size_t McpSession::attachedLocked() const {
     std::size_t n = 0;
     for (const auto& [number, stream] : streams_) {
         n += stream.connection ? 1 : 0;
     }
     return n;
+}
+
+bool McpSession::holdStreamPlace(std::size_t limit) {
+    std::lock_guard lock(mutex_);
+    if (attachedLocked() + heldPlaces_ >= limit) {
+        return false;
+    }
+    ++heldPlaces_;
+    return true;
+}
+
+void McpSession::releaseStreamPlace() {
+    std::lock_guard lock(mutex_);
+    heldPlaces_ -= heldPlaces_ > 0 ? 1 : 0;
 }
 
 }  // namespace crank::mcp

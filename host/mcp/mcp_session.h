@@ -79,7 +79,7 @@ public:
     /// A new stream; `standalone` for GET streams (server-initiated messages go there).
     std::uint64_t openStream(bool standalone);
     /// Attaches a connection to a stream and writes a priming event (an id, empty data) so that
-    /// the client has a Last-Event-ID even before the first message.
+    /// the client has a Last-Event-ID even before the first message. Takes a held place.
     void attach(std::uint64_t stream, StreamConnection connection);
     /// The connection `token` of `stream` went away (peer closed). Work on the stream goes on.
     void detach(std::uint64_t stream, std::uint64_t token);
@@ -94,7 +94,7 @@ public:
 
     /// Resumes the stream named by `lastEventId` on `connection`: replays the events after it,
     /// then attaches (or closes, when the stream has finished). False when the id does not name
-    /// a stream of this session.
+    /// a stream of this session. Takes a held place either way.
     bool resume(std::string_view lastEventId, StreamConnection connection);
     /// True when `lastEventId` names a stream of this session that resume() can continue.
     bool canResume(std::string_view lastEventId) const;
@@ -116,6 +116,12 @@ public:
 
     /// Number of streams with an attached connection.
     std::size_t attachedStreams() const;
+    /// Holds a place for a connection about to be attached: false when `limit` connections are
+    /// attached or held already. The check and the hold are one step, so two GETs racing cannot
+    /// both pass the bound (the 200 goes out before attach()). attach() and resume() take the
+    /// place; releaseStreamPlace() gives back one that neither took.
+    bool holdStreamPlace(std::size_t limit);
+    void releaseStreamPlace();
 
     /// Keeps `held` (a quota's place, say) alive as long as the session object lives.
     void keepUntilEnd(std::shared_ptr<void> held) { held_ = std::move(held); }
@@ -160,6 +166,8 @@ private:
     bool waitsForResumeOnly(std::uint64_t number, const Stream& stream) const;
     /// Forgets the oldest such streams beyond ReplayLimits::streams_per_session.
     void pruneStreams();
+    /// attachedStreams() with mutex_ held.
+    std::size_t attachedLocked() const;
 
     const std::string id_;
     const std::string protocolVersion_;
@@ -175,6 +183,7 @@ private:
     std::uint64_t nextStream_ = 1;
     std::size_t replayBytes_ = 0;
     std::optional<std::uint64_t> lastStandalone_;
+    std::size_t heldPlaces_ = 0;  ///< see holdStreamPlace()
     std::unordered_map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;
     std::string clientCapabilities_ = "{}";
     std::shared_ptr<void> held_;

@@ -108,6 +108,33 @@ TEST(McpSessionTest, StandaloneMessagesGoToTheNewestAttachedGetStream) {
     EXPECT_EQ(session.attachedStreams(), 1U);
 }
 
+TEST(McpSessionTest, APlaceHeldForAStreamCountsUntilAttachTakesItOrItIsGivenBack) {
+    McpSession session("s", "2025-11-25", {});
+    // Two GETs racing: both hold before either attaches, and a third finds no place.
+    EXPECT_TRUE(session.holdStreamPlace(2));
+    EXPECT_TRUE(session.holdStreamPlace(2));
+    EXPECT_FALSE(session.holdStreamPlace(2));
+    Recorder r;
+    const auto g1 = session.openStream(true);
+    session.attach(g1, r.connection(1));  // takes one held place
+    EXPECT_EQ(session.attachedStreams(), 1U);
+    EXPECT_FALSE(session.holdStreamPlace(2));  // one attached, one still held
+    session.releaseStreamPlace();              // the second GET failed before attaching
+    EXPECT_TRUE(session.holdStreamPlace(2));
+    // resume() takes the place even when the id names no stream of the session.
+    EXPECT_FALSE(session.resume("999-0", r.connection(2)));
+    EXPECT_TRUE(session.holdStreamPlace(2));
+    session.releaseStreamPlace();
+    session.releaseStreamPlace();  // one too many: nothing below zero
+    EXPECT_TRUE(session.holdStreamPlace(2));
+    EXPECT_FALSE(session.holdStreamPlace(2));
+    // A detached stream gives its place back.
+    session.releaseStreamPlace();
+    session.detach(g1, 1);
+    EXPECT_TRUE(session.holdStreamPlace(2));
+    EXPECT_TRUE(session.holdStreamPlace(2));
+}
+
 TEST(McpSessionTest, StreamsKeptOnlyForResumptionAreBoundedPerSession) {
     ReplayLimits limits;
     limits.streams_per_session = 4;
