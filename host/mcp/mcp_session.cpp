@@ -141,7 +141,7 @@ void McpSession::pruneStreams() {
 
 void McpSession::attach(std::uint64_t number, StreamConnection connection) {
     std::lock_guard lock(mutex_);
-    heldPlaces_ -= heldPlaces_ > 0 ? 1 : 0;
+    takeHeldPlace();
     Stream& stream = streams_[number];
     // Priming event: an id and empty data (2025-11-25), so that the client can resume from here.
     const std::string priming = http::formatSseEvent(
@@ -245,7 +245,7 @@ bool McpSession::canResume(std::string_view lastEventId) const {
 
 bool McpSession::resume(std::string_view lastEventId, StreamConnection connection) {
     std::lock_guard lock(mutex_);
-    heldPlaces_ -= heldPlaces_ > 0 ? 1 : 0;
+    takeHeldPlace();
     std::uint64_t number = 0;
     std::uint64_t seq = 0;
     if (!parseEventId(lastEventId, number, seq)) {
@@ -368,6 +368,10 @@ std::size_t McpSession::attachedLocked() const {
     return n;
 }
 
+void McpSession::takeHeldPlace() {
+    heldPlaces_ -= heldPlaces_ > 0 ? 1 : 0;
+}
+
 bool McpSession::holdStreamPlace(std::size_t limit) {
     std::lock_guard lock(mutex_);
     if (attachedLocked() + heldPlaces_ >= limit) {
@@ -379,7 +383,7 @@ bool McpSession::holdStreamPlace(std::size_t limit) {
 
 void McpSession::releaseStreamPlace() {
     std::lock_guard lock(mutex_);
-    heldPlaces_ -= heldPlaces_ > 0 ? 1 : 0;
+    takeHeldPlace();
 }
 
 }  // namespace crank::mcp

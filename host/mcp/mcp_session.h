@@ -168,6 +168,8 @@ private:
     void pruneStreams();
     /// attachedStreams() with mutex_ held.
     std::size_t attachedLocked() const;
+    /// One held place fewer (none below zero), with mutex_ held.
+    void takeHeldPlace();
 
     const std::string id_;
     const std::string protocolVersion_;

@@ -118,10 +118,7 @@ private:
         if (url == json.MemberEnd() || !url->value.IsString()) {
             return std::nullopt;
         }
-        const std::string_view name = text(url->value);
-        const auto slash = name.rfind('/');
-        const pb::Descriptor* payload = pool_.FindMessageTypeByName(
-            std::string(slash == std::string_view::npos ? name : name.substr(slash + 1)));
+        const pb::Descriptor* payload = anyPayloadType(pool_, text(url->value));
         if (payload == nullptr) {
             return std::nullopt;
         }
@@ -165,6 +162,13 @@ private:
 };
 
 }  // namespace
+
+const google::protobuf::Descriptor* anyPayloadType(const google::protobuf::DescriptorPool& pool,
+                                                   std::string_view type_url) {
+    const auto slash = type_url.rfind('/');
+    return pool.FindMessageTypeByName(
+        std::string(slash == std::string_view::npos ? type_url : type_url.substr(slash + 1)));
+}
 
 std::optional<std::string> anyInputProblem(const rapidjson::Value& json,
                                            const google::protobuf::Descriptor& type,

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <google/protobuf/descriptor.h>
 #include <rapidjson/document.h>
@@ -22,6 +23,11 @@ namespace crank::grpc_plugin {
 ///    \"@type\" and \"value\" once each, and nothing else)".
 /// Types the pool does not know, malformed URLs and wrong JSON kinds are left to protobuf, which
 /// refuses them by name. The walk follows `json`, whose depth the caller bounds.
+/// The message type an Any's type URL names ("type.googleapis.com/pkg.T", or the bare name): the
+/// part after the last '/', looked up in `pool`; null when the pool has no such type.
+const google::protobuf::Descriptor* anyPayloadType(const google::protobuf::DescriptorPool& pool,
+                                                   std::string_view type_url);
+
 std::optional<std::string> anyInputProblem(const rapidjson::Value& json,
                                            const google::protobuf::Descriptor& type,
                                            const google::protobuf::DescriptorPool& pool);

@@ -241,8 +241,7 @@ std::optional<std::string> badAnyPayload(const pb::Message& message, pb::Message
             return std::nullopt;
         }
         const std::string url = reflection->GetString(message, url_field);
-        const pb::Descriptor* payload_type =
-            pool.FindMessageTypeByName(url.substr(url.rfind('/') + 1));
+        const pb::Descriptor* payload_type = anyPayloadType(pool, url);
         if (payload_type == nullptr) {
             return std::nullopt;
         }
