@@ -2,7 +2,6 @@
 
 #include <array>
 #include <cstddef>
-#include <memory>
 #include <string>
 
 #include <Poco/Data/SQLite/Utility.h>
@@ -16,44 +15,47 @@ constexpr std::string_view kInsert =
     "INSERT INTO audit_events (ts, workspace_id, agent_id, operation_id, action, outcome,"
     " detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)";
 
-struct Finalize {
-    void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
-};
-
 /// Binds `text` as parameter `index`; SQLITE_STATIC: the event outlives the step.
 int bindText(sqlite3_stmt* statement, int index, const std::string& text) {
     return sqlite3_bind_text(statement, index, text.data(), static_cast<int>(text.size()),
                              SQLITE_STATIC);
 }
 
+/// Leaves the cached statement as the cache wants it, however the batch ends: reset, and no
+/// longer pointing at the batch's strings.
+class ClearBindings {
+public:
+    explicit ClearBindings(sqlite3_stmt* statement) : statement_(statement) {}
+    ClearBindings(const ClearBindings&) = delete;
+    ClearBindings& operator=(const ClearBindings&) = delete;
+    ~ClearBindings() {
+        sqlite3_reset(statement_);
+        sqlite3_clear_bindings(statement_);
+    }
+
+private:
+    sqlite3_stmt* statement_;
+};
+
 }  // namespace
 
-void insertAuditEvents(Poco::Data::Session& session, std::vector<AuditEvent>& events) {
-    namespace sq = Poco::Data::SQLite;
-    sqlite3* db = sq::Utility::dbHandle(session);
-    sqlite3_stmt* raw = nullptr;
-    if (const int rc =
-            sqlite3_prepare_v2(db, kInsert.data(), static_cast<int>(kInsert.size()), &raw, nullptr);
-        rc != SQLITE_OK) {
-        sq::Utility::throwException(db, rc);
-    }
-    const std::unique_ptr<sqlite3_stmt, Finalize> statement(raw);
+void insertAuditEvents(Poco::Data::Session& session, StatementCache& cache,
+                       std::vector<AuditEvent>& events) {
+    sqlite3* db = handleOf(session);
+    sqlite3_stmt* statement = cache.get(db, kInsert);
+    const ClearBindings clear(statement);
     for (AuditEvent& e : events) {
-        int rc = sqlite3_bind_int64(raw, 1, e.ts);
+        int rc = sqlite3_bind_int64(statement, 1, e.ts);
         const std::array<const std::string*, 6> texts = {
             &e.workspace_id, &e.agent_id, &e.operation_id, &e.action, &e.outcome, &e.detail_json};
         for (std::size_t i = 0; i < texts.size() && rc == SQLITE_OK; ++i) {
-            rc = bindText(raw, static_cast<int>(i) + 2, *texts[i]);
+            rc = bindText(statement, static_cast<int>(i) + 2, *texts[i]);
         }
-        if (rc == SQLITE_OK) {
-            rc = sqlite3_step(raw);
+        if (rc != SQLITE_OK) {
+            Poco::Data::SQLite::Utility::throwException(db, rc);
         }
-        if (rc != SQLITE_DONE) {
-            // The step's own error code and message (sqlite3_reset() would repeat them).
-            sq::Utility::throwException(db, rc == SQLITE_ROW ? SQLITE_MISUSE : rc);
-        }
+        stepToDone(db, statement);
         e.id = sqlite3_last_insert_rowid(db);
-        sqlite3_reset(raw);
     }
 }
 

@@ -1341,7 +1341,7 @@ Result<void> SqliteStore::appendAuditBatch(std::vector<AuditEvent>& events) {
         }
     }
     return impl_->write("store: cannot append audit events", [&](Session& s) -> Result<void> {
-        sqlite::insertAuditEvents(s, events);
+        sqlite::insertAuditEvents(s, impl_->statements, events);
         return {};
     });
 }

@@ -20,6 +20,7 @@
 #include "log/log.h"
 #include "store/sqlite_connection_pool.h"
 #include "store/sqlite_sql.h"
+#include "store/sqlite_statement_cache.h"
 #include "store/sqlite_store.h"
 #include "util/error.h"
 
@@ -49,7 +50,7 @@ struct SqliteStore::Impl {
     }
 
     /// Runs `body(session)` in a BEGIN IMMEDIATE transaction: committed when it returns a value,
-    /// rolled back when it returns an Error or throws.
+    /// rolled back when it returns an Error or throws. The three statements come from `statements`.
     template <typename Body>
     auto write(std::string_view context, Body&& body)
         -> decltype(body(std::declval<Poco::Data::Session&>())) {
@@ -59,7 +60,7 @@ struct SqliteStore::Impl {
         }
         Poco::Data::Session& session = lease->session();
         try {
-            sqlite::execute(session, "BEGIN IMMEDIATE");
+            sqlite::runCached(statements, session, "BEGIN IMMEDIATE");
         } catch (const Poco::Exception& e) {
             return sqlite::errorFromPoco(e, context);
         }
@@ -70,7 +71,7 @@ struct SqliteStore::Impl {
                 rollbackQuietly(session);
                 return result;
             }
-            sqlite::execute(session, "COMMIT");
+            sqlite::runCached(statements, session, "COMMIT");
             return result;
         } catch (const Poco::Exception& e) {
             rollbackQuietly(session);
@@ -81,9 +82,9 @@ struct SqliteStore::Impl {
         }
     }
 
-    static void rollbackQuietly(Poco::Data::Session& session) {
+    void rollbackQuietly(Poco::Data::Session& session) {
         try {
-            sqlite::execute(session, "ROLLBACK");
+            sqlite::runCached(statements, session, "ROLLBACK");
         } catch (const Poco::Exception& e) {
             // The pool retries when the connection is handed back.
             log::warn("store: rollback failed: {}", e.displayText());
@@ -92,6 +93,9 @@ struct SqliteStore::Impl {
 
     std::string path;
     sqlite::SqliteConnectionPool pool;
+    /// The transaction bracket and the audit INSERT, prepared once per connection; declared after
+    /// `pool`, so its statements are finalized before the connections close.
+    sqlite::StatementCache statements;
 };
 
 namespace sqlite {
