@@ -20,6 +20,7 @@
 
 #include "http/connection_gate.h"
 #include "http/next_request.h"
+#include "http/parked_workers.h"
 #include "http/responses.h"
 #include "http/worker_connection.h"
 #include "log/log.h"
@@ -166,6 +167,7 @@ struct HttpServer::Impl final : ConnectionHome {
 
     void opened(const void* key, const Poco::Net::StreamSocket& socket) override {
         serving.fetch_add(1);
+        pending.fetch_sub(1);
         connections.add(key, socket);
     }
     void closed(const void* key) override {
@@ -178,18 +180,36 @@ struct HttpServer::Impl final : ConnectionHome {
         }
     }
     bool stopping() const override { return stop_flag.load(); }
-    bool takeNextRequest(ClientSocketImpl& client) override {
+    Next takeNextRequest(ClientSocketImpl& client) override {
         // A connection waiting for a worker goes first when every worker is taken (the
         // dispatcher starts a thread for it otherwise): this one goes back to the gate.
-        if (stop_flag.load() || workerWanted()) {
-            return false;
+        const std::chrono::microseconds wait(config.keep_alive_wait_us);
+        if (stop_flag.load() || workerWanted() || wait.count() <= 0) {
+            return Next::to_gate;
         }
-        if (!awaitNextRequest(client, gate_options,
-                              std::chrono::microseconds(config.keep_alive_wait_us))) {
-            return false;
+        const auto idle_since = std::chrono::steady_clock::now();
+        if (awaitNextRequest(client, gate_options, wait)) {
+            ++kept_on_worker;
+            return Next::serve;
         }
-        ++kept_on_worker;
-        return true;
+        if (!client.readAhead().empty()) {
+            return Next::to_gate;  // a head under way, or refused: the gate goes on from there
+        }
+        // Nothing yet: park on the connection until it has bytes, another connection needs this
+        // worker, or the idle timeout, after which the gate would close it too.
+        const ParkedWorkers::Wake wake =
+            parked.park(client.sockfd(),
+                        idle_since + std::chrono::milliseconds(config.idle_connection_timeout_ms),
+                        [this] { return stop_flag.load() || workerWanted(); });
+        if (wake == ParkedWorkers::Wake::timeout) {
+            return Next::close;
+        }
+        if (wake == ParkedWorkers::Wake::readable && !stop_flag.load() && !workerWanted() &&
+            awaitNextRequest(client, gate_options, wait)) {
+            ++kept_on_worker;
+            return Next::serve;
+        }
+        return Next::to_gate;
     }
     void authenticationFailed(const std::string& peer) override {
         if (auth_failures) {
@@ -199,12 +219,12 @@ struct HttpServer::Impl final : ConnectionHome {
     std::shared_ptr<AuthFailureThrottle> auth_failures;
     ConnectionGateOptions gate_options;  ///< the gate's bounds, which the fast path applies too
     std::atomic<std::uint64_t> kept_on_worker{0};
-    // Connections being served. The fast path asks the dispatcher's queue (behind its lock) only
-    // when every worker is taken.
+    // Connections being served by a worker, and connections handed to the dispatcher that no
+    // worker has taken yet: together above `threads`, some connection waits for a worker.
     std::atomic<int> serving{0};
-    bool workerWanted() const {
-        return serving.load() >= config.threads && dispatcher->queuedConnections() > 0;
-    }
+    std::atomic<int> pending{0};
+    bool workerWanted() const { return serving.load() + pending.load() > config.threads; }
+    ParkedWorkers parked;  ///< workers waiting on their idle keep-alive connections
 
     void stopGate() {
         if (gate) {
@@ -219,6 +239,7 @@ struct HttpServer::Impl final : ConnectionHome {
 
     ~Impl() override {
         stop_flag = true;
+        parked.close();
         stopGate();
         if (dispatcher != nullptr) {
             dispatcher->stop();
@@ -286,7 +307,13 @@ Result<void> HttpServer::start() {
                                                        if (impl->saturated()) {
                                                            return false;
                                                        }
+                                                       impl->pending.fetch_add(1);
                                                        impl->dispatcher->enqueue(ready);
+                                                       if (impl->workerWanted()) {
+                                                           // every worker is taken: one idle
+                                                           // on its connection gives it up
+                                                           impl->parked.wakeOne();
+                                                       }
                                                        return true;
                                                    });
     return impl_->gate->start(socket.impl()->sockfd());
@@ -322,6 +349,7 @@ ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace) {
     // are still read and served within the grace period, and their connections then close
     // instead of going back to the gate.
     impl.stop_flag = true;
+    impl.parked.close();  // parked workers hand their idle connections back, which then close
     if (impl.gate) {
         impl.gate->drain();
     }

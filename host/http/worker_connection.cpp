@@ -69,7 +69,13 @@ void WorkerConnection::run() {
         if (client == nullptr) {
             return;
         }
-        if (served >= kMaxRequestsInARow || !home_.takeNextRequest(*client)) {
+        const ConnectionHome::Next next = served >= kMaxRequestsInARow
+                                              ? ConnectionHome::Next::to_gate
+                                              : home_.takeNextRequest(*client);
+        if (next == ConnectionHome::Next::close) {
+            return;  // the last reference to the socket goes with this object
+        }
+        if (next == ConnectionHome::Next::to_gate) {
             home_.keepAlive(connection);
             return;
         }

@@ -27,19 +27,26 @@ public:
     virtual bool stopping() const = 0;
     /// A request from `peer` was answered 401 (a failed authentication).
     virtual void authenticationFailed(const std::string& peer) = 0;
-    /// After a response on a kept connection: true when its next request has arrived and this
-    /// worker serves it too (next_request.h); false: the connection goes to keepAlive(). Never
-    /// true while other connections wait for a worker or the server is stopping.
-    virtual bool takeNextRequest(ClientSocketImpl& client) = 0;
+    /// What a worker does after a response on a kept connection.
+    enum class Next {
+        serve,    ///< its next request has arrived: this worker serves it too
+        to_gate,  ///< the connection goes to keepAlive()
+        close,    ///< it stayed idle for the idle timeout: it closes
+    };
+    /// After a response on a kept connection: `serve` when its next request arrived while this
+    /// worker waited (next_request.h, parked_workers.h). Never `serve` while other connections
+    /// wait for a worker or the server is stopping.
+    virtual Next takeNextRequest(ClientSocketImpl& client) = 0;
 };
 
 /// Serves the request of a connection whose head (and often body) ConnectionGate has already
 /// read, on a worker thread. Then, when the exchange allows keep-alive, the connection goes back
 /// to the gate with whatever bytes of the next request were read, so that a worker never waits
-/// long for a client between requests (Poco's HTTPServerConnection loops over the requests of a
-/// connection on its worker, waiting out each keep-alive pause and each slow head). The one
-/// exception is the fast path of ConnectionHome::takeNextRequest(): a next request that arrives
-/// whole within `server.keep_alive_wait_us` is served here too, up to kMaxRequestsInARow.
+/// for a slow client (Poco's HTTPServerConnection loops over the requests of a connection on its
+/// worker, waiting out each keep-alive pause and each slow head). The exception is
+/// ConnectionHome::takeNextRequest(): a next request that arrives whole within
+/// `server.keep_alive_wait_us`, or after the worker has parked on its idle connection (until
+/// another connection needs the worker), is served here too, up to kMaxRequestsInARow.
 ///
 /// Per request it does what Poco's HTTPServerConnection does: Date and Server headers, keep-alive
 /// from the parameters and the request, 100 Continue when asked, 400 for a head Poco cannot

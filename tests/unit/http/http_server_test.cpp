@@ -159,6 +159,81 @@ TEST_F(HttpServerTest, ASlowNextHeadGoesBackToTheGateAndHoldsNoWorker) {
     EXPECT_EQ(server_->requestsKeptOnWorker(), 0U);
 }
 
+// ----- Parked workers: after the wait, a worker stays on its idle connection until needed
+// ---------
+
+TEST_F(HttpServerTest, AClientThatPausesBetweenRequestsKeepsItsWorkerWhileNobodyElseNeedsIt) {
+    config::ServerConfig c;
+    c.threads = 2;
+    c.keep_alive_wait_us = 1'000;  // far shorter than the pauses below
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    helloOn(fd, 0);
+    for (int i = 1; i < 4; ++i) {
+        std::this_thread::sleep_for(100ms);  // an MCP client thinking between two tool calls
+        helloOn(fd, i);
+    }
+    EXPECT_EQ(server_->requestsKeptOnWorker(), 3U);  // every request after the first
+}
+
+TEST_F(HttpServerTest, IdleKeptConnectionsGiveTheirWorkersUpToClientsThatNeedThem) {
+    config::ServerConfig c;
+    c.threads = 2;
+    c.keep_alive_wait_us = 1'000;
+    c.idle_connection_timeout_ms = 600'000;  // a parked worker never times out within the test
+    start(c);
+    // As many idle keep-alive connections as there are workers, each worker parked on one.
+    std::vector<Fd> idle;
+    for (int i = 0; i < 2; ++i) {
+        idle.push_back(test::connectLoopback(port_));
+        helloOn(idle.back(), i);
+    }
+    std::this_thread::sleep_for(50ms);
+    // Ten times as many other clients, one after another, each answered by a worker given up.
+    for (int i = 0; i < 20; ++i) {
+        const std::string answer = hello();
+        ASSERT_NE(answer.find("hello"), std::string::npos) << i << ": " << answer;
+    }
+    // And the idle connections still work.
+    for (std::size_t i = 0; i < idle.size(); ++i) {
+        helloOn(idle[i], static_cast<int>(i));
+    }
+}
+
+TEST_F(HttpServerTest, AParkedConnectionClosesAtTheIdleTimeout) {
+    config::ServerConfig c;
+    c.threads = 1;
+    c.keep_alive_wait_us = 1'000;
+    c.idle_connection_timeout_ms = 200;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    helloOn(fd);
+    const test::ReadResult rest = test::readToEof(fd.get());
+    EXPECT_TRUE(rest.eof) << "the idle connection stayed open";
+    EXPECT_TRUE(rest.bytes.empty()) << rest.bytes;
+    EXPECT_NE(hello().find("hello"), std::string::npos);  // and its worker serves again
+}
+
+TEST_F(HttpServerTest, AShutdownWakesParkedWorkersAndClosesTheirIdleConnections) {
+    config::ServerConfig c;
+    c.threads = 2;
+    c.keep_alive_wait_us = 1'000;
+    c.idle_connection_timeout_ms = 600'000;
+    start(c);
+    std::vector<Fd> idle;
+    for (int i = 0; i < 2; ++i) {
+        idle.push_back(test::connectLoopback(port_));
+        helloOn(idle.back(), i);
+    }
+    std::this_thread::sleep_for(50ms);
+    const ShutdownReport report = server_->shutdown(30s);
+    EXPECT_EQ(report.aborted, 0U);  // idle: nothing was cut off
+    for (auto& fd : idle) {
+        EXPECT_TRUE(test::readToEof(fd.get()).eof);
+    }
+    server_.reset();
+}
+
 TEST_F(HttpServerTest, ANextHeadTheGateWouldRefuseIsRefusedByTheGate) {
     config::ServerConfig c;
     c.keep_alive_wait_us = 2'000'000;
