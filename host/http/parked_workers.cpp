@@ -4,10 +4,9 @@
 #include <unistd.h>
 
 #include <array>
-#include <cerrno>
 #include <cstdint>
-#include <ctime>
 
+#include "http/poll_until.h"
 #include <sys/eventfd.h>
 
 namespace crank::http {
@@ -46,14 +45,6 @@ void signal(int fd) {
     (void)::write(fd, &one, sizeof one);
 }
 
-timespec left(std::chrono::steady_clock::time_point deadline) {
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        deadline - std::chrono::steady_clock::now())
-                        .count();
-    const long long n = ns > 0 ? ns : 0;
-    return timespec{static_cast<time_t>(n / 1'000'000'000), static_cast<long>(n % 1'000'000'000)};
-}
-
 }  // namespace
 
 ParkedWorkers::~ParkedWorkers() {
@@ -81,11 +72,7 @@ ParkedWorkers::Wake ParkedWorkers::park(int fd, std::chrono::steady_clock::time_
     }
     while (waiting) {
         std::array<pollfd, 2> fds{pollfd{fd, POLLIN, 0}, pollfd{entry.wake_fd, POLLIN, 0}};
-        const timespec timeout = left(deadline);
-        const int rc = ::ppoll(fds.data(), fds.size(), &timeout, nullptr);
-        if (rc < 0 && errno == EINTR) {
-            continue;
-        }
+        const int rc = pollUntil(fds, deadline);
         if (rc < 0) {
             result = Wake::closed;  // the wait itself failed: hand the connection on
             break;

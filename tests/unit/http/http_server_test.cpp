@@ -70,6 +70,18 @@ protected:
         ASSERT_TRUE(test::readUntil(fd.get(), got, "hello")) << step << ": " << got;
     }
 
+    /// `count` keep-alive connections, each answered once and then left idle long enough for its
+    /// worker to park on it.
+    std::vector<Fd> parkedConnections(int count) const {
+        std::vector<Fd> idle;
+        for (int i = 0; i < count; ++i) {
+            idle.push_back(test::connectLoopback(port_));
+            helloOn(idle.back(), i);
+        }
+        std::this_thread::sleep_for(50ms);
+        return idle;
+    }
+
     std::unique_ptr<HttpServer> server_;
     std::uint16_t port_ = 0;
     std::atomic<int> echoes_{0};
@@ -183,12 +195,7 @@ TEST_F(HttpServerTest, IdleKeptConnectionsGiveTheirWorkersUpToClientsThatNeedThe
     c.idle_connection_timeout_ms = 600'000;  // a parked worker never times out within the test
     start(c);
     // As many idle keep-alive connections as there are workers, each worker parked on one.
-    std::vector<Fd> idle;
-    for (int i = 0; i < 2; ++i) {
-        idle.push_back(test::connectLoopback(port_));
-        helloOn(idle.back(), i);
-    }
-    std::this_thread::sleep_for(50ms);
+    std::vector<Fd> idle = parkedConnections(2);
     // Ten times as many other clients, one after another, each answered by a worker given up.
     for (int i = 0; i < 20; ++i) {
         const std::string answer = hello();
@@ -220,12 +227,7 @@ TEST_F(HttpServerTest, AShutdownWakesParkedWorkersAndClosesTheirIdleConnections)
     c.keep_alive_wait_us = 1'000;
     c.idle_connection_timeout_ms = 600'000;
     start(c);
-    std::vector<Fd> idle;
-    for (int i = 0; i < 2; ++i) {
-        idle.push_back(test::connectLoopback(port_));
-        helloOn(idle.back(), i);
-    }
-    std::this_thread::sleep_for(50ms);
+    std::vector<Fd> idle = parkedConnections(2);
     const ShutdownReport report = server_->shutdown(30s);
     EXPECT_EQ(report.aborted, 0U);  // idle: nothing was cut off
     for (auto& fd : idle) {
