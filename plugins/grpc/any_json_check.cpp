@@ -119,12 +119,19 @@ private:
             return std::nullopt;
         }
         const pb::Descriptor* payload = anyPayloadType(pool_, text(url->value));
+        const bool own_form = payload != nullptr && hasOwnJsonForm(payload->full_name());
+        if (!own_form && typeCount(json) > 1) {
+            // protobuf's Any writer goes by each "@type" it meets: with a second one it may take
+            // a type the first did not name (an unknown one first, a well-known one next) and
+            // fail the same CHECK. The loop below says this for a well-known first type.
+            return where(path) + "a google.protobuf.Any has \"@type\" twice (an Any names its " +
+                   "type once)";
+        }
         if (payload == nullptr) {
             return std::nullopt;
         }
-        if (!hasOwnJsonForm(payload->full_name())) {
-            // The payload's fields beside "@type" (a second "@type" is harmless here).
-            return fields(json, *payload, path);
+        if (!own_form) {
+            return fields(json, *payload, path);  // the payload's fields beside "@type"
         }
         int types = 0;
         int values = 0;
@@ -149,6 +156,14 @@ private:
             return std::nullopt;
         }
         return message(*value, *payload, path.empty() ? "value" : path + ".value");
+    }
+
+    static int typeCount(const rapidjson::Value& json) {
+        int types = 0;
+        for (const auto& member : json.GetObject()) {
+            types += text(member.name) == "@type" ? 1 : 0;
+        }
+        return types;
     }
 
     static std::string where(const std::string& path) {

@@ -525,6 +525,15 @@ TEST(DescriptorCatalogJson, AnAnyOfAWellKnownTypeTakesTypeAndValueOnceEach) {
          R"({"packed": {"@type": ")" + wkt + R"(Duration", "@type": ")" + wkt +
              R"(Duration", "value": "2s"}})",
          "packed: a google.protobuf.Any of google.protobuf.Duration has \"@type\" twice" + takes},
+        // The first "@type" names no known type, the second a well-known one (the fuzzer's).
+        {request,
+         R"({"packed": {"@type": ")" + wkt + R"(DurmaybeTation", "value": "/x", "@type": ")" + wkt +
+             R"(Duration", "value": "2s"}})",
+         "packed: a google.protobuf.Any has \"@type\" twice (an Any names its type once)"},
+        {request,
+         R"({"packed": {"@type": "type.googleapis.com/crank.fixture.v1.EchoRequest", "@type": ")" +
+             wkt + R"(Duration"}})",
+         "packed: a google.protobuf.Any has \"@type\" twice"},
         {request, R"({"packed": {"@type": ")" + wkt + R"(Timestamp", "x": 1, "value": "2s"}})",
          "packed: a google.protobuf.Any of google.protobuf.Timestamp has the member \"x\"" + takes},
         {request, R"({"packed": {"@type": ")" + wkt + R"(Struct", "value": {}, "value": {}}})",
