@@ -188,15 +188,19 @@ struct HttpServer::Impl final : ConnectionHome {
             return Next::to_gate;
         }
         const auto idle_since = std::chrono::steady_clock::now();
-        if (awaitNextRequest(client, gate_options, wait)) {
-            ++kept_on_worker;
-            return Next::serve;
-        }
-        if (!client.readAhead().empty()) {
-            return Next::to_gate;  // a head under way, or refused: the gate goes on from there
+        if (client.readAheadSize() > 0) {
+            // Bytes of a next request already read (pipelined behind the last one): served at
+            // once when they hold its head, or left to the gate.
+            if (awaitNextRequest(client, gate_options, wait)) {
+                ++kept_on_worker;
+                return Next::serve;
+            }
+            return Next::to_gate;
         }
         // Nothing yet: park on the connection until it has bytes, another connection needs this
-        // worker, or the idle timeout, after which the gate would close it too.
+        // worker, or the idle timeout, after which the gate would close it too. Parked, the
+        // worker can be taken back the moment another connection needs it; a timed wait before
+        // parking would only add a wake-up (its timer) to every request that comes later.
         const ParkedWorkers::Wake wake =
             parked.park(client.sockfd(),
                         idle_since + std::chrono::milliseconds(config.idle_connection_timeout_ms),

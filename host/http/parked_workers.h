@@ -1,9 +1,11 @@
 #pragma once
 
-// Workers parked on their keep-alive connection. After a response, a worker waits a moment for
-// the client's next request (next_request.h); when none comes in that moment, the worker parks:
-// it keeps waiting on the connection, until the client's next bytes, the connection's idle
-// timeout, or a connection ready in the gate that finds every worker taken. The gate then wakes
+// Workers parked on their keep-alive connection. After a response, a worker parks on the
+// connection at once: it waits there until the client's next bytes (then it reads the next
+// request, next_request.h), the connection's idle timeout, or a connection ready in the gate that
+// finds every worker taken. (A timed wait before parking would add a wake-up, its timer's, to
+// every request that comes later than the wait: about a tenth of the unary benchmark's
+// throughput, bench/run-rest-unary-ab.sh.) The gate then wakes
 // one parked worker (the one parked longest), which gives its connection back to the gate and
 // takes the waiting one. So an idle keep-alive client costs a thread only while no other client
 // needs it, and a client that pauses between requests (an MCP client thinking between tool calls)

@@ -44,9 +44,9 @@ public:
 /// to the gate with whatever bytes of the next request were read, so that a worker never waits
 /// for a slow client (Poco's HTTPServerConnection loops over the requests of a connection on its
 /// worker, waiting out each keep-alive pause and each slow head). The exception is
-/// ConnectionHome::takeNextRequest(): a next request that arrives whole within
-/// `server.keep_alive_wait_us`, or after the worker has parked on its idle connection (until
-/// another connection needs the worker), is served here too, up to kMaxRequestsInARow.
+/// ConnectionHome::takeNextRequest(): the worker parks on the idle connection (until another
+/// connection needs it), and a next request that then arrives whole within
+/// `server.keep_alive_wait_us` of its first bytes is served here too, up to kMaxRequestsInARow.
 ///
 /// Per request it does what Poco's HTTPServerConnection does: Date and Server headers, keep-alive
 /// from the parameters and the request, 100 Continue when asked, 400 for a head Poco cannot
