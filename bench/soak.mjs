@@ -451,8 +451,11 @@ function fds(pid, classify) {
     return out;
 }
 
+/** A KiB figure for samples.csv: whole KiB, empty when crankd did not say. */
+const fmtKiB = (x) => (Number.isFinite(x) ? x.toFixed(0) : '');
+
 async function gauges() {
-    const out = { mcp_sessions: -1, sse_streams: -1, stream_sessions: -1, jobs_live: -1 };
+    const out = { mcp_sessions: -1, sse_streams: -1, stream_sessions: -1, jobs_live: -1, heap_in_use: NaN, heap_taken: NaN, sqlite: NaN };
     try {
         const r = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5000) });
         const text = await r.text();
@@ -464,6 +467,10 @@ async function gauges() {
         out.sse_streams = value(/^crank_sse_streams (\S+)$/m);
         out.stream_sessions = value(/^crank_stream_sessions (\S+)$/m);
         out.jobs_live = value(/^crank_jobs\{status="queued"\} (\S+)$/m) + value(/^crank_jobs\{status="running"\} (\S+)$/m);
+        // crankd's own account of its memory, KiB: glibc's heap in use and taken, SQLite's heap.
+        out.heap_in_use = value(/^crank_heap_bytes\{state="in_use"\} (\S+)$/m) / 1024;
+        out.heap_taken = value(/^crank_heap_bytes\{state="taken"\} (\S+)$/m) / 1024;
+        out.sqlite = value(/^crank_sqlite_memory_bytes (\S+)$/m) / 1024;
     } catch {
         // -1: the scrape failed (crankd's RSS and fds are what is judged)
     }
@@ -472,6 +479,7 @@ async function gauges() {
 
 const columns = ['t_s', 'phase', 'rss_kib', 'rss_anon_kib', 'rss_file_kib', 'fds', 'fds_client', 'fds_upstream', 'fds_rest', 'threads',
     'upstream_rss_kib', 'upstream_fds', 'mcp_sessions', 'sse_streams', 'stream_sessions', 'jobs_live',
+    'heap_in_use_kib', 'heap_taken_kib', 'sqlite_kib',
     ...kinds.flatMap((k) => [`${k}_ops`, `${k}_errors`]), 'requests'];
 writeFileSync(csvPath, `${columns.join(',')}\n`);
 
@@ -495,6 +503,7 @@ async function sample(phase) {
     Object.assign(s, await gauges());
     const row = [s.t.toFixed(1), phase, s.rss, s.rss_anon, s.rss_file, s.fds, s.fds_client, s.fds_upstream, s.fds_rest, s.threads,
         s.upstream_rss, s.upstream_fds, s.mcp_sessions, s.sse_streams, s.stream_sessions, s.jobs_live,
+        fmtKiB(s.heap_in_use), fmtKiB(s.heap_taken), fmtKiB(s.sqlite),
         ...kinds.flatMap((k) => [stats[k].ops, stats[k].errors]),
         kinds.reduce((sum, k) => sum + stats[k].requests, 0)];
     appendFileSync(csvPath, `${row.join(',')}\n`);
@@ -648,7 +657,7 @@ function figures(key) {
     };
 }
 const fig = {};
-for (const key of ['rss', 'rss_anon', 'rss_file', 'fds', 'threads', 'fds_client', 'fds_upstream', 'fds_rest']) fig[key] = figures(key);
+for (const key of ['rss', 'rss_anon', 'rss_file', 'heap_in_use', 'heap_taken', 'sqlite', 'fds', 'threads', 'fds_client', 'fds_upstream', 'fds_rest']) fig[key] = figures(key);
 
 const problems = [];
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
@@ -707,10 +716,11 @@ const widths = [15, 9, 9, 9, 10, 10, 8, 8, 8, 8, 7];
 const row = (cells) => cells.map((c, i) => (i ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join('');
 out(row(['', 'warm-up', 'final', 'max', 'slope/min', '2nd half', 'final:', 'idle', 'idle at', 'idle at', 'after']));
 out(row(['', '', '', '', '', 'slope/min', 'warm-up', 'before', 'warm-up', 'end', 'close']));
-for (const [label, key, digits] of [['RSS KiB', 'rss', 0], ['  anonymous', 'rss_anon', 0], ['  files', 'rss_file', 0], ['fds', 'fds', 1], ['  clients\'', 'fds_client', 1],
+for (const [label, key, digits] of [['RSS KiB', 'rss', 0], ['  anonymous', 'rss_anon', 0], ['  files', 'rss_file', 0],
+    ['heap in use KiB', 'heap_in_use', 0], ['heap taken KiB', 'heap_taken', 0], ['SQLite KiB', 'sqlite', 0], ['fds', 'fds', 1], ['  clients\'', 'fds_client', 1],
     ['  to upstream', 'fds_upstream', 1], ['  the rest', 'fds_rest', 1], ['threads', 'threads', 1]]) {
     const f = fig[key];
-    const d = key.startsWith('rss') ? 0 : 2;
+    const d = ['rss', 'rss_anon', 'rss_file', 'heap_in_use', 'heap_taken', 'sqlite'].includes(key) ? 0 : 2;
     out(row([label, fmt(f.warmup, digits), fmt(f.final, digits), fmt(f.max), fmt(f.slope_per_min, d), fmt(f.slope_2nd_half_per_min, d),
         fmt(f.final / f.warmup, 3), fmt(f.idle_before, digits), fmt(f.idle_at_warmup, digits), fmt(f.idle_at_end, digits), fmt(f.closed)]));
 }
@@ -743,7 +753,8 @@ const text = `${lines.join('\n')}\n`;
 writeFileSync(`${resultsDir}/summary.txt`, text);
 writeFileSync(`${resultsDir}/summary.json`, `${JSON.stringify({
     traffic_s: trafficSeconds, clients, interval_s: interval, warmup_s: warmup, window_s: windowSeconds, settle_s: settle,
-    kinds, rss_kib: fig.rss, rss_anon_kib: fig.rss_anon, rss_file_kib: fig.rss_file, fds: fig.fds, fds_client: fig.fds_client, fds_upstream: fig.fds_upstream, fds_rest: fig.fds_rest,
+    kinds, rss_kib: fig.rss, rss_anon_kib: fig.rss_anon, rss_file_kib: fig.rss_file,
+    heap_in_use_kib: fig.heap_in_use, heap_taken_kib: fig.heap_taken, sqlite_kib: fig.sqlite, fds: fig.fds, fds_client: fig.fds_client, fds_upstream: fig.fds_upstream, fds_rest: fig.fds_rest,
     threads: fig.threads, after_close: closed, traffic: stats, totals, transport_errors: transportErrors, late_cancels: lateCancels,
     errors: Object.fromEntries(errorMessages), limits, load_judged: judgeLoad, problems, flat: problems.length === 0,
 }, null, 2)}\n`);

@@ -16,7 +16,9 @@
 #include "mcp/tool_registry.h"
 #include "plugins/plugin_registry.h"
 #include "runtime/operation_runner.h"
+#include "store/sqlite_memory.h"
 #include "store/store.h"
+#include "util/heap_usage.h"
 #include "util/sha256.h"
 
 namespace crank::app {
@@ -133,6 +135,27 @@ void registerMetrics(metrics::Registry& metrics, const MetricsSources& s) {
         return std::vector<std::pair<metrics::Labels, double>>{
             {{}, static_cast<double>(reactor->openStreams())}};
     });
+    // Memory, so that an operator (and the soak benchmark) can tell a leak, which grows the heap
+    // in use, from the allocator's fragmentation and SQLite's page caches filling up to their
+    // bound, which grow RSS alone.
+    metrics.gauge("crank_heap_bytes",
+                  "the C library's heap: in use by live allocations, and taken from the system",
+                  [] {
+                      const util::HeapUsage heap = util::heapUsage();
+                      if (!heap.known) {
+                          return std::vector<std::pair<metrics::Labels, double>>{};
+                      }
+                      return std::vector<std::pair<metrics::Labels, double>>{
+                          {{{"state", "in_use"}}, static_cast<double>(heap.in_use)},
+                          {{{"state", "taken"}}, static_cast<double>(heap.taken)}};
+                  });
+    metrics.gauge("crank_sqlite_memory_bytes",
+                  "SQLite's heap (page caches, statements), bounded by about store.pool_size x "
+                  "store.cache_kib",
+                  [] {
+                      return std::vector<std::pair<metrics::Labels, double>>{
+                          {{}, static_cast<double>(store::sqliteMemoryUsed())}};
+                  });
     const std::map<std::string, mcp::FunctionToolRegistry*> tools = s.tools;
     metrics.gauge("crank_tools", "tools published, by workspace", [tools] {
         std::vector<std::pair<metrics::Labels, double>> out;

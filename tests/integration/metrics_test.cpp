@@ -12,6 +12,7 @@
 
 #include "child_process.h"
 #include "mcp_http_client.h"
+#include "sanitizers.h"
 #include "temp_dir.h"
 
 namespace {
@@ -106,6 +107,20 @@ TEST(Metrics, ToolCallsPluginsJobsAndSessionsAreExposed) {
     EXPECT_TRUE(has(m, "crank_mcp_sessions 1\n")) << m;
     EXPECT_TRUE(has(m, "crank_tools{workspace=\"default\"} 6\n")) << m;
     EXPECT_TRUE(has(m, "# TYPE crank_sse_streams gauge\n")) << m;
+    // Memory: SQLite's own, and the heap in use and taken (glibc's figures, which say nothing
+    // under a sanitizer's allocator); each a positive figure.
+    std::vector<std::string> memory{"crank_sqlite_memory_bytes "};
+    if (!crank::testing::kSanitized) {
+        memory.emplace_back("crank_heap_bytes{state=\"in_use\"} ");
+        memory.emplace_back("crank_heap_bytes{state=\"taken\"} ");
+    }
+    for (const std::string& series : memory) {
+        const auto at = m.find(std::string("\n") + series);
+        ASSERT_NE(at, std::string::npos) << series << " in\n" << m;
+        const std::size_t from = at + 1 + series.size();
+        const std::string value = m.substr(from, m.find('\n', from) - from);
+        EXPECT_GT(std::stod(value), 0) << series << value;
+    }
 
     // The MCP endpoint's Host policy: a foreign Host is refused.
     EXPECT_EQ(exchange(*port, "GET", "/metrics", {{"Host", "evil.example"}}).status, 403);
