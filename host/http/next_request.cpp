@@ -16,7 +16,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Reads per wait: each read waits for new bytes, so this bounds the loop, not the time.
+/// Reads per wait: each returns new bytes or ends the wait, so this bounds the loop, not the time.
 constexpr int kMaxReads = 64;
 
 }  // namespace
@@ -54,14 +54,21 @@ bool awaitNextRequest(ClientSocketImpl& client, const ConnectionGateOptions& opt
             client.startBody(options.body, head_end, buffer.size() - head_bytes);
             return true;
         }
-        if (reads >= kMaxReads || buffer.size() >= cap ||
-            pollUntil(client.sockfd(), POLLIN, deadline) != 1) {
+        if (reads >= kMaxReads || buffer.size() >= cap) {
             return false;
         }
         // Not zeroed: recv() writes what it reads, and the rest is never looked at.
         std::array<char, 16384> chunk;  // NOLINT(cppcoreguidelines-pro-type-member-init)
         const std::size_t room = std::min(chunk.size(), cap - buffer.size());
-        const ssize_t n = ::recv(client.sockfd(), chunk.data(), room, MSG_DONTWAIT);
+        // Read first, wait only when nothing is there: a parked worker comes here because the
+        // connection is readable, so a poll first would be a system call spent on the known.
+        ssize_t n = ::recv(client.sockfd(), chunk.data(), room, MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (pollUntil(client.sockfd(), POLLIN, deadline) != 1) {
+                return false;
+            }
+            n = ::recv(client.sockfd(), chunk.data(), room, MSG_DONTWAIT);
+        }
         if (n <= 0) {
             // Closed, or an error: the gate sees it again and closes the connection; EAGAIN
             // (a spurious wake, or a hang-up without bytes) ends the fast path too.
