@@ -99,7 +99,7 @@ struct AuditConfig {
     /// Most events written in one transaction.
     std::int64_t write_batch = 500;
     /// How long the writer gathers events once woken before it writes them.
-    std::int64_t write_delay_ms = 2;
+    std::int64_t write_delay_ms = 10;
 };
 
 /// `mcp`: the MCP Streamable HTTP endpoint, its sessions and streams.

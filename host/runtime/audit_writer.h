@@ -35,9 +35,9 @@ public:
         /// Most events per transaction (`audit.write_batch`, at most store::kMaxAuditBatch).
         std::size_t batch_max = 500;
         /// How long the writer, woken by a first event, gathers more before it writes them
-        /// (`audit.write_delay_ms`): a busy node then wakes it a few hundred times a second,
-        /// not once per call. 0: it writes at once.
-        std::chrono::milliseconds gather{2};
+        /// (`audit.write_delay_ms`): a busy node then wakes it at most about a hundred times a
+        /// second, not once per call. 0: it writes at once.
+        std::chrono::milliseconds gather{10};
         /// Where written and failed events are counted; nullptr: nowhere. Must outlive the
         /// writer. (The queue depth is a gauge of app/metrics_endpoint, read from stats().)
         metrics::Registry* metrics = nullptr;

@@ -21,7 +21,7 @@ TEST(ConfigAuditTest, DefaultsKeepThirtyDaysAndTwoMillionEventsAndRecordEveryRea
     EXPECT_EQ(a.sample_reads, 1);
     EXPECT_EQ(a.queue_max, 16'384);
     EXPECT_EQ(a.write_batch, 500);
-    EXPECT_EQ(a.write_delay_ms, 2);
+    EXPECT_EQ(a.write_delay_ms, 10);
 }
 
 TEST(ConfigAuditTest, EveryKeyIsRead) {
