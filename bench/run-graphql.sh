@@ -56,10 +56,9 @@ hz="$(getconf CLK_TCK)"
 if [[ -n "${CRANK_MCP_URL:-}" ]]; then
     work="$BENCH_WORK"
     fixture_url="$BENCH_FIXTURE_URL"
-    session="$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
-        -H "Accept: $mcp_accept" "$CRANK_MCP_URL" \
-        -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |
-        sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([0-9a-f]*\).*/\1/p')"
+    # shellcheck source=bench/lib/mcp-session.sh
+    source "$root/bench/lib/mcp-session.sh"
+    session="$(open_mcp_session "$CRANK_MCP_URL")"
     [[ -n "$session" ]] || { echo "bench: initialize failed" >&2; exit 1; }
 
     # check URL BODY ACCEPT SESSION EXPECT...: one POST with curl; exits when the answer is not

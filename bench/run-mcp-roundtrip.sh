@@ -15,10 +15,9 @@ if [[ -z "${CRANK_MCP_URL:-}" ]]; then  # start crankd, then come back here with
     exec "$root/tests/e2e/with-crankd.sh" "$root/build/bin/crankd-test-tools" -- "$0" "$@"
 fi
 url="${CRANK_MCP_URL%/mcp}"
-session="$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
-    -H 'Accept: application/json, text/event-stream' "$url/mcp" \
-    -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |
-    sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([0-9a-f]*\).*/\1/p')"
+# shellcheck source=bench/lib/mcp-session.sh
+source "$root/bench/lib/mcp-session.sh"
+session="$(open_mcp_session "$url/mcp")"
 [[ -n "$session" ]] || { echo "bench: initialize failed" >&2; exit 1; }
 
 run() {  # run NAME wrk-args...; prints "NAME rps p50 p99"

@@ -25,10 +25,9 @@ if [[ -n "${CRANK_MCP_URL:-}" ]]; then
             -H 'Accept: application/json, text/event-stream' -H "Mcp-Session-Id: $session" \
             -H 'MCP-Protocol-Version: 2025-11-25' "$CRANK_MCP_URL" -d "$1"
     }
-    session="$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
-        -H 'Accept: application/json, text/event-stream' "$CRANK_MCP_URL" \
-        -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |
-        sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([0-9a-f]*\).*/\1/p')"
+    # shellcheck source=bench/lib/mcp-session.sh
+    source "$root/bench/lib/mcp-session.sh"
+    session="$(open_mcp_session "$CRANK_MCP_URL")"
     [[ -n "$session" ]] || { echo "bench: initialize failed" >&2; exit 1; }
     member() { grep -o "\"$1\":[^,}]*" | head -n 1 | cut -d: -f2 | tr -d '"'; }  # of structuredContent
     call='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"log_window","arguments":{}}}'

@@ -67,6 +67,8 @@ trap cleanup EXIT
 
 # shellcheck source=bench/lib/demo-upstream.sh
 source "$root/bench/lib/demo-upstream.sh"
+# shellcheck source=bench/lib/mcp-session.sh
+source "$root/bench/lib/mcp-session.sh"
 urls=("" "")
 sessions=("" "")
 side_env=("${CRANK_AB_BASE_ENV:-}" "${CRANK_AB_CANDIDATE_ENV:-}")
@@ -104,10 +106,7 @@ CONF
         exit 1
     fi
     urls[i]="http://$address/mcp"
-    sessions[i]="$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
-        -H 'Accept: application/json, text/event-stream' "${urls[$i]}" \
-        -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |
-        sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([0-9a-f]*\).*/\1/p')"
+    sessions[i]="$(open_mcp_session "${urls[$i]}")"
     [[ -n "${sessions[$i]}" ]] || { echo "bench: initialize failed on ${urls[$i]}" >&2; exit 1; }
 done
 

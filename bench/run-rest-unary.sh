@@ -43,10 +43,9 @@ measure() {
 
 # ---- inner: crankd runs (tests/e2e/with-crankd.sh); the crank phase, into $BENCH_RESULT ---------
 if [[ -n "${CRANK_MCP_URL:-}" ]]; then
-    session="$(curl -s -D - -o /dev/null -H 'Content-Type: application/json' \
-        -H 'Accept: application/json, text/event-stream' "$CRANK_MCP_URL" \
-        -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}' |
-        sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: *\([0-9a-f]*\).*/\1/p')"
+    # shellcheck source=bench/lib/mcp-session.sh
+    source "$root/bench/lib/mcp-session.sh"
+    session="$(open_mcp_session "$CRANK_MCP_URL")"
     [[ -n "$session" ]] || { echo "bench: initialize failed" >&2; exit 1; }
     export SESSION="$session"
     lua="$root/bench/rest-tools-call.lua"

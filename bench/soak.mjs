@@ -657,7 +657,9 @@ function figures(key) {
     };
 }
 const fig = {};
-for (const key of ['rss', 'rss_anon', 'rss_file', 'heap_in_use', 'heap_taken', 'sqlite', 'fds', 'threads', 'fds_client', 'fds_upstream', 'fds_rest']) fig[key] = figures(key);
+/** The figures in KiB (their slopes shown in whole KiB); the rest are counts. */
+const kibKeys = ['rss', 'rss_anon', 'rss_file', 'heap_in_use', 'heap_taken', 'sqlite'];
+for (const key of [...kibKeys, 'fds', 'threads', 'fds_client', 'fds_upstream', 'fds_rest']) fig[key] = figures(key);
 
 const problems = [];
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
@@ -720,7 +722,7 @@ for (const [label, key, digits] of [['RSS KiB', 'rss', 0], ['  anonymous', 'rss_
     ['heap in use KiB', 'heap_in_use', 0], ['heap taken KiB', 'heap_taken', 0], ['SQLite KiB', 'sqlite', 0], ['fds', 'fds', 1], ['  clients\'', 'fds_client', 1],
     ['  to upstream', 'fds_upstream', 1], ['  the rest', 'fds_rest', 1], ['threads', 'threads', 1]]) {
     const f = fig[key];
-    const d = ['rss', 'rss_anon', 'rss_file', 'heap_in_use', 'heap_taken', 'sqlite'].includes(key) ? 0 : 2;
+    const d = kibKeys.includes(key) ? 0 : 2;
     out(row([label, fmt(f.warmup, digits), fmt(f.final, digits), fmt(f.max), fmt(f.slope_per_min, d), fmt(f.slope_2nd_half_per_min, d),
         fmt(f.final / f.warmup, 3), fmt(f.idle_before, digits), fmt(f.idle_at_warmup, digits), fmt(f.idle_at_end, digits), fmt(f.closed)]));
 }
