@@ -10,6 +10,7 @@
 #include "metrics/metrics.h"
 #include "store/store_limits.h"
 #include "util/clock.h"
+#include <pthread.h>
 
 namespace crank::runtime {
 namespace {
@@ -93,6 +94,7 @@ AuditWriter::Stats AuditWriter::stats() const {
 }
 
 void AuditWriter::run() {
+    pthread_setname_np(pthread_self(), "crank-audit");  // in top -H, perf and /proc/PID/task
     std::vector<store::AuditEvent> batch;
     batch.reserve(options_.batch_max);
     std::unique_lock lock(mutex_);
