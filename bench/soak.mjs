@@ -41,6 +41,7 @@ const warmup = Math.min(duration / 2, Math.max(number('SOAK_WARMUP_FRACTION', 0.
 const seed = number('SOAK_SEED', 1);
 const limits = {
     rssSlopeKiBPerMin: number('SOAK_RSS_SLOPE_KIB', 256),
+    heapSlopeKiBPerMin: number('SOAK_HEAP_SLOPE_KIB', 256),
     rssGrowthPct: number('SOAK_RSS_GROWTH_PCT', 10),
     fdTolerance: number('SOAK_FD_TOLERANCE', Math.max(4, clients)),
     fdSlopePerMin: number('SOAK_FD_SLOPE', 0.5),
@@ -664,9 +665,22 @@ for (const key of [...kibKeys, 'fds', 'threads', 'fds_client', 'fds_upstream', '
 const problems = [];
 const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
 if (judgeLoad) {
-    const { rss } = fig;
-    if (!(rss.slope_per_min <= limits.rssSlopeKiBPerMin)) {
-        problems.push(`RSS grows ${fmt(rss.slope_per_min)} KiB/min after the warm-up (limit ${limits.rssSlopeKiBPerMin})`);
+    // A leak grows the heap in use at the same rate all along. RSS also grows while glibc's arenas
+    // and SQLite's caches settle, faster at first: it is judged on the second half, where that
+    // has slowed down and a leak has not. Without the gauge (a crankd without it) the heap is not
+    // judged and RSS is judged over the whole load, as before.
+    const { rss, heap_in_use: heap } = fig;
+    const haveHeap = Number.isFinite(heap.slope_per_min) && Number.isFinite(heap.slope_2nd_half_per_min);
+    if (haveHeap) {
+        for (const [what, value] of [['', heap.slope_per_min], [' over the second half', heap.slope_2nd_half_per_min]]) {
+            if (!(value <= limits.heapSlopeKiBPerMin)) {
+                problems.push(`the heap in use grows ${fmt(value)} KiB/min${what} after the warm-up (limit ${limits.heapSlopeKiBPerMin}): a leak`);
+            }
+        }
+    }
+    const rssSlope = haveHeap ? rss.slope_2nd_half_per_min : rss.slope_per_min;
+    if (!(rssSlope <= limits.rssSlopeKiBPerMin)) {
+        problems.push(`RSS grows ${fmt(rssSlope)} KiB/min${haveHeap ? ' over the second half' : ''} after the warm-up (limit ${limits.rssSlopeKiBPerMin})`);
     }
     if (!(rss.final <= rss.warmup * (1 + limits.rssGrowthPct / 100))) {
         problems.push(`RSS final ${fmt(rss.final)} KiB is more than ${limits.rssGrowthPct}% above the warm-up's ${fmt(rss.warmup)} KiB`);
@@ -745,7 +759,8 @@ out(`transport errors (the SDK's onerror, outside the operations above): ${trans
     + (renewEvery > 0 ? `; the lanes renewed their MCP sessions ${renewals} times (every ${renewEvery} operations)` : ''));
 for (const [message, count] of errorMessages) out(`  ${count} x ${message}`);
 out('');
-out(`thresholds (after the warm-up, judged from ${limits.minSlopeSpan} s of it): RSS slope <= ${limits.rssSlopeKiBPerMin} KiB/min and final <= warm-up + ${limits.rssGrowthPct}%;`
+out(`thresholds (after the warm-up, judged from ${limits.minSlopeSpan} s of it): heap in use slope <= ${limits.heapSlopeKiBPerMin} KiB/min, over the whole load and its second half;`
+    + ` RSS slope over the second half (the whole load without the heap gauge) <= ${limits.rssSlopeKiBPerMin} KiB/min and final <= warm-up + ${limits.rssGrowthPct}%;`
     + ` fds and threads |final - warm-up| <= ${limits.fdTolerance} and ${limits.threadTolerance}, |slope| <= ${limits.fdSlopePerMin} and ${limits.threadSlopePerMin}/min.`
     + ` Idle (always): clients' sockets, other fds and threads at the end <= at the warm-up + ${limits.idleFdTolerance}, ${limits.idleFdTolerance} and ${limits.idleThreadTolerance};`
     + ` upstream connections <= ${limits.idleUpstreamMax}; no MCP session or SSE stream after the clients closed.`
