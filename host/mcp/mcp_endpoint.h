@@ -10,6 +10,8 @@
 #include "config/config.h"
 #include "http/router.h"
 #include "mcp/catalog.h"
+#include "mcp/endpoint_observer.h"
+#include "mcp/protocol_version.h"
 #include "mcp/session_manager.h"
 #include "mcp/task_backend.h"
 #include "mcp/tool_registry.h"
@@ -19,17 +21,6 @@ class StreamReactor;
 }  // namespace crank::http
 
 namespace crank::mcp {
-
-/// Protocol versions served, newest first. A request without MCP-Protocol-Version means
-/// 2025-03-26, as the specification says.
-inline constexpr const char* kSupportedVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26"};
-inline constexpr const char* kLatestVersion = "2025-11-25";
-inline constexpr const char* kDefaultHeaderVersion = "2025-03-26";
-
-struct ServerIdentity {
-    std::string name = "crank";
-    std::string version;
-};
 
 /// The MCP Streamable HTTP endpoint: POST (messages), GET (server-to-client streams, resumption)
 /// and DELETE (end a session) on one path, with the lifecycle methods (initialize, ping,
@@ -56,19 +47,8 @@ public:
     /// Registers the endpoint at config.mcp.path and at `/w/{workspace}/mcp`.
     void addRoutes(http::Router& router);
 
-    /// What the endpoint reports as it answers (for /metrics). Set before addRoutes; called on
-    /// the HTTP worker threads (and, for a tasks/result answered later, the task's thread).
-    struct Observer {
-        /// Every JSON-RPC message: its method ("unknown" for a method Crank does not serve,
-        /// "invalid" when the message could not be read), the outcome ("ok", "accepted" for a
-        /// notification or a client's answer, or the error's name: "invalid_params",
-        /// "method_not_found", "internal_error", ...) and the time to its answer.
-        std::function<void(std::string_view method, std::string_view outcome,
-                           std::chrono::steady_clock::duration elapsed)>
-            message;
-        /// Every HTTP request to the endpoint: its verb and the response's status.
-        std::function<void(std::string_view verb, int status)> http;
-    };
+    /// What the endpoint reports as it answers (for /metrics). Set before addRoutes.
+    using Observer = EndpointObserver;
     void observe(Observer observer);
 
 private:

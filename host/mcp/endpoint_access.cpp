@@ -1,0 +1,92 @@
+#include "mcp/endpoint_access.h"
+
+#include <string_view>
+
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+
+#include "mcp/endpoint_http.h"
+#include "mcp/json_rpc.h"
+#include "util/sha256.h"
+
+namespace crank::mcp {
+
+EndpointAccess::EndpointAccess(const config::Config& config,
+                               std::map<std::string, ToolRegistry*> tools,
+                               std::map<std::string, Catalog*> catalogs)
+    : auth_required_(config.auth.mode == config::AuthConfig::Mode::api_key),
+      tools_(std::move(tools)),
+      catalogs_(std::move(catalogs)),
+      origins_(config.server.allowed_hosts, config.server.allowed_origins) {
+    for (const config::Agent& agent : config.auth.agents) {
+        agent_workspaces_[agent.id] = agent.workspace;
+        if (agent.api_key) {
+            agent_keys_.emplace_back(agent.api_key->reveal(), agent.id);
+        }
+    }
+}
+
+std::optional<std::string> EndpointAccess::authenticate(
+    Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) const {
+    if (!auth_required_) {
+        return std::string();
+    }
+    const std::string header = request.get("Authorization", "");
+    constexpr std::string_view kBearer = "Bearer ";
+    if (header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0) {
+        const std::string digest = sha256Hex(std::string_view(header).substr(kBearer.size()));
+        std::optional<std::string> agent;
+        for (const auto& [keyDigest, id] : agent_keys_) {
+            if (constantTimeEqual(keyDigest, digest)) {
+                agent = id;
+            }
+        }
+        if (agent) {
+            return agent;
+        }
+    }
+    response.set("WWW-Authenticate", R"(Bearer realm="crank")");
+    sendHttpError(response, 401, kInvalidRequest,
+                  "an agent's API key is required: Authorization: Bearer KEY");
+    return std::nullopt;
+}
+
+std::optional<Who> EndpointAccess::admit(Poco::Net::HTTPServerRequest& request,
+                                         Poco::Net::HTTPServerResponse& response,
+                                         const std::optional<std::string>& route_workspace) const {
+    // DNS-rebinding protection before anything else (MCP: 403 for a bad Origin).
+    if (!origins_.hostAllowed(request.getHost())) {
+        sendHttpError(response, 403, kInvalidRequest,
+                      "Host \"" + request.getHost().substr(0, 200) + "\" is not allowed");
+        return std::nullopt;
+    }
+    const std::string origin = request.get("Origin", "");
+    if (!origins_.originAllowed(origin)) {
+        sendHttpError(response, 403, kInvalidRequest,
+                      "Origin \"" + origin.substr(0, 200) + "\" is not allowed");
+        return std::nullopt;
+    }
+    const std::optional<std::string> agent = authenticate(request, response);
+    if (!agent) {
+        return std::nullopt;
+    }
+    Who who;
+    who.agent = *agent;
+    const auto home = agent_workspaces_.find(*agent);
+    const std::string own = home != agent_workspaces_.end() ? home->second : "default";
+    who.workspace = route_workspace.value_or(own);
+    // Another workspace's endpoint does not exist for this agent (not "forbidden": the
+    // workspace's existence is not its to learn). Without auth everyone is the anonymous agent.
+    const auto registry = tools_.find(who.workspace);
+    if ((auth_required_ && who.workspace != own) || registry == tools_.end()) {
+        sendHttpError(response, 404, kInvalidRequest, "no MCP endpoint at this path");
+        return std::nullopt;
+    }
+    who.tools = registry->second;
+    if (const auto catalog = catalogs_.find(who.workspace); catalog != catalogs_.end()) {
+        who.catalog = catalog->second;
+    }
+    return who;
+}
+
+}  // namespace crank::mcp

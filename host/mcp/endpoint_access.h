@@ -1,0 +1,66 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config.h"
+#include "http/origin_policy.h"
+#include "mcp/catalog.h"
+#include "mcp/tool_registry.h"
+
+namespace Poco::Net {
+class HTTPServerRequest;
+class HTTPServerResponse;
+}  // namespace Poco::Net
+
+namespace crank::mcp {
+
+/// Who a request speaks for and which workspace's server it reaches.
+struct Who {
+    std::string agent;  ///< "" for the anonymous agent (auth.mode "none")
+    std::string workspace;
+    ToolRegistry* tools = nullptr;
+    Catalog* catalog = nullptr;  ///< the workspace's resources and prompts; null: none
+
+    Caller caller() const { return Caller{workspace, agent}; }
+};
+
+/// Who may reach an MCP endpoint, checked on every request of either protocol era: the Host and
+/// Origin headers (DNS-rebinding protection), the agent's API key, and the workspace the path
+/// names. Immutable after construction; any thread.
+class EndpointAccess {
+public:
+    EndpointAccess(const config::Config& config, std::map<std::string, ToolRegistry*> tools,
+                   std::map<std::string, Catalog*> catalogs);
+
+    /// The Who of a request to the main path (`route_workspace` nullopt: the agent's own
+    /// workspace) or to `/w/{workspace}/mcp`; nullopt after answering it: 403 for a Host or
+    /// Origin that is not allowed, 401 without a valid `Authorization: Bearer KEY` (auth.mode
+    /// "api_key"), 404 for another workspace's endpoint (its existence is not the agent's to
+    /// learn) or one that does not exist.
+    std::optional<Who> admit(Poco::Net::HTTPServerRequest& request,
+                             Poco::Net::HTTPServerResponse& response,
+                             const std::optional<std::string>& route_workspace) const;
+
+    bool authRequired() const { return auth_required_; }
+    const std::map<std::string, ToolRegistry*>& tools() const { return tools_; }
+    const std::map<std::string, Catalog*>& catalogs() const { return catalogs_; }
+
+private:
+    /// The agent a request speaks for: "" without auth; nullopt (after answering 401) when
+    /// auth.mode is "api_key" and the request has no valid key.
+    std::optional<std::string> authenticate(Poco::Net::HTTPServerRequest& request,
+                                            Poco::Net::HTTPServerResponse& response) const;
+
+    bool auth_required_ = false;
+    std::vector<std::pair<std::string, std::string>> agent_keys_;  // key digest, agent id
+    std::map<std::string, std::string> agent_workspaces_;          // agent id, its workspace
+    std::map<std::string, ToolRegistry*> tools_;                   // workspace -> its tools
+    std::map<std::string, Catalog*> catalogs_;                     // workspace -> its catalog
+    http::OriginPolicy origins_;
+};
+
+}  // namespace crank::mcp

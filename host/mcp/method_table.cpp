@@ -1,0 +1,201 @@
+#include "mcp/method_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "mcp/params_object.h"
+#include "util/json_string.h"
+
+namespace crank::mcp {
+namespace {
+
+/// The cursor of tools/list pages is opaque to clients: "c" and the index of the page's first
+/// tool in hex. nullopt when `cursor_json` (a JSON value) is not one, or points past `size`.
+std::optional<std::size_t> pageStart(const std::string& cursor_json, std::size_t size) {
+    rapidjson::Document doc;
+    doc.Parse(cursor_json.c_str(), cursor_json.size());
+    if (doc.HasParseError() || !doc.IsString() || doc.GetStringLength() < 2 ||
+        doc.GetString()[0] != 'c') {
+        return std::nullopt;
+    }
+    const std::string_view digits(doc.GetString() + 1, doc.GetStringLength() - 1);
+    std::size_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
+    if (ec != std::errc() || end != digits.data() + digits.size() || value > size) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+/// One tool as tools/list shows it.
+void appendTool(std::string& out, const ToolDefinition& t, bool show_task_support) {
+    if (!t.raw_json.empty()) {
+        out += t.raw_json;
+        return;
+    }
+    out += R"({"name":)" + jsonString(t.name);
+    if (!t.title.empty()) {
+        out += R"(,"title":)" + jsonString(t.title);
+    }
+    out += R"(,"description":)" + jsonString(t.description);
+    out += R"(,"inputSchema":)" + t.input_schema_json;
+    if (!t.output_schema_json.empty()) {
+        out += R"(,"outputSchema":)" + t.output_schema_json;
+    }
+    if (show_task_support && !t.task_support.empty()) {
+        out += R"(,"execution":{"taskSupport":)" + jsonString(t.task_support) + "}";
+    }
+    out += '}';
+}
+
+}  // namespace
+
+Result<ToolCallParams> parseToolCallParams(std::string_view params_json) {
+    rapidjson::Document params;
+    if (!parseParamsObject(params_json, params)) {
+        return Error{ErrorCode::invalid_argument, "params must be an object"};
+    }
+    ToolCallParams out;
+    out.name = memberString(params, "name");
+    if (out.name.empty()) {
+        return Error{ErrorCode::invalid_argument, "params.name is required (a string)"};
+    }
+    // The arguments and the task stay the text the client sent (numbers as written).
+    auto arguments = extractMember(params_json, "arguments");
+    if (!arguments || (!arguments->empty() && arguments->front() != '{')) {
+        return Error{ErrorCode::invalid_argument, "params.arguments must be an object"};
+    }
+    if (!arguments->empty()) {
+        out.arguments_json = std::move(*arguments);
+    }
+    if (params.HasMember("task")) {
+        auto task = extractMember(params_json, "task");
+        out.task_json = task ? std::move(*task) : std::string("null");
+    }
+    return out;
+}
+
+MethodTable::MethodTable(const config::McpConfig& mcp, std::shared_ptr<CallerQuotas> quotas)
+    : tools_page_size_(std::max<std::int64_t>(1, mcp.tools_page_size)),
+      quotas_(std::move(quotas)) {}
+
+std::optional<MethodAnswer> MethodTable::answer(const JsonRpcMessage& message,
+                                                RequestScope& scope) const {
+    if (message.method == "tools/list") {
+        return toolsList(message, scope);
+    }
+    if (message.method == "tools/call") {
+        auto params = parseToolCallParams(message.params_json);
+        if (!params) {
+            return MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message);
+        }
+        return toolsCall(*message.id, *params, scope, std::nullopt);
+    }
+    return catalogRequest(message, scope);
+}
+
+MethodAnswer MethodTable::toolsList(const JsonRpcMessage& message,
+                                    const RequestScope& scope) const {
+    auto cursorJson = extractMember(message.params_json, "cursor");
+    if (!cursorJson) {
+        return MethodAnswer::error(kInvalidParams, "tools/list: " + cursorJson.error().message);
+    }
+    const std::vector<ToolDefinition> all = scope.who().tools->list();
+    std::size_t start = 0;
+    if (!cursorJson->empty()) {
+        const auto from = pageStart(*cursorJson, all.size());
+        if (!from) {
+            return MethodAnswer::error(kInvalidParams, "tools/list: invalid cursor");
+        }
+        start = *from;
+    }
+    const std::size_t end =
+        std::min(all.size(), start + static_cast<std::size_t>(tools_page_size_));
+    const bool showTasks = scope.showsTaskSupport();
+    std::string result = R"({"tools":[)";
+    for (std::size_t i = start; i < end; ++i) {
+        if (i != start) {
+            result += ',';
+        }
+        appendTool(result, all[i], showTasks);
+    }
+    result += ']';
+    if (end < all.size()) {
+        result += R"(,"nextCursor":)" + jsonString(fmt::format("c{:x}", end));
+    }
+    result += '}';
+    return MethodAnswer::result(std::move(result));
+}
+
+MethodAnswer MethodTable::toolsCall(const RequestId& id, const ToolCallParams& params,
+                                    RequestScope& scope,
+                                    std::optional<RequestId> progress_token) const {
+    const Who& who = scope.who();
+    std::string refusal;
+    // Released however the call ends.
+    const auto slot =
+        CallerQuotas::hold(quotas_, CallerQuotas::Kind::call, who.agent, who.workspace, refusal);
+    if (!slot) {
+        // A limit, not a failure of the tool: the model reads it and may retry later.
+        return MethodAnswer::result(ToolResult::refusal(refusal).toJson());
+    }
+    Result<ToolResult> result = Error{ErrorCode::internal, "not run"};
+    bool cancelled = false;
+    {
+        const std::unique_ptr<ToolCall> call = scope.beginCall(id, std::move(progress_token));
+        try {
+            result = who.tools->call(params.name, params.arguments_json, *call);
+        } catch (const std::exception& e) {
+            result = Error{ErrorCode::internal, std::string("the tool failed: ") + e.what()};
+        }
+        cancelled = call->cancelled();
+    }
+    if (cancelled) {
+        return MethodAnswer::none();  // the client gave up on it: no response (MCP cancellation)
+    }
+    if (!result) {
+        const std::int64_t code = result.error().code == ErrorCode::not_found ||
+                                          result.error().code == ErrorCode::invalid_argument
+                                      ? kInvalidParams
+                                      : kInternalError;
+        return MethodAnswer::error(code, "tools/call: " + result.error().message);
+    }
+    if (!result->rpc_error_json.empty()) {
+        return MethodAnswer::rawError(std::move(result->rpc_error_json));
+    }
+    return MethodAnswer::result(result->toJson());
+}
+
+std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& message,
+                                                        RequestScope& scope) const {
+    Catalog* catalog = scope.who().catalog;
+    if (catalog == nullptr) {
+        return std::nullopt;
+    }
+    std::optional<CatalogReply> reply;
+    {
+        const std::unique_ptr<ToolCall> call = scope.beginCall(*message.id, std::nullopt);
+        try {
+            reply = catalog->handle(message.method, message.params_json, *call, scope.sessionId());
+        } catch (const std::exception& e) {
+            reply = CatalogReply{{},
+                                 R"({"code":-32603,"message":)" +
+                                     jsonString(message.method + " failed: " + e.what()) + "}"};
+        }
+    }
+    if (!reply) {
+        return std::nullopt;
+    }
+    if (!reply->error_json.empty()) {
+        return MethodAnswer::rawError(std::move(reply->error_json));
+    }
+    return MethodAnswer::result(std::move(reply->result_json));
+}
+
+}  // namespace crank::mcp

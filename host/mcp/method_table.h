@@ -1,0 +1,63 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+#include "mcp/caller_quotas.h"
+#include "mcp/json_rpc.h"
+#include "mcp/method_answer.h"
+#include "mcp/request_scope.h"
+#include "util/error.h"
+
+namespace crank::mcp {
+
+/// `params` of a tools/call, read once.
+struct ToolCallParams {
+    std::string name;
+    std::string arguments_json = "{}";  ///< an object; {} when absent
+    /// `params.task` (2025-11-25 task-augmented call) as JSON text; empty when absent.
+    std::string task_json;
+};
+
+/// Reads tools/call params; the error (ErrorCode::invalid_argument) names the member that is
+/// wrong, for a -32602 answer.
+Result<ToolCallParams> parseToolCallParams(std::string_view params_json);
+
+/// The MCP methods both protocol eras answer alike: tools/list, tools/call and the workspace
+/// catalog's (resources, prompts, completion, and the tasks of upstreams that run them). A
+/// transport handles what belongs to its era (the session lifecycle, Tasks, discovery, listens)
+/// and hands every other request here with its RequestScope.
+///
+/// THREADING: const after construction; any number of requests at once.
+class MethodTable {
+public:
+    /// `quotas`: where a tools/call takes its call slot (per agent, per workspace, node).
+    MethodTable(const config::McpConfig& mcp, std::shared_ptr<CallerQuotas> quotas);
+
+    /// The answer to request `message` when its method is one of the table's; nullopt when it
+    /// is not (the transport answers method-not-found). Progress is not offered: a request
+    /// answered as one JSON body has nowhere to send it.
+    std::optional<MethodAnswer> answer(const JsonRpcMessage& message, RequestScope& scope) const;
+
+    /// tools/list: a page of the workspace's tools (mcp.tools_page_size), with an opaque cursor.
+    MethodAnswer toolsList(const JsonRpcMessage& message, const RequestScope& scope) const;
+
+    /// tools/call of `params`: takes a call slot (an isError result naming the limit when none
+    /// is left), runs the tool with the scope's ToolCall, and answers its result, its error, or
+    /// none when the client cancelled the call meanwhile.
+    MethodAnswer toolsCall(const RequestId& id, const ToolCallParams& params, RequestScope& scope,
+                           std::optional<RequestId> progress_token) const;
+
+    /// A method of the workspace's catalog; nullopt when the workspace has none or the method is
+    /// not one of its.
+    std::optional<MethodAnswer> catalogRequest(const JsonRpcMessage& message,
+                                               RequestScope& scope) const;
+
+private:
+    std::int64_t tools_page_size_;
+    std::shared_ptr<CallerQuotas> quotas_;
+};
+
+}  // namespace crank::mcp

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "mcp/endpoint_access.h"
+#include "mcp/request_id.h"
+#include "mcp/tool_registry.h"
+
+namespace crank::mcp {
+
+/// What the method table needs of the transport one request came by: who is calling, and the
+/// running side of a call. A 2025-era session and a stateless 2026-era request each give their
+/// own; the methods themselves do not know which era they serve.
+class RequestScope {
+public:
+    virtual ~RequestScope() = default;
+
+    virtual const Who& who() const = 0;
+
+    /// The running side of request `id` while a tool or a catalog method runs: its cancellation,
+    /// progress (with `progress_token`), log notifications and requests to the client. The
+    /// request counts as in flight until the returned call is destroyed.
+    virtual std::unique_ptr<ToolCall> beginCall(const RequestId& id,
+                                                std::optional<RequestId> progress_token) = 0;
+
+    /// The MCP session the request belongs to (catalog subscriptions are kept per session); ""
+    /// in the stateless era.
+    virtual std::string sessionId() const { return {}; }
+
+    /// tools/list shows `execution.taskSupport` (2025-11-25 sessions with Tasks).
+    virtual bool showsTaskSupport() const { return false; }
+};
+
+}  // namespace crank::mcp

@@ -1,0 +1,117 @@
+#include "mcp/session_scope.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "mcp/json_rpc.h"
+#include "util/json_string.h"
+
+namespace crank::mcp {
+
+SessionToolCall::SessionToolCall(std::shared_ptr<McpSession> session,
+                                 std::optional<std::uint64_t> stream,
+                                 std::optional<RequestId> progressToken, const RequestId& id,
+                                 Caller caller)
+    : session_(std::move(session)),
+      stream_(stream),
+      progressToken_(std::move(progressToken)),
+      key_(id.toJson()),
+      cancelled_(session_->beginRequest(key_)),
+      caller_(std::move(caller)) {}
+
+SessionToolCall::~SessionToolCall() {
+    session_->endRequest(key_);
+}
+
+ToolCall::ClientAnswer SessionToolCall::requestClient(std::string_view method,
+                                                      std::string_view paramsJson,
+                                                      std::chrono::milliseconds timeout) {
+    const char* capability = method == "sampling/createMessage" ? "sampling"
+                             : method == "elicitation/create"   ? "elicitation"
+                             : method == "roots/list"           ? "roots"
+                                                                : nullptr;
+    if (capability == nullptr) {
+        return {false, R"({"code":-32601,"message":)" +
+                           jsonString("crank does not forward " +
+                                      std::string(method.substr(0, 100)) + " to clients") +
+                           "}"};
+    }
+    auto declared = extractMember(session_->clientCapabilities(), capability);
+    if (!declared || declared->empty()) {
+        return {false, R"({"code":-32601,"message":)" +
+                           jsonString(std::string("the client did not declare the ") + capability +
+                                      " capability") +
+                           "}"};
+    }
+    if (!stream_) {
+        return {false,
+                R"({"code":-32603,"message":"this call has no stream to the client to ask on"})"};
+    }
+    const std::string id = session_->beginClientRequest();
+    session_->send(*stream_, makeRequest(RequestId(id), method, paramsJson));
+    auto answer = session_->awaitClientAnswer(id, std::chrono::steady_clock::now() + timeout,
+                                              [this] { return cancelled_->load(); });
+    if (answer) {
+        return {answer->first, std::move(answer->second)};
+    }
+    // No answer: tell the client to stop (MCP cancellation goes both ways).
+    const bool wasCancelled = cancelled_->load();
+    session_->send(
+        *stream_,
+        makeNotification(
+            "notifications/cancelled",
+            R"({"requestId":)" + RequestId(id).toJson() + R"(,"reason":)" +
+                jsonString(wasCancelled ? "the call was cancelled" : "no answer in time") + "}"));
+    return {false, wasCancelled
+                       ? R"({"code":-32800,"message":"the call was cancelled"})"
+                       : R"({"code":-32001,"message":"the client did not answer in time"})"};
+}
+
+void SessionToolCall::progress(double progress, std::optional<double> total,
+                               std::string_view message) {
+    if (!progressToken_ || !stream_ || !std::isfinite(progress)) {
+        return;
+    }
+    std::string params = R"({"progressToken":)" + progressToken_->toJson() +
+                         fmt::format(R"(,"progress":{})", progress);
+    if (total && std::isfinite(*total)) {
+        params += fmt::format(R"(,"total":{})", *total);
+    }
+    if (!message.empty()) {
+        params += R"(,"message":)" + jsonString(message);
+    }
+    params += '}';
+    session_->send(*stream_, makeNotification("notifications/progress", params));
+}
+
+void SessionToolCall::log(LogLevel level, std::string_view logger, std::string_view dataJson) {
+    if (level < session_->logLevel()) {
+        return;
+    }
+    std::string params = R"({"level":)" + jsonString(toString(level));
+    if (!logger.empty()) {
+        params += R"(,"logger":)" + jsonString(logger);
+    }
+    params += R"(,"data":)" + std::string(dataJson.empty() ? "null" : dataJson) + "}";
+    const std::string message = makeNotification("notifications/message", params);
+    if (stream_) {
+        session_->send(*stream_, message);
+    } else {
+        session_->sendStandalone(message);
+    }
+}
+
+bool clientCanBeAsked(const McpSession& session) {
+    for (const char* capability : {"sampling", "elicitation", "roots"}) {
+        auto declared = extractMember(session.clientCapabilities(), capability);
+        if (declared && !declared->empty()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace crank::mcp
