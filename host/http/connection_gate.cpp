@@ -142,9 +142,10 @@ struct ConnectionGate::Impl {
     std::mutex readmit_mutex;
     std::condition_variable drained;
     std::vector<Poco::Net::StreamSocket> readmitted;
-    bool stopped = false;            // under readmit_mutex
-    bool drain_requested = false;    // under readmit_mutex
-    bool listener_released = false;  // under readmit_mutex: the gate thread no longer uses it
+    std::atomic<std::size_t> in_hand{0};  // taken from `readmitted`, not yet in `held`
+    bool stopped = false;                 // under readmit_mutex
+    bool drain_requested = false;         // under readmit_mutex
+    bool listener_released = false;       // under readmit_mutex: the gate thread no longer uses it
 
     // Gate thread only.
     bool draining_all = false;  // drain() has begun: no accepting, no idle connections
@@ -483,12 +484,18 @@ struct ConnectionGate::Impl {
         {
             std::lock_guard lock(readmit_mutex);
             sockets.swap(readmitted);
+            in_hand = sockets.size();
             drain = drain_requested && !draining_all;
         }
         if (drain) {
             beginDrain();
         }
         for (auto& socket : sockets) {
+            // Counted by held() until this turn ends, by when hold() counts it (or it is closed).
+            struct Taken {
+                std::atomic<std::size_t>& n;
+                ~Taken() { --n; }
+            } taken{in_hand};
             auto* client = dynamic_cast<ClientSocketImpl*>(socket.impl());
             if (client == nullptr) {
                 continue;
@@ -497,6 +504,12 @@ struct ConnectionGate::Impl {
             client->setBlocking(false);
             const int fd = client->sockfd();
             hold(socket, client, Phase::idle);
+            if (draining_all && client->readAheadSize() == 0) {
+                // Idle connections close in a drain; a request already in the kernel's buffer
+                // has begun, though, and is read now rather than lost with the connection.
+                onReadable(fd, 0);
+                continue;
+            }
             Held& h = held.at(fd);
             advance(h);  // a pipelined request may be there already
         }
@@ -634,7 +647,10 @@ std::uint64_t ConnectionGate::rejected() const {
 }
 
 std::size_t ConnectionGate::held() const {
-    return impl_->held_count.load();
+    // Given back but not yet taken by the gate thread counts too: a drain that waits for held()
+    // to reach 0 must not stop the gate under a connection a worker has just handed over.
+    std::lock_guard lock(impl_->readmit_mutex);
+    return impl_->held_count.load() + impl_->readmitted.size() + impl_->in_hand.load();
 }
 
 std::uint64_t ConnectionGate::acceptFailures() const {

@@ -84,7 +84,7 @@ public:
     std::uint64_t refused() const;
     /// Connections cut for a deadline, a rate, a size or a framing.
     std::uint64_t rejected() const;
-    /// Connections held by the gate now.
+    /// Connections held by the gate now, with the ones given back (readmit()) it has yet to take.
     std::size_t held() const;
     /// accept() calls that failed for want of descriptors or memory (each followed by a pause).
     std::uint64_t acceptFailures() const;

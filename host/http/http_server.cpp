@@ -175,7 +175,10 @@ struct HttpServer::Impl final : ConnectionHome {
         serving.fetch_sub(1);
     }
     void keepAlive(const Poco::Net::StreamSocket& socket) override {
-        if (!stop_flag.load() && gate) {
+        // Also while stopping: a worker may give back a connection whose next request has begun
+        // to arrive (its head half read), and a drain serves such a request. The gate closes the
+        // idle ones, and every connection once it has stopped.
+        if (gate) {
             gate->readmit(socket);
         }
     }
@@ -363,8 +366,12 @@ ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace) {
         // Already closed.
     }
     Poco::Net::TCPServerDispatcher* dispatcher = impl.dispatcher;
-    const auto busy = [dispatcher] {
-        return dispatcher->currentConnections() + dispatcher->queuedConnections() > 0;
+    // The server's own counts, not only the dispatcher's: between a queued connection's dequeue
+    // and its start, the dispatcher counts it nowhere, and a drain that ended there would stop
+    // the pool under a request the gate has just handed over.
+    const auto busy = [&impl, dispatcher] {
+        return impl.pending.load() + impl.serving.load() > 0 ||
+               dispatcher->currentConnections() + dispatcher->queuedConnections() > 0;
     };
     const std::size_t open = static_cast<std::size_t>(dispatcher->currentConnections()) +
                              (impl.gate ? impl.gate->held() : 0);

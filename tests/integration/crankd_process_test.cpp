@@ -175,6 +175,33 @@ TEST(CrankdProcess, DrainLetsAnInFlightRequestFinish) {
     EXPECT_EQ(crankd.process().waitForExit(kExitTimeout), 0);
 }
 
+// The race behind a flaky DrainLetsAnInFlightRequestFinish, made certain: the worker that served
+// the first request is still reading the second one's head (keep_alive_wait_us) when the drain
+// begins. The head it gives back is a request that has begun, so the gate keeps it and serves it.
+TEST(CrankdProcess, DrainKeepsAHeadAWorkerWasStillReading) {
+    TempDir storeDir;
+    Crankd crankd(
+        storeConfig(storeDir, R"("shutdown_grace_ms": 10000, "keep_alive_wait_us": 100000)"));
+    const std::uint16_t port = crankd.waitListening();
+    ASSERT_NE(port, 0);
+    Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", port));
+    socket.setReceiveTimeout(Poco::Timespan(10, 0));
+    const std::string first = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    socket.sendBytes(first.data(), static_cast<int>(first.size()));
+    ASSERT_NE(readResponseHead(socket).find("200 OK"), std::string::npos);
+    const std::string second = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    socket.sendBytes(second.data(), static_cast<int>(second.size()));
+    std::this_thread::sleep_for(10ms);  // the worker waits up to 100 ms for the head's end
+
+    crankd.process().signal(SIGTERM);
+    ASSERT_TRUE(crankd.process().waitForStderrLine("draining", kExitTimeout));
+    std::this_thread::sleep_for(300ms);  // the worker's wait is over: the head went to the gate
+    socket.sendBytes("\r\n", 2);
+    const std::string answer = readResponseHead(socket);
+    EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+    EXPECT_EQ(crankd.process().waitForExit(kExitTimeout), 0);
+}
+
 TEST(CrankdProcess, GracePeriodCutsOffAStuckClientAndStillExitsZero) {
     TempDir storeDir;
     Crankd crankd(storeConfig(storeDir, R"("shutdown_grace_ms": 300)"));
