@@ -2,7 +2,8 @@
 
 // The JSON-RPC 2.0 message layer of the MCP server: parsing a request body into validated
 // messages, and writing messages. JSON stays text at this boundary (params, result and error data
-// are compact JSON text); RapidJSON stays inside json_rpc.cpp.
+// are compact JSON text); RapidJSON stays inside json_scanner.cpp, which json_rpc.cpp reads
+// bodies with.
 //
 // THREADING: every function here is pure (no shared state) and may run on any thread.
 
@@ -155,10 +156,5 @@ std::string makeRequest(const RequestId& id, std::string_view method,
 /// Errors: objectJson is not a JSON object ("expected an object, got an array"), is not valid
 /// JSON, or has a duplicate member anywhere.
 Result<std::string> extractMember(std::string_view objectJson, std::string_view key);
-
-/// The progress token of a request, `params._meta.progressToken`: a string or an integer.
-/// nullopt when params, _meta or the token is absent. Errors: params is not an object, _meta is
-/// not an object, or the token is neither a string nor a 64-bit integer.
-Result<std::optional<RequestId>> progressTokenOf(std::string_view paramsJson);
 
 }  // namespace crank::mcp

@@ -28,12 +28,6 @@ using Poco::Net::HTTPServerResponse;
 /// The longest client name (clientInfo.name) written to the log.
 constexpr std::size_t kMaxClientNameInLog = 128;
 
-/// True when a request's params carry a `task` member (a task-augmented request).
-bool hasTask(std::string_view params_json) {
-    rapidjson::Document params;
-    return parseParamsObject(params_json, params) && params.HasMember("task");
-}
-
 }  // namespace
 
 LegacyTransport::LegacyTransport(ServerIdentity identity, SessionManager& sessions,
@@ -161,26 +155,17 @@ void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
     sendBody(response, 200, "application/json", out + "]");
 }
 
-bool LegacyTransport::streamed(const JsonRpcMessage& message, const McpSession& session,
+bool LegacyTransport::streamed(const ToolCallParams& call, const McpSession& session,
                                const Who& who) const {
-    if (message.method != "tools/call" ||
-        (tasks_.enabled(session) && hasTask(message.params_json))) {
+    if (tasks_.enabled(session) && !call.task_json.empty()) {
         return false;
     }
-    auto token = progressTokenOf(message.params_json);
-    if (!token) {
-        return false;
-    }
-    if (*token) {
+    if (call.meta.progress_token) {
         return true;  // progress comes before the result
     }
     // A tool that may ask the client something while it runs answers on a stream; only a client
     // that can be asked something needs it (an SSE answer costs clients more than a JSON one).
-    rapidjson::Document params;
-    if (!parseParamsObject(message.params_json, params)) {
-        return false;
-    }
-    const auto definition = who.tools->find(memberString(params, "name"));
+    const auto definition = who.tools->find(call.name);
     return definition && definition->requests_client && clientCanBeAsked(session);
 }
 
@@ -192,14 +177,17 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
         tasks_.result(message, session, who, request, response);
         return;
     }
-    if (streamed(message, *session, who)) {
+    // A tools/call's params are read here once, for the choice of stream and for the call.
+    std::optional<Result<ToolCallParams>> call;
+    if (message.method == "tools/call") {
+        call = parseToolCallParams(message.params_json);
+    }
+    if (call && *call && streamed(**call, *session, who)) {
         const std::uint64_t stream = session->openStream(false);
         if (!streams_.open(request, response, session, stream, std::nullopt)) {
             return;
         }
-        auto token = progressTokenOf(message.params_json);
-        const MethodAnswer answered =
-            answer(message, session, who, stream, token ? *token : std::nullopt);
+        const MethodAnswer answered = answer(message, session, who, stream, &*call);
         if (answered.isNone()) {
             observer_.counted(message.method, "cancelled", since);
         } else {
@@ -211,7 +199,8 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
         return;
     }
     // A cancelled call is answered with an empty body (the client no longer reads it).
-    const std::string reply = toMessage(*message.id, answer(message, session, who));
+    const std::string reply = toMessage(
+        *message.id, answer(message, session, who, std::nullopt, call ? &*call : nullptr));
     observer_.answered(message.method, reply.empty() ? "{}" : reply, since);
     sendBody(response, 200, "application/json", reply);
 }
@@ -305,7 +294,7 @@ void LegacyTransport::notify(const JsonRpcMessage& message, McpSession& session,
 MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
                                      const std::shared_ptr<McpSession>& session, const Who& who,
                                      std::optional<std::uint64_t> stream,
-                                     std::optional<RequestId> progress_token) {
+                                     const Result<ToolCallParams>* call) {
     if (message.method == "ping") {
         return MethodAnswer::result("{}");
     }
@@ -324,7 +313,10 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
         return MethodAnswer::result("{}");
     }
     if (message.method == "tools/call") {
-        return toolsCall(message, session, who, stream, std::move(progress_token));
+        if (call != nullptr) {
+            return toolsCall(message, *call, session, who, stream);
+        }
+        return toolsCall(message, parseToolCallParams(message.params_json), session, who, stream);
     }
     if (tasks_.enabled(*session) &&
         (message.method == "tasks/get" || message.method == "tasks/list" ||
@@ -344,10 +336,9 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
 }
 
 MethodAnswer LegacyTransport::toolsCall(const JsonRpcMessage& message,
+                                        const Result<ToolCallParams>& params,
                                         const std::shared_ptr<McpSession>& session, const Who& who,
-                                        std::optional<std::uint64_t> stream,
-                                        std::optional<RequestId> progress_token) {
-    auto params = parseToolCallParams(message.params_json);
+                                        std::optional<std::uint64_t> stream) {
     if (!params) {
         return MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message);
     }
@@ -362,7 +353,9 @@ MethodAnswer LegacyTransport::toolsCall(const JsonRpcMessage& message,
         }
     }
     SessionScope scope(session, who, stream, tasks_.enabled(*session));
-    return methods_.toolsCall(*message.id, *params, scope, std::move(progress_token));
+    // Progress needs a stream to go on: a call answered as one JSON body gets none.
+    return methods_.toolsCall(*message.id, *params, scope,
+                              stream ? params->meta.progress_token : std::nullopt);
 }
 
 void LegacyTransport::get(HTTPServerRequest& request, HTTPServerResponse& response,

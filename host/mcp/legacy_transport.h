@@ -67,13 +67,13 @@ private:
                      const Who& who);
     /// The answer to one request of a session (all but tasks/result), on `stream` when it is
     /// answered as SSE.
+    /// `call`: a tools/call's params when the caller has read them already.
     MethodAnswer answer(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
                         const Who& who, std::optional<std::uint64_t> stream = std::nullopt,
-                        std::optional<RequestId> progress_token = std::nullopt);
-    MethodAnswer toolsCall(const JsonRpcMessage& message,
+                        const Result<ToolCallParams>* call = nullptr);
+    MethodAnswer toolsCall(const JsonRpcMessage& message, const Result<ToolCallParams>& params,
                            const std::shared_ptr<McpSession>& session, const Who& who,
-                           std::optional<std::uint64_t> stream,
-                           std::optional<RequestId> progress_token);
+                           std::optional<std::uint64_t> stream);
     /// A notification, or the client's answer to a request the server sent.
     void notify(const JsonRpcMessage& message, McpSession& session, const Who& who);
     /// A single request (not a batch) of a session.
@@ -82,7 +82,7 @@ private:
                  const Who& who, std::chrono::steady_clock::time_point since);
     /// True when a tools/call is answered as an SSE stream: it carries a progress token, or the
     /// tool may ask the client something and the client can be asked.
-    bool streamed(const JsonRpcMessage& message, const McpSession& session, const Who& who) const;
+    bool streamed(const ToolCallParams& call, const McpSession& session, const Who& who) const;
 
     ServerIdentity identity_;
     SessionManager& sessions_;

@@ -9,7 +9,6 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
-#include "mcp/params_object.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -55,31 +54,6 @@ void appendTool(std::string& out, const ToolDefinition& t, bool show_task_suppor
 }
 
 }  // namespace
-
-Result<ToolCallParams> parseToolCallParams(std::string_view params_json) {
-    rapidjson::Document params;
-    if (!parseParamsObject(params_json, params)) {
-        return Error{ErrorCode::invalid_argument, "params must be an object"};
-    }
-    ToolCallParams out;
-    out.name = memberString(params, "name");
-    if (out.name.empty()) {
-        return Error{ErrorCode::invalid_argument, "params.name is required (a string)"};
-    }
-    // The arguments and the task stay the text the client sent (numbers as written).
-    auto arguments = extractMember(params_json, "arguments");
-    if (!arguments || (!arguments->empty() && arguments->front() != '{')) {
-        return Error{ErrorCode::invalid_argument, "params.arguments must be an object"};
-    }
-    if (!arguments->empty()) {
-        out.arguments_json = std::move(*arguments);
-    }
-    if (params.HasMember("task")) {
-        auto task = extractMember(params_json, "task");
-        out.task_json = task ? std::move(*task) : std::string("null");
-    }
-    return out;
-}
 
 MethodTable::MethodTable(const config::McpConfig& mcp, std::shared_ptr<CallerQuotas> quotas)
     : tools_page_size_(std::max<std::int64_t>(1, mcp.tools_page_size)),

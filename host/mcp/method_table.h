@@ -9,21 +9,10 @@
 #include "mcp/json_rpc.h"
 #include "mcp/method_answer.h"
 #include "mcp/request_scope.h"
+#include "mcp/tool_call_params.h"
 #include "util/error.h"
 
 namespace crank::mcp {
-
-/// `params` of a tools/call, read once.
-struct ToolCallParams {
-    std::string name;
-    std::string arguments_json = "{}";  ///< an object; {} when absent
-    /// `params.task` (2025-11-25 task-augmented call) as JSON text; empty when absent.
-    std::string task_json;
-};
-
-/// Reads tools/call params; the error (ErrorCode::invalid_argument) names the member that is
-/// wrong, for a -32602 answer.
-Result<ToolCallParams> parseToolCallParams(std::string_view params_json);
 
 /// The MCP methods both protocol eras answer alike: tools/list, tools/call and the workspace
 /// catalog's (resources, prompts, completion, and the tasks of upstreams that run them). A

@@ -8,7 +8,8 @@
 //  - a message written back with the writers (makeRequest, makeNotification, makeResult,
 //    makeError) reads back as the same message: same kind, id, method and JSON texts;
 //  - the answer to every rejection (makeError) is a valid error response with the same id;
-//  - the params readers (extractMember, progressTokenOf) give strict JSON or an error.
+//  - the params readers (extractMember, readRequestMeta, parseToolCallParams) give strict JSON or
+//  an error.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -18,6 +19,8 @@
 
 #include "fuzz_support.h"
 #include "mcp/json_rpc.h"
+#include "mcp/request_meta.h"
+#include "mcp/tool_call_params.h"
 
 namespace {
 
@@ -38,7 +41,8 @@ using crank::mcp::makeRequest;
 using crank::mcp::makeResult;
 using crank::mcp::ParsedBody;
 using crank::mcp::parseJsonRpcBody;
-using crank::mcp::progressTokenOf;
+using crank::mcp::parseToolCallParams;
+using crank::mcp::readRequestMeta;
 
 /// The only entry of a body that the writers produced: it must be a valid message.
 JsonRpcMessage readBack(const std::string& text) {
@@ -65,13 +69,19 @@ void checkParamsReaders(const std::string& params) {
             check(!member.error().message.empty(), "extractMember failed without a message");
         }
     }
-    const auto token = progressTokenOf(params);
-    if (!token) {
-        check(!token.error().message.empty(), "progressTokenOf failed without a message");
+    const auto meta = readRequestMeta(params);
+    if (!meta) {
+        check(!meta.error().message.empty(), "readRequestMeta failed without a message");
+    }
+    const auto call = parseToolCallParams(params);
+    if (call) {
+        check(isStrictJson(call->arguments_json), "parseToolCallParams gave invalid arguments");
+    } else {
+        check(!call.error().message.empty(), "parseToolCallParams failed without a message");
     }
     // Every part of params is itself an input to these readers.
-    if (const auto meta = extractMember(params, "_meta"); meta && !meta->empty()) {
-        (void)extractMember(*meta, "progressToken");
+    if (const auto part = extractMember(params, "_meta"); part && !part->empty()) {
+        (void)extractMember(*part, "progressToken");
     }
 }
 
@@ -160,6 +170,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     checkBody(body, JsonRpcLimits{2, 4});
     // The readers also see text that is not params.
     (void)extractMember(body, "id");
-    (void)progressTokenOf(body);
+    (void)readRequestMeta(body);
+    (void)parseToolCallParams(body);
     return 0;
 }

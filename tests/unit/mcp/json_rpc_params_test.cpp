@@ -1,4 +1,4 @@
-// Reading members of params for method handlers: extractMember() and progressTokenOf().
+// Reading members of params for method handlers: extractMember().
 
 #include <string>
 
@@ -24,25 +24,6 @@ std::string memberError(std::string_view objectJson, std::string_view key) {
     Result<std::string> r = extractMember(objectJson, key);
     if (r) {
         ADD_FAILURE() << "extractMember succeeded with " << *r;
-        return "(no error)";
-    }
-    EXPECT_EQ(r.error().code, ErrorCode::invalid_argument);
-    return r.error().message;
-}
-
-std::optional<RequestId> token(std::string_view paramsJson) {
-    Result<std::optional<RequestId>> r = progressTokenOf(paramsJson);
-    if (!r) {
-        ADD_FAILURE() << "progressTokenOf failed: " << r.error().message;
-        return std::nullopt;
-    }
-    return *r;
-}
-
-std::string tokenError(std::string_view paramsJson) {
-    Result<std::optional<RequestId>> r = progressTokenOf(paramsJson);
-    if (r) {
-        ADD_FAILURE() << "progressTokenOf succeeded";
         return "(no error)";
     }
     EXPECT_EQ(r.error().code, ErrorCode::invalid_argument);
@@ -115,41 +96,6 @@ TEST(JsonRpcExtractMemberTest, DeepObjectsDoNotExhaustTheStack) {
     deep += std::string(100'000, '}');
     const std::string text = R"({"x":)" + deep + "}";
     EXPECT_EQ(member(text, "x").size(), deep.size());
-}
-
-TEST(JsonRpcProgressTokenTest, StringAndIntegerTokens) {
-    EXPECT_EQ(token(R"({"_meta":{"progressToken":"abc"}})"), RequestId("abc"));
-    EXPECT_EQ(token(R"({"_meta":{"progressToken":5}})"), RequestId(5));
-    EXPECT_EQ(token(R"({"_meta":{"progressToken":-9223372036854775808}})"),
-              RequestId(std::numeric_limits<std::int64_t>::min()));
-    EXPECT_EQ(token(R"({"name":"x", "_meta" : { "other":1, "progressToken" : "t\u0031" } })"),
-              RequestId("t1"));
-}
-
-TEST(JsonRpcProgressTokenTest, AbsentToken) {
-    EXPECT_EQ(token(""), std::nullopt);
-    EXPECT_EQ(token("{}"), std::nullopt);
-    EXPECT_EQ(token(R"({"_meta":{}})"), std::nullopt);
-    EXPECT_EQ(token(R"({"_meta":{"other":1},"progressToken":1})"), std::nullopt);
-}
-
-TEST(JsonRpcProgressTokenTest, MalformedTokens) {
-    EXPECT_EQ(tokenError(R"({"_meta":{"progressToken":1.5}})"),
-              R"("_meta.progressToken" must be a string or an integer, got 1.5)");
-    EXPECT_EQ(tokenError(R"({"_meta":{"progressToken":null}})"),
-              R"("_meta.progressToken" must be a string or an integer, got null)");
-    EXPECT_EQ(tokenError(R"({"_meta":{"progressToken":{"a":1}}})"),
-              R"("_meta.progressToken" must be a string or an integer, got an object)");
-    EXPECT_EQ(tokenError(R"({"_meta":{"progressToken":18446744073709551615}})"),
-              R"("_meta.progressToken" must be a string or an integer between )"
-              R"(-9223372036854775808 and 9223372036854775807, got 18446744073709551615)");
-    EXPECT_EQ(tokenError(R"({"_meta":5})"), R"("_meta" must be an object, got 5)");
-    EXPECT_EQ(tokenError(R"({"_meta":[{"progressToken":1}]})"),
-              R"("_meta" must be an object, got an array)");
-    EXPECT_EQ(tokenError("[1]"), "expected an object, got an array");
-    EXPECT_EQ(tokenError("{"), "invalid JSON at byte 1: Missing a name for object member.");
-    EXPECT_EQ(tokenError(R"({"_meta":{"progressToken":1,"progressToken":2}})"),
-              R"(duplicate member "progressToken" inside "_meta")");
 }
 
 }  // namespace
