@@ -469,7 +469,12 @@ struct ConnectionGate::Impl {
             }
         }
         for (const int fd : idle) {
-            close(fd);
+            // A request already in the kernel's buffer has begun: read it before judging.
+            onReadable(fd, 0);
+            const auto it = held.find(fd);
+            if (it != held.end() && it->second.phase == Phase::idle) {
+                close(fd);
+            }
         }
         {
             std::lock_guard lock(readmit_mutex);

@@ -315,7 +315,12 @@ Result<void> HttpServer::start() {
                                                            return false;
                                                        }
                                                        impl->pending.fetch_add(1);
-                                                       impl->dispatcher->enqueue(ready);
+                                                       try {
+                                                           impl->dispatcher->enqueue(ready);
+                                                       } catch (...) {
+                                                           impl->pending.fetch_sub(1);
+                                                           throw;
+                                                       }
                                                        if (impl->workerWanted()) {
                                                            // every worker is taken: one idle
                                                            // on its connection gives it up
@@ -376,9 +381,14 @@ ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace) {
     const std::size_t open = static_cast<std::size_t>(dispatcher->currentConnections()) +
                              (impl.gate ? impl.gate->held() : 0);
     const auto deadline = std::chrono::steady_clock::now() + grace;
-    while (std::chrono::steady_clock::now() < deadline &&
-           (busy() || (impl.gate && impl.gate->held() > 0))) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Quiet twice in a row, 10 ms apart: the two counts are read one after the other, and a
+    // connection the gate is handing to a worker right then can be missed by both reads once.
+    const auto quiet = [&] { return !busy() && !(impl.gate && impl.gate->held() > 0); };
+    for (int quiet_polls = 0; quiet_polls < 2 && std::chrono::steady_clock::now() < deadline;) {
+        quiet_polls = quiet() ? quiet_polls + 1 : 0;
+        if (quiet_polls < 2) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
     }
     report.aborted = impl.gate ? impl.gate->stop() : 0;
     if (busy()) {
