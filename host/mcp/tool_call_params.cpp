@@ -7,7 +7,10 @@
 namespace crank::mcp {
 
 Result<ToolCallParams> parseToolCallParams(std::string_view params_json) {
-    if (params_json.empty() || params_json.front() != '{') {
+    if (params_json.empty()) {
+        params_json = "{}";  // absent params read as {}
+    }
+    if (params_json.front() != '{') {
         return Error{ErrorCode::invalid_argument, "params must be an object"};
     }
     Result<scan::RawEntry> params = scan::readObject(params_json);

@@ -19,6 +19,7 @@
 
 #include "fuzz_support.h"
 #include "mcp/json_rpc.h"
+#include "mcp/protocol_era.h"
 #include "mcp/request_meta.h"
 #include "mcp/tool_call_params.h"
 
@@ -26,6 +27,9 @@ namespace {
 
 using crank::fuzz::check;
 using crank::fuzz::isStrictJson;
+using crank::mcp::classifyPost;
+using crank::mcp::Era;
+using crank::mcp::EraVerdict;
 using crank::mcp::extractMember;
 using crank::mcp::JsonRpcEntry;
 using crank::mcp::JsonRpcKind;
@@ -157,6 +161,16 @@ void checkBody(std::string_view body, const JsonRpcLimits& limits) {
             checkMessage(*m);
         } else {
             checkRejection(std::get<JsonRpcRejection>(entry));
+        }
+    }
+    // The era of the body, under either era's header: a refusal always says why, with JSON data.
+    for (const std::string_view header : {"2026-07-28", "2025-11-25", ""}) {
+        const EraVerdict verdict = classifyPost(parsed, header);
+        if (verdict.refusal) {
+            check(verdict.era == Era::modern, "a legacy request refused by the era check");
+            check(!verdict.refusal->message.empty(), "an era refusal without a message");
+            check(verdict.refusal->data_json.empty() || isStrictJson(verdict.refusal->data_json),
+                  "an era refusal with invalid data");
         }
     }
 }

@@ -149,7 +149,7 @@ TEST(ToolCallParamsTest, OneReadGivesNameArgumentsTaskAndMeta) {
 }
 
 TEST(ToolCallParamsTest, ErrorsNameTheMember) {
-    EXPECT_EQ(callError(""), "params must be an object");
+    EXPECT_EQ(callError(""), "params.name is required (a string)");  // absent params: {}
     EXPECT_EQ(callError("[1]"), "params must be an object");
     EXPECT_EQ(callError(R"({"name":""})"), "params.name is required (a string)");
     EXPECT_EQ(callError(R"({"name":null})"), "params.name is required (a string)");

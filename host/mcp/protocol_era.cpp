@@ -1,0 +1,131 @@
+#include "mcp/protocol_era.h"
+
+#include <utility>
+#include <variant>
+
+#include "mcp/json_scanner.h"
+#include "util/json_string.h"
+
+namespace crank::mcp {
+namespace {
+
+EraVerdict refused(int status, std::int64_t code, std::string message, std::string data_json = {}) {
+    EraVerdict verdict;
+    verdict.era = Era::modern;
+    verdict.refusal = EraRefusal{status, code, std::move(message), std::move(data_json)};
+    return verdict;
+}
+
+/// A header value for a message: the client's bytes, cut at 64, anything but printable ASCII
+/// shown as '?'.
+std::string quotedHeader(std::string_view value) {
+    std::string text(value.substr(0, 64));
+    for (char& c : text) {
+        if (c < 0x20 || c > 0x7e) {
+            c = '?';
+        }
+    }
+    return jsonString(text);
+}
+
+/// True when params._meta has the protocolVersion key, for a _meta readRequestMeta refused.
+bool claimsVersion(std::string_view params_json) {
+    const Result<std::string> meta = extractMember(params_json, "_meta");
+    if (!meta || meta->empty() || meta->front() != '{') {
+        return false;
+    }
+    const Result<std::string> claim = extractMember(*meta, kMetaProtocolVersion);
+    return claim && !claim->empty();
+}
+
+}  // namespace
+
+std::string unsupportedVersionData(std::string_view requested) {
+    std::string out = R"({"supported":[)";
+    bool first = true;
+    for (const char* version : kModernVersions) {
+        out += (first ? "" : ",") + jsonString(version);
+        first = false;
+    }
+    return out + R"(],"requested":)" + jsonString(requested) + "}";
+}
+
+EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_header) {
+    if (parsed.fatal || parsed.batch || parsed.entries.size() != 1) {
+        return {};
+    }
+    const auto* message = std::get_if<JsonRpcMessage>(&parsed.entries.front());
+    if (message == nullptr ||
+        (message->kind != JsonRpcKind::request && message->kind != JsonRpcKind::notification)) {
+        return {};
+    }
+    const bool modern_header = modernVersionSupported(protocol_header);
+    Result<RequestMeta> meta = readRequestMeta(message->params_json);
+    if (!meta) {
+        // A _meta that holds the claim beside a bad member (a progress token of the wrong type)
+        // is 2026-era too; one that cannot hold it is 2026-era only by the header.
+        if (modern_header || claimsVersion(message->params_json)) {
+            return refused(400, kInvalidParams, meta.error().message);
+        }
+        return {};
+    }
+    if (!meta->claims_version) {
+        if (!modern_header) {
+            return {};
+        }
+        EraVerdict verdict;
+        verdict.era = Era::modern;
+        if (message->kind == JsonRpcKind::request) {
+            verdict.refusal = EraRefusal{400,
+                                         kInvalidParams,
+                                         "params._meta[\"" + std::string(kMetaProtocolVersion) +
+                                             "\"] is required with MCP-Protocol-Version " +
+                                             quotedHeader(protocol_header),
+                                         {}};
+        }
+        verdict.meta = std::move(*meta);
+        return verdict;
+    }
+    const std::string& claimed = meta->protocol_version;
+    if (claimed.empty()) {
+        return refused(400, kInvalidParams,
+                       "params._meta[\"" + std::string(kMetaProtocolVersion) +
+                           "\"] must be a non-empty string");
+    }
+    if (protocol_header.empty()) {
+        return refused(400, kHeaderMismatch,
+                       "the MCP-Protocol-Version header is required, equal to params._meta[\"" +
+                           std::string(kMetaProtocolVersion) + "\"] (" +
+                           scan::describeString(claimed) + ")");
+    }
+    if (protocol_header != claimed) {
+        return refused(400, kHeaderMismatch,
+                       "MCP-Protocol-Version " + quotedHeader(protocol_header) +
+                           " differs from params._meta[\"" + std::string(kMetaProtocolVersion) +
+                           "\"] " + scan::describeString(claimed));
+    }
+    if (!modernVersionSupported(claimed)) {
+        return refused(400, kUnsupportedProtocolVersion,
+                       "unsupported protocol version " + scan::describeString(claimed),
+                       unsupportedVersionData(claimed));
+    }
+    if (message->kind == JsonRpcKind::request) {
+        const std::string& capabilities = meta->client_capabilities_json;
+        if (capabilities.empty()) {
+            return refused(400, kInvalidParams,
+                           "params._meta[\"" + std::string(kMetaClientCapabilities) +
+                               "\"] is required (an object; {} declares none)");
+        }
+        if (capabilities.front() != '{') {
+            return refused(
+                400, kInvalidParams,
+                "params._meta[\"" + std::string(kMetaClientCapabilities) + "\"] must be an object");
+        }
+    }
+    EraVerdict verdict;
+    verdict.era = Era::modern;
+    verdict.meta = std::move(*meta);
+    return verdict;
+}
+
+}  // namespace crank::mcp
