@@ -121,6 +121,12 @@ struct McpConfig {
     std::int64_t replay_streams = 64;    ///< ended streams kept per session for resumption
     std::int64_t tools_page_size = 100;  ///< tools/list page size
     std::int64_t sse_retry_ms = 1'000;   ///< `retry:` on priming events
+    /// `ttlMs` of 2026-07-28 server/discover and list results: how long a client may reuse them
+    /// (a list_changed notification ends it sooner).
+    std::int64_t list_ttl_ms = 30'000;
+    /// `ttlMs` of 2026-07-28 resources/read results (an upstream's resource may change at any
+    /// time).
+    std::int64_t read_ttl_ms = 0;
 };
 
 /// `jobs`: the worker pool of async_job operations and the ownership of running jobs.

@@ -402,6 +402,8 @@ void Loader::readMcp(const Json* v) {
     m.replay_streams = r.integer("replay_streams", m.replay_streams, 0, 100'000);
     m.tools_page_size = r.positiveInteger("tools_page_size", m.tools_page_size, 10'000);
     m.sse_retry_ms = r.positiveInteger("sse_retry_ms", m.sse_retry_ms, 3'600'000);
+    m.list_ttl_ms = r.integer("list_ttl_ms", m.list_ttl_ms, 0, 7LL * 86'400'000);
+    m.read_ttl_ms = r.integer("read_ttl_ms", m.read_ttl_ms, 0, 7LL * 86'400'000);
     r.finish();
 }
 

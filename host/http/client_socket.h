@@ -45,6 +45,10 @@ public:
     /// Bytes read ahead and not yet handed to Poco (the gate appends to it).
     std::string& readAhead() { return read_ahead_; }
     std::size_t readAheadSize() const { return read_ahead_.size() - read_ahead_offset_; }
+    /// The bytes read ahead and not yet handed to Poco.
+    std::string_view unreadBytes() const {
+        return std::string_view(read_ahead_).substr(read_ahead_offset_);
+    }
     /// Puts `bytes` before whatever is still unread (a session's leftover buffer, given back).
     void unread(std::string_view bytes);
 

@@ -11,6 +11,7 @@
 #include <Poco/Timestamp.h>
 
 #include "http/client_socket.h"
+#include "http/raw_header_values.h"
 #include "log/log.h"
 
 namespace crank::http {
@@ -91,10 +92,16 @@ std::optional<Poco::Net::StreamSocket> WorkerConnection::serveOne(
         return std::nullopt;
     }
     auto* client = dynamic_cast<ClientSocketImpl*>(connection.impl());
+    // The head is in the read-ahead bytes: kept when Poco would change a value of it.
+    const std::optional<std::string> rawHead =
+        client != nullptr ? headToRestore(client->unreadBytes()) : std::nullopt;
     bool keep = false;
     try {
         Poco::Net::HTTPServerResponseImpl response(session);
         Poco::Net::HTTPServerRequestImpl request(response, session, params_);
+        if (rawHead) {
+            restoreRawValues(*rawHead, request);
+        }
         response.setDate(Poco::Timestamp());
         response.setVersion(request.getVersion());
         response.setKeepAlive(params_->getKeepAlive() && request.getKeepAlive() &&

@@ -234,14 +234,8 @@ LegacyTransport::Reply LegacyTransport::initialize(const JsonRpcMessage& message
     if (params.HasMember("capabilities") && params["capabilities"].IsObject()) {
         created->setClientCapabilities(keptClientCapabilities(params["capabilities"]));
     }
-    std::string capabilities = R"({"tools":{"listChanged":true},"logging":{})";
-    if (who.catalog != nullptr) {
-        const std::string extra = who.catalog->capabilitiesJson();
-        if (!extra.empty()) {
-            capabilities += "," + extra;
-        }
-    }
-    capabilities += tasks_.capabilityJson(version) + "}";
+    const std::string capabilities =
+        "{" + methods_.capabilitiesJson(who) + tasks_.capabilityJson(version) + "}";
     const std::string result = R"({"protocolVersion":)" + jsonString(version) +
                                R"(,"capabilities":)" + capabilities + R"(,"serverInfo":{"name":)" +
                                jsonString(identity_.name) + R"(,"version":)" +

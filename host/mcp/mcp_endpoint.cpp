@@ -14,6 +14,8 @@
 #include "mcp/legacy_tasks.h"
 #include "mcp/legacy_transport.h"
 #include "mcp/method_table.h"
+#include "mcp/modern_transport.h"
+#include "mcp/protocol_era.h"
 #include "mcp/session_streams.h"
 
 namespace crank::mcp {
@@ -45,8 +47,9 @@ std::shared_ptr<CallerQuotas> quotasOf(const config::Config& c) {
 
 }  // namespace
 
-/// The endpoint's parts, wired once: who may call (access), the methods both eras share, and the
-/// 2025-era session transport with its streams and Tasks. Held by shared_ptr so that the routes
+/// The endpoint's parts, wired once: who may call (access), the methods both eras share, the
+/// 2025-era session transport with its streams and Tasks, and the stateless 2026-07-28 one; each
+/// POST goes to the era classifyPost() finds. Held by shared_ptr so that the routes
 /// and the listeners of registries, catalogs and the task backend can outlive McpEndpoint safely.
 struct McpEndpoint::Impl {
     std::string path;  ///< mcp.path
@@ -58,6 +61,7 @@ struct McpEndpoint::Impl {
     SessionStreams streams;
     LegacyTasks tasks;
     LegacyTransport legacy;
+    ModernTransport modern;
 
     Impl(const config::Config& c, ServerIdentity identity, std::map<std::string, ToolRegistry*> t,
          SessionManager& sessions, http::StreamReactor& reactor, TaskBackend* backend,
@@ -69,7 +73,8 @@ struct McpEndpoint::Impl {
           methods(c.mcp, quotas),
           streams(c.mcp, reactor, quotas),
           tasks(backend, access.authRequired(), streams, methods, observer),
-          legacy(std::move(identity), sessions, streams, tasks, methods, quotas, observer) {}
+          legacy(identity, sessions, streams, tasks, methods, quotas, observer),
+          modern(std::move(identity), c.mcp, access.authRequired(), methods, observer) {}
 
     /// `route_workspace`: the workspace of a `/w/{workspace}/mcp` path; nullopt for the main
     /// path, which serves the agent's own workspace.
@@ -89,7 +94,20 @@ struct McpEndpoint::Impl {
                 return;
             }
             const auto since = std::chrono::steady_clock::now();
-            legacy.post(request, response, *who, parseJsonRpcBody(*body), since);
+            const ParsedBody parsed = parseJsonRpcBody(*body);
+            const EraVerdict verdict =
+                classifyPost(parsed, request.get("MCP-Protocol-Version", ""));
+            if (verdict.era == Era::modern) {
+                modern.post(request, response, *who, parsed, verdict, since);
+            } else {
+                legacy.post(request, response, *who, parsed, since);
+            }
+        } else if ((method == "GET" || method == "DELETE") && !request.has("Mcp-Session-Id") &&
+                   modernVersionSupported(request.get("MCP-Protocol-Version", ""))) {
+            // The 2026-07-28 era has no session to stream or to end.
+            response.set("Allow", "POST");
+            sendHttpError(response, 405, kInvalidRequest,
+                          "method " + method + " is not allowed in MCP 2026-07-28: POST only");
         } else if (method == "GET") {
             legacy.get(request, response, *who);
         } else if (method == "DELETE") {

@@ -74,6 +74,17 @@ std::optional<MethodAnswer> MethodTable::answer(const JsonRpcMessage& message,
     return catalogRequest(message, scope);
 }
 
+std::string MethodTable::capabilitiesJson(const Who& who) const {
+    std::string capabilities = R"("tools":{"listChanged":true},"logging":{})";
+    if (who.catalog != nullptr) {
+        const std::string extra = who.catalog->capabilitiesJson();
+        if (!extra.empty()) {
+            capabilities += "," + extra;
+        }
+    }
+    return capabilities;
+}
+
 MethodAnswer MethodTable::toolsList(const JsonRpcMessage& message,
                                     const RequestScope& scope) const {
     auto cursorJson = extractMember(message.params_json, "cursor");

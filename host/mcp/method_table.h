@@ -30,6 +30,11 @@ public:
     /// answered as one JSON body has nowhere to send it.
     std::optional<MethodAnswer> answer(const JsonRpcMessage& message, RequestScope& scope) const;
 
+    /// The members (without braces) of the server capabilities both eras announce: tools with
+    /// listChanged, logging, and those of the workspace's catalog (resources, prompts,
+    /// completions).
+    std::string capabilitiesJson(const Who& who) const;
+
     /// tools/list: a page of the workspace's tools (mcp.tools_page_size), with an opaque cursor.
     MethodAnswer toolsList(const JsonRpcMessage& message, const RequestScope& scope) const;
 

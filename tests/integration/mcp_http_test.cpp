@@ -224,7 +224,7 @@ TEST_F(McpHttpTest, ToolsListPagesWithAnOpaqueCursor) {
         cursor = doc["result"]["nextCursor"].GetString();
     }
     EXPECT_EQ(names, (std::vector<std::string>{"add_tool", "echo", "log_then_echo", "noop",
-                                               "slow_progress"}));
+                                               "route_echo", "slow_progress"}));
     EXPECT_EQ(
         post(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"zz"}})", session)
             .json()["error"]["code"]

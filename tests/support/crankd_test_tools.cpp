@@ -6,6 +6,8 @@
 //   echo            {text}               -> the text back
 //   slow_progress   {steps, delay_ms}    -> one progress notification per step, observes cancel
 //   log_then_echo   {text, level}        -> a notifications/message at level, then the text
+//   route_echo      {region, priority}   -> "region/priority"; both declare x-mcp-header (2026
+//                                           Mcp-Param-Region and Mcp-Param-Priority)
 
 #include <algorithm>
 #include <chrono>
@@ -112,6 +114,27 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                   call.log(crank::mcp::parseLogLevel(level).value_or(crank::mcp::LogLevel::info),
                            "fixture", crank::jsonString(text));
                   return textResult(text);
+              });
+    tools.add(ToolDefinition{"route_echo", "Route echo",
+                             "Returns `region/priority`; both arguments travel in headers too.",
+                             R"({"type":"object","properties":{)"
+                             R"("region":{"type":"string","x-mcp-header":"Region"},)"
+                             R"("priority":{"type":"integer","x-mcp-header":"Priority"}}})",
+                             "", "", "", false, ""},
+              [](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
+                  rapidjson::Document doc;
+                  doc.Parse(arguments.data(), arguments.size());
+                  if (doc.HasParseError() || !doc.IsObject()) {
+                      return Error{ErrorCode::invalid_argument, "arguments must be an object"};
+                  }
+                  const std::string region = doc.HasMember("region") && doc["region"].IsString()
+                                                 ? doc["region"].GetString()
+                                                 : "";
+                  const std::string priority =
+                      doc.HasMember("priority") && doc["priority"].IsInt64()
+                          ? std::to_string(doc["priority"].GetInt64())
+                          : "";
+                  return textResult(region + "/" + priority);
               });
 }
 

@@ -1,0 +1,36 @@
+#pragma once
+
+// The members every 2026-07-28 result carries (SEP-2322, SEP-2549, SEP-2575): `resultType`
+// ("complete" unless the result already says otherwise), the server's identity in
+// `_meta["io.modelcontextprotocol/serverInfo"]`, and, on the cacheable methods (server/discover,
+// the three lists, resources/templates/list, resources/read), the cache hints `ttlMs` and
+// `cacheScope`. The method handlers answer alike in both eras; the modern transport adds these.
+//
+// THREADING: pure functions.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace crank::mcp {
+
+/// How long a client (or a gateway in front of crankd) may reuse a result, and with whom.
+struct CacheHint {
+    std::int64_t ttl_ms = 0;
+    /// "public": any caller may be given it; "private": only the authorization context that got
+    /// it (the answer depends on who asked).
+    std::string_view scope = "public";
+};
+
+/// True for the methods whose complete results carry cache hints.
+bool isCacheableMethod(std::string_view method);
+
+/// `result_json` (a result object) with the modern members added where it lacks them:
+/// resultType "complete", `_meta[serverInfo]` = `server_info_json` (an object), and `hint` as
+/// ttlMs and cacheScope when given. Members the result already has are kept as they are. A
+/// result that is not a JSON object is returned unchanged.
+std::string modernResult(std::string_view result_json, std::string_view server_info_json,
+                         const std::optional<CacheHint>& hint);
+
+}  // namespace crank::mcp

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "config/config.h"
+#include "mcp/endpoint_access.h"
+#include "mcp/endpoint_observer.h"
+#include "mcp/json_rpc.h"
+#include "mcp/method_answer.h"
+#include "mcp/method_table.h"
+#include "mcp/modern_result.h"
+#include "mcp/protocol_era.h"
+#include "mcp/protocol_version.h"
+
+namespace Poco::Net {
+class HTTPServerRequest;
+class HTTPServerResponse;
+}  // namespace Poco::Net
+
+namespace crank::mcp {
+
+/// The 2026-07-28 Streamable HTTP transport (SEP-2575, SEP-2243, SEP-2322): every POST stands
+/// alone. Its `_meta` says who the client is and what it can do, its routing headers repeat the
+/// method and the name it targets, and nothing is kept between requests. It answers
+/// server/discover itself, refuses the methods the era removed (404 + -32601), and hands every
+/// other request to the MethodTable, adding to each result what the era requires (resultType,
+/// serverInfo, cache hints).
+///
+/// THREADING: const after construction; any number of requests at once.
+class ModernTransport {
+public:
+    /// `private_lists`: the lists depend on who asks (auth.mode is not "none"), so their cache
+    /// scope is private.
+    ModernTransport(ServerIdentity identity, const config::McpConfig& mcp, bool private_lists,
+                    const MethodTable& methods, const EndpointObserver& observer);
+
+    /// A POST that classifyPost() found to be of the 2026-07-28 era (`verdict`), its body read
+    /// and parsed (`since`: when it was).
+    void post(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+              const Who& who, const ParsedBody& parsed, const EraVerdict& verdict,
+              std::chrono::steady_clock::time_point since) const;
+
+private:
+    /// The answer to one request whose envelope and headers were checked.
+    MethodAnswer answer(const Poco::Net::HTTPServerRequest& request, const JsonRpcMessage& message,
+                        const RequestMeta& meta, const Who& who) const;
+    MethodAnswer discover(const Who& who) const;
+    MethodAnswer toolsCall(const Poco::Net::HTTPServerRequest& request,
+                           const JsonRpcMessage& message, const Who& who) const;
+    /// The cache hint of `method`'s results; nullopt for a method whose results carry none.
+    std::optional<CacheHint> hintOf(std::string_view method) const;
+
+    ServerIdentity identity_;
+    std::string server_info_json_;  ///< {"name":..,"version":..}
+    std::int64_t list_ttl_ms_;
+    std::int64_t read_ttl_ms_;
+    bool private_lists_;
+    const MethodTable& methods_;
+    const EndpointObserver& observer_;
+};
+
+}  // namespace crank::mcp

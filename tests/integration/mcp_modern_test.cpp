@@ -1,0 +1,262 @@
+// MCP 2026-07-28 on the same endpoint as the 2025 era, over raw HTTP against crankd-test-tools:
+// stateless requests with their _meta and routing headers, server/discover, the envelope errors
+// with their HTTP statuses, the members every result carries, and the 2025 era untouched beside.
+
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "child_process.h"
+#include "mcp_http_client.h"
+#include "temp_dir.h"
+
+namespace {
+
+using crank::testing::ChildProcess;
+using crank::testing::exchange;
+using crank::testing::kAccept;
+using crank::testing::Reply;
+using crank::testing::TempDir;
+using namespace std::chrono_literals;
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+constexpr const char* kVersion = "2026-07-28";
+constexpr const char* kServerInfo = "io.modelcontextprotocol/serverInfo";
+constexpr const char* kKey = "modern-test-key-0123456789";
+
+/// The _meta members of a 2026-07-28 request (without braces).
+std::string meta(const std::string& version = kVersion, const std::string& capabilities = "{}") {
+    return R"("_meta":{"io.modelcontextprotocol/protocolVersion":")" + version +
+           R"(","io.modelcontextprotocol/clientCapabilities":)" + capabilities +
+           R"(,"io.modelcontextprotocol/clientInfo":{"name":"modern-test","version":"1"}})";
+}
+
+/// A request of `method` with `params` members (without braces) and the 2026 _meta.
+std::string request(int id, const std::string& method, const std::string& params = "",
+                    const std::string& metaMembers = meta()) {
+    return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method +
+           R"(","params":{)" + params + (params.empty() ? "" : ",") + metaMembers + "}}";
+}
+
+class McpModernTest : public ::testing::Test {
+protected:
+    void startCrankd(const std::string& extraConfig = "",
+                     std::map<std::string, std::string> env = {}) {
+        const std::string config =
+            dir_.write("crank.json", R"({"store": {"path": ")" + dir_.file("crank.db") + R"("})" +
+                                         extraConfig + "}");
+        process_.emplace(std::vector<std::string>{CRANKD_TEST_TOOLS_PATH, "--config", config,
+                                                  "--listen", "127.0.0.1:0"},
+                         std::move(env));
+        const auto port = process_->waitForListeningPort(20s);
+        ASSERT_TRUE(port) << process_->stderrText();
+        port_ = *port;
+    }
+
+    void TearDown() override {
+        if (process_) {
+            process_->signal(SIGTERM);
+            EXPECT_EQ(process_->waitForExit(20s), 0) << process_->stderrText();
+        }
+    }
+
+    /// A POST with the 2026 headers: MCP-Protocol-Version, Mcp-Method `method` (none when
+    /// empty), and `extra`.
+    Reply post(const std::string& body, const std::string& method, const Headers& extra = {},
+               const std::string& version = kVersion) {
+        Headers headers{{"Content-Type", "application/json"}, {"Accept", kAccept}};
+        if (!version.empty()) {
+            headers.emplace_back("MCP-Protocol-Version", version);
+        }
+        if (!method.empty()) {
+            headers.emplace_back("Mcp-Method", method);
+        }
+        headers.insert(headers.end(), extra.begin(), extra.end());
+        return exchange(port_, "POST", "/mcp", headers, body);
+    }
+
+    /// Expects an error answer: `status`, `code`, the request's id echoed.
+    static void expectError(const Reply& reply, int status, int code, int id) {
+        EXPECT_EQ(reply.status, status) << reply.body;
+        const auto doc = reply.json();
+        ASSERT_TRUE(doc.IsObject() && doc.HasMember("error")) << reply.body;
+        EXPECT_EQ(doc["error"]["code"].GetInt(), code) << reply.body;
+        ASSERT_TRUE(doc.HasMember("id") && doc["id"].IsInt()) << reply.body;
+        EXPECT_EQ(doc["id"].GetInt(), id);
+    }
+
+    TempDir dir_;
+    std::optional<ChildProcess> process_;
+    std::uint16_t port_ = 0;
+};
+
+TEST_F(McpModernTest, DiscoverNamesTheEraAndTheServer) {
+    startCrankd();
+    const Reply reply = post(request(1, "server/discover"), "server/discover");
+    ASSERT_EQ(reply.status, 200) << reply.body;
+    EXPECT_EQ(reply.header("content-type"), "application/json");
+    EXPECT_EQ(reply.header("mcp-session-id"), "");
+    const auto doc = reply.json();
+    const auto& result = doc["result"];
+    EXPECT_STREQ(result["resultType"].GetString(), "complete");
+    ASSERT_EQ(result["supportedVersions"].Size(), 1U);
+    EXPECT_STREQ(result["supportedVersions"][0].GetString(), kVersion);
+    EXPECT_TRUE(result["capabilities"]["tools"]["listChanged"].GetBool());
+    EXPECT_FALSE(result["capabilities"].HasMember("tasks"));
+    EXPECT_EQ(result["ttlMs"].GetInt64(), 30000);
+    EXPECT_STREQ(result["cacheScope"].GetString(), "public");
+    EXPECT_STREQ(result["_meta"][kServerInfo]["name"].GetString(), "crank");
+}
+
+TEST_F(McpModernTest, ListsAndCallsAreStatelessAndComplete) {
+    startCrankd(R"(, "mcp": {"list_ttl_ms": 1234})");
+    const Reply list = post(request(2, "tools/list"), "tools/list");
+    ASSERT_EQ(list.status, 200) << list.body;
+    const auto listed = list.json();
+    EXPECT_STREQ(listed["result"]["resultType"].GetString(), "complete");
+    EXPECT_EQ(listed["result"]["ttlMs"].GetInt64(), 1234);
+    EXPECT_STREQ(listed["result"]["cacheScope"].GetString(), "public");
+    EXPECT_GE(listed["result"]["tools"].Size(), 3U);
+
+    const Reply call = post(request(3, "tools/call", R"("name":"echo","arguments":{"text":"hi"})"),
+                            "tools/call", {{"Mcp-Name", "echo"}});
+    ASSERT_EQ(call.status, 200) << call.body;
+    const auto called = call.json();
+    EXPECT_EQ(called["id"].GetInt(), 3);
+    EXPECT_STREQ(called["result"]["resultType"].GetString(), "complete");
+    EXPECT_STREQ(called["result"]["content"][0]["text"].GetString(), "hi");
+    EXPECT_STREQ(called["result"]["_meta"][kServerInfo]["name"].GetString(), "crank");
+    EXPECT_FALSE(called["result"].HasMember("ttlMs"));  // a call is not cacheable
+
+    // A notification is accepted with an empty body.
+    const Reply note =
+        post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,)" +
+                 meta() + "}}",
+             "notifications/cancelled");
+    EXPECT_EQ(note.status, 202);
+    EXPECT_EQ(note.body, "");
+}
+
+TEST_F(McpModernTest, EnvelopeErrorsCarryTheirStatusAndTheId) {
+    startCrankd();
+    // A required _meta key missing: 400 + -32602.
+    expectError(post(request(10, "tools/list", "",
+                             R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"})"),
+                     "tools/list"),
+                400, -32602, 10);
+    expectError(post(request(11, "tools/list", "", ""), "tools/list"), 400, -32602, 11);
+    // Header and body disagree: 400 + -32020.
+    expectError(post(request(12, "tools/list", "", meta("2099-01-01")), "tools/list"), 400, -32020,
+                12);
+    // An unsupported version in both: 400 + -32022 naming the supported ones.
+    const Reply unsupported =
+        post(request(13, "tools/list", "", meta("v999.0.0")), "tools/list", {}, "v999.0.0");
+    expectError(unsupported, 400, -32022, 13);
+    const auto data = unsupported.json();
+    EXPECT_STREQ(data["error"]["data"]["supported"][0].GetString(), kVersion);
+    EXPECT_STREQ(data["error"]["data"]["requested"].GetString(), "v999.0.0");
+    // Removed and unknown methods: 404 + -32601.
+    for (const char* method : {"initialize", "ping", "logging/setLevel", "resources/subscribe",
+                               "resources/unsubscribe", "unknown/method", "tasks/result"}) {
+        SCOPED_TRACE(method);
+        expectError(post(request(14, method), method), 404, -32601, 14);
+    }
+    // Task methods need the extension declared on the request: 400 + -32021.
+    const Reply task =
+        post(request(15, "tasks/get", R"("taskId":"t")"), "tasks/get", {{"Mcp-Name", "t"}});
+    expectError(task, 400, -32021, 15);
+    EXPECT_TRUE(task.json()["error"]["data"]["requiredCapabilities"]["extensions"].HasMember(
+        "io.modelcontextprotocol/tasks"));
+    // A bad logLevel: -32602.
+    const std::string badLevel = R"("_meta":{"io.modelcontextprotocol/protocolVersion":)"
+                                 R"("2026-07-28","io.modelcontextprotocol/clientCapabilities":{},)"
+                                 R"("io.modelcontextprotocol/logLevel":"loud"})";
+    expectError(post(request(16, "tools/list", "", badLevel), "tools/list"), 200, -32602, 16);
+}
+
+TEST_F(McpModernTest, RoutingHeadersMustAgreeWithTheBody) {
+    startCrankd();
+    const std::string echo = request(20, "tools/call", R"("name":"echo","arguments":{"text":"x"})");
+    expectError(post(request(20, "tools/list"), ""), 400, -32020, 20);            // no Mcp-Method
+    expectError(post(request(20, "tools/list"), "TOOLS/LIST"), 400, -32020, 20);  // its case
+    expectError(post(echo, "tools/call"), 400, -32020, 20);                       // no Mcp-Name
+    expectError(post(echo, "tools/call", {{"Mcp-Name", "wrong_tool_name"}}), 400, -32020, 20);
+    EXPECT_EQ(post(echo, "tools/call", {{"mcp-name", "  echo "}}).status, 200);
+    EXPECT_EQ(post(echo, "tools/call", {{"Mcp-Name", "=?base64?ZWNobw==?="}}).status, 200);
+
+    // Mcp-Param-* of x-mcp-header properties carry their arguments.
+    const std::string routed = request(
+        21, "tools/call", R"("name":"route_echo","arguments":{"region":"eu","priority":7})");
+    const Reply ok = post(routed, "tools/call",
+                          {{"Mcp-Name", "route_echo"},
+                           {"Mcp-Param-Region", "=?base64?ZXU=?="},
+                           {"mcp-param-priority", "7"}});
+    ASSERT_EQ(ok.status, 200) << ok.body;
+    EXPECT_STREQ(ok.json()["result"]["content"][0]["text"].GetString(), "eu/7");
+    for (const Headers& params : std::vector<Headers>{
+             {{"Mcp-Param-Priority", "7"}},
+             {{"Mcp-Param-Region", "us"}, {"Mcp-Param-Priority", "7"}},
+             {{"Mcp-Param-Region", "eu"}, {"Mcp-Param-Priority", "8"}},
+             {{"Mcp-Param-Region", "=?base64?ZXU?="}, {"Mcp-Param-Priority", "7"}}}) {
+        Headers headers{{"Mcp-Name", "route_echo"}};
+        headers.insert(headers.end(), params.begin(), params.end());
+        expectError(post(routed, "tools/call", headers), 400, -32020, 21);
+    }
+}
+
+TEST_F(McpModernTest, GetAndDeleteHaveNoSessionToServe) {
+    startCrankd();
+    for (const char* verb : {"GET", "DELETE"}) {
+        const Reply reply = exchange(port_, verb, "/mcp",
+                                     {{"Accept", kAccept}, {"MCP-Protocol-Version", kVersion}});
+        EXPECT_EQ(reply.status, 405) << verb;
+        EXPECT_EQ(reply.header("allow"), "POST");
+    }
+}
+
+TEST_F(McpModernTest, BothErasShareTheEndpoint) {
+    startCrankd();
+    const Reply init = post(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{)"
+                            R"("protocolVersion":"2025-11-25","capabilities":{},)"
+                            R"("clientInfo":{"name":"t","version":"1"}}})",
+                            "", {}, "");
+    ASSERT_EQ(init.status, 200) << init.body;
+    const std::string session = init.header("mcp-session-id");
+    ASSERT_FALSE(session.empty());
+    EXPECT_FALSE(init.json()["result"].HasMember("resultType"));
+
+    // A 2026 request beside the session is answered statelessly, whatever session it names.
+    const Reply modern =
+        post(request(2, "tools/list"), "tools/list", {{"Mcp-Session-Id", session}});
+    ASSERT_EQ(modern.status, 200) << modern.body;
+    EXPECT_EQ(modern.header("mcp-session-id"), "");
+    EXPECT_STREQ(modern.json()["result"]["resultType"].GetString(), "complete");
+
+    const Reply legacy = post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})", "",
+                              {{"Mcp-Session-Id", session}}, "2025-11-25");
+    ASSERT_EQ(legacy.status, 200) << legacy.body;
+    EXPECT_FALSE(legacy.json()["result"].HasMember("resultType"));
+    EXPECT_FALSE(legacy.json()["result"].HasMember("ttlMs"));
+}
+
+TEST_F(McpModernTest, EveryRequestIsAuthenticatedAndPrivateListsSaySo) {
+    startCrankd(R"(, "auth": {"mode": "api_key", "agents": [
+                    {"id": "alice", "api_key": {"env": "KEY_ALICE"}}]})",
+                {{"KEY_ALICE", kKey}});
+    EXPECT_EQ(post(request(1, "tools/list"), "tools/list").status, 401);
+    const Reply list = post(request(1, "tools/list"), "tools/list",
+                            {{"Authorization", std::string("Bearer ") + kKey}});
+    ASSERT_EQ(list.status, 200) << list.body;
+    EXPECT_STREQ(list.json()["result"]["cacheScope"].GetString(), "private");
+}
+
+}  // namespace

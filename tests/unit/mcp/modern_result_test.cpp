@@ -1,0 +1,84 @@
+// modernResult(): what every 2026-07-28 result carries, added to the result a method gave.
+
+#include "mcp/modern_result.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+namespace crank::mcp::test {
+namespace {
+
+constexpr const char* kInfo = R"({"name":"crank","version":"1.0"})";
+const char* kServerInfo = "io.modelcontextprotocol/serverInfo";
+
+rapidjson::Document parsed(const std::string& json) {
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    EXPECT_FALSE(doc.HasParseError()) << json;
+    EXPECT_TRUE(doc.IsObject()) << json;
+    return doc;
+}
+
+TEST(ModernResultTest, AddsResultTypeAndServerInfo) {
+    const auto doc = parsed(modernResult(R"({"tools":[]})", kInfo, std::nullopt));
+    EXPECT_STREQ(doc["resultType"].GetString(), "complete");
+    EXPECT_STREQ(doc["_meta"][kServerInfo]["name"].GetString(), "crank");
+    EXPECT_TRUE(doc["tools"].IsArray());
+    EXPECT_FALSE(doc.HasMember("ttlMs"));
+    EXPECT_FALSE(doc.HasMember("cacheScope"));
+
+    const auto empty = parsed(modernResult("{}", kInfo, std::nullopt));
+    EXPECT_STREQ(empty["resultType"].GetString(), "complete");
+    EXPECT_EQ(empty.MemberCount(), 2U);
+    const auto spaced = parsed(modernResult(" { } ", kInfo, std::nullopt));
+    EXPECT_EQ(spaced.MemberCount(), 2U);
+}
+
+TEST(ModernResultTest, AddsCacheHints) {
+    const auto doc = parsed(modernResult(R"({"tools":[]})", kInfo, CacheHint{30000, "private"}));
+    EXPECT_EQ(doc["ttlMs"].GetInt64(), 30000);
+    EXPECT_STREQ(doc["cacheScope"].GetString(), "private");
+    EXPECT_EQ(parsed(modernResult("{}", kInfo, CacheHint{-5, "public"}))["ttlMs"].GetInt64(), 0);
+}
+
+TEST(ModernResultTest, KeepsWhatTheResultSaysItself) {
+    const auto doc = parsed(
+        modernResult(R"({"resultType":"input_required","ttlMs":5,"_meta":{"x":1},"content":[]})",
+                     kInfo, CacheHint{30000, "public"}));
+    EXPECT_STREQ(doc["resultType"].GetString(), "input_required");
+    EXPECT_EQ(doc["ttlMs"].GetInt64(), 5);
+    EXPECT_STREQ(doc["cacheScope"].GetString(), "public");
+    EXPECT_EQ(doc["_meta"]["x"].GetInt(), 1);
+    EXPECT_STREQ(doc["_meta"][kServerInfo]["name"].GetString(), "crank");
+
+    const auto emptyMeta = parsed(modernResult(R"({"_meta":{}})", kInfo, std::nullopt));
+    EXPECT_STREQ(emptyMeta["_meta"][kServerInfo]["version"].GetString(), "1.0");
+    const auto theirs = parsed(modernResult(
+        R"({"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up"}}})", kInfo, std::nullopt));
+    EXPECT_STREQ(theirs["_meta"][kServerInfo]["name"].GetString(), "up");
+    // A _meta that is not an object is left alone (and not duplicated).
+    const std::string odd = modernResult(R"({"_meta":7})", kInfo, std::nullopt);
+    EXPECT_EQ(parsed(odd)["_meta"].GetInt(), 7);
+    EXPECT_EQ(odd.find("_meta"), odd.rfind("_meta"));
+}
+
+TEST(ModernResultTest, NonObjectsAreReturnedUnchanged) {
+    for (const char* text : {"[]", "7", "not json", ""}) {
+        EXPECT_EQ(modernResult(text, kInfo, std::nullopt), text);
+    }
+}
+
+TEST(ModernResultTest, CacheableMethods) {
+    for (const char* method : {"server/discover", "tools/list", "prompts/list", "resources/list",
+                               "resources/templates/list", "resources/read"}) {
+        EXPECT_TRUE(isCacheableMethod(method)) << method;
+    }
+    for (const char* method : {"tools/call", "prompts/get", "completion/complete", "tasks/get"}) {
+        EXPECT_FALSE(isCacheableMethod(method)) << method;
+    }
+}
+
+}  // namespace
+}  // namespace crank::mcp::test
