@@ -74,7 +74,8 @@ struct McpEndpoint::Impl {
           streams(c.mcp, reactor, quotas),
           tasks(backend, access.authRequired(), streams, methods, observer),
           legacy(identity, sessions, streams, tasks, methods, quotas, observer),
-          modern(std::move(identity), c.mcp, access.authRequired(), methods, observer) {}
+          modern(std::move(identity), c.mcp, access.authRequired(), methods, reactor, quotas,
+                 observer) {}
 
     /// `route_workspace`: the workspace of a `/w/{workspace}/mcp` path; nullopt for the main
     /// path, which serves the agent's own workspace.

@@ -9,6 +9,7 @@
 #include "http/responses.h"
 #include "mcp/log_level.h"
 #include "mcp/message_outcome.h"
+#include "mcp/request_stream.h"
 #include "mcp/routing_headers.h"
 #include "mcp/stateless_scope.h"
 #include "mcp/tool_call_params.h"
@@ -78,6 +79,13 @@ bool declaresExtension(std::string_view capabilities_json, std::string_view id) 
     return extension && !extension->empty();
 }
 
+MethodAnswer badLogLevel() {
+    return MethodAnswer::error(kInvalidParams,
+                               "params._meta[\"" + std::string(kMetaLogLevel) +
+                                   "\"] must be one of debug, info, notice, warning, error, "
+                                   "critical, alert, emergency");
+}
+
 MethodAnswer notFound(std::string_view method, std::string_view why) {
     return MethodAnswer::error(
         kMethodNotFound, "method " + std::string(method.substr(0, 100)) + " " + std::string(why));
@@ -87,6 +95,7 @@ MethodAnswer notFound(std::string_view method, std::string_view why) {
 
 ModernTransport::ModernTransport(ServerIdentity identity, const config::McpConfig& mcp,
                                  bool private_lists, const MethodTable& methods,
+                                 http::StreamReactor& reactor, std::shared_ptr<CallerQuotas> quotas,
                                  const EndpointObserver& observer)
     : identity_(std::move(identity)),
       server_info_json_(R"({"name":)" + jsonString(identity_.name) + R"(,"version":)" +
@@ -95,6 +104,9 @@ ModernTransport::ModernTransport(ServerIdentity identity, const config::McpConfi
       read_ttl_ms_(mcp.read_ttl_ms),
       private_lists_(private_lists),
       methods_(methods),
+      reactor_(reactor),
+      max_streams_(mcp.max_streams),
+      quotas_(std::move(quotas)),
       observer_(observer) {}
 
 void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
@@ -103,55 +115,65 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
     // classifyPost() finds the 2026 era only in a body of one message, a request or a
     // notification.
     const auto& message = std::get<JsonRpcMessage>(parsed.entries.front());
-    const bool isRequest = message.kind == JsonRpcKind::request;
-    const auto refuse = [&](const EraRefusal& refusal) {
-        const std::string reply = makeError(isRequest ? message.id : std::nullopt, refusal.code,
-                                            refusal.message, refusal.data_json);
-        observer_.counted(methodLabel(message.method), errorName(refusal.code), since);
-        sendBody(response, refusal.status, "application/json", reply);
-    };
     if (verdict.refusal) {
-        refuse(*verdict.refusal);
+        refuse(response, message, *verdict.refusal, since);
         return;
     }
     if (auto refusal = checkStandardHeaders(request, message)) {
-        refuse(*refusal);
+        refuse(response, message, *refusal, since);
         return;
     }
-    if (!isRequest) {
+    if (message.kind != JsonRpcKind::request) {
         // Nothing of the era's notifications needs an answer over HTTP: a request is cancelled
         // by closing its stream.
         observer_.counted(methodLabel(message.method), "accepted", since);
         sendBody(response, 202, "", "");
         return;
     }
-    const MethodAnswer answered = answer(request, message, verdict.meta, who);
+    if (message.method == "tools/call") {
+        toolsCall(request, response, message, verdict.meta, who, since);
+        return;
+    }
+    reply(response, message, answer(message, verdict.meta, who), since);
+}
+
+std::string ModernTransport::messageOf(const JsonRpcMessage& message,
+                                       const MethodAnswer& answered) const {
+    if (answered.isResult()) {
+        return makeResult(*message.id,
+                          modernResult(answered.json, server_info_json_, hintOf(message.method)));
+    }
+    return toMessage(*message.id, answered);
+}
+
+void ModernTransport::refuse(HTTPServerResponse& response, const JsonRpcMessage& message,
+                             const EraRefusal& refusal,
+                             std::chrono::steady_clock::time_point since) const {
+    const std::string out =
+        makeError(message.kind == JsonRpcKind::request ? message.id : std::nullopt, refusal.code,
+                  refusal.message, refusal.data_json);
+    observer_.counted(methodLabel(message.method), errorName(refusal.code), since);
+    sendBody(response, refusal.status, "application/json", out);
+}
+
+void ModernTransport::reply(HTTPServerResponse& response, const JsonRpcMessage& message,
+                            const MethodAnswer& answered,
+                            std::chrono::steady_clock::time_point since) const {
     if (answered.isNone()) {
         observer_.counted(message.method, "cancelled", since);
         sendBody(response, 200, "application/json", "");
         return;
     }
-    std::string reply;
-    int status = 200;
-    if (answered.isError()) {
-        status = statusOf(codeOf(answered.json));
-        reply = toMessage(*message.id, answered);
-    } else {
-        reply = makeResult(*message.id,
-                           modernResult(answered.json, server_info_json_, hintOf(message.method)));
-    }
-    observer_.answered(message.method, reply, since);
-    sendBody(response, status, "application/json", reply);
+    const std::string out = messageOf(message, answered);
+    observer_.answered(message.method, out, since);
+    sendBody(response, answered.isError() ? statusOf(codeOf(answered.json)) : 200,
+             "application/json", out);
 }
 
-MethodAnswer ModernTransport::answer(const HTTPServerRequest& request,
-                                     const JsonRpcMessage& message, const RequestMeta& meta,
+MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const RequestMeta& meta,
                                      const Who& who) const {
     if (!meta.log_level_json.empty() && !logLevelOf(meta.log_level_json)) {
-        return MethodAnswer::error(kInvalidParams,
-                                   "params._meta[\"" + std::string(kMetaLogLevel) +
-                                       "\"] must be one of debug, info, notice, warning, error, "
-                                       "critical, alert, emergency");
+        return badLogLevel();
     }
     const std::string& method = message.method;
     if (method == "server/discover") {
@@ -177,9 +199,6 @@ MethodAnswer ModernTransport::answer(const HTTPServerRequest& request,
     if (method == "subscriptions/listen") {
         return notFound(method, "is not served yet");
     }
-    if (method == "tools/call") {
-        return toolsCall(request, message, who);
-    }
     StatelessScope scope(who);
     if (auto answered = methods_.answer(message, scope)) {
         return std::move(*answered);
@@ -197,21 +216,54 @@ MethodAnswer ModernTransport::discover(const Who& who) const {
                                 methods_.capabilitiesJson(who) + "}}");
 }
 
-MethodAnswer ModernTransport::toolsCall(const HTTPServerRequest& request,
-                                        const JsonRpcMessage& message, const Who& who) const {
+void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& response,
+                                const JsonRpcMessage& message, const RequestMeta& meta,
+                                const Who& who, std::chrono::steady_clock::time_point since) const {
+    std::optional<LogLevel> level;
+    if (!meta.log_level_json.empty()) {
+        level = logLevelOf(meta.log_level_json);
+        if (!level) {
+            reply(response, message, badLogLevel(), since);
+            return;
+        }
+    }
     auto params = parseToolCallParams(message.params_json);
     if (!params) {
-        return MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message);
+        reply(response, message,
+              MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message), since);
+        return;
     }
     if (auto definition = who.tools->find(params->name)) {
         if (auto refusal =
                 checkParamHeaders(request, definition->input_schema_json, params->arguments_json)) {
-            return MethodAnswer::error(refusal->code, refusal->message);
+            refuse(response, message, *refusal, since);
+            return;
         }
     }
     // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663).
-    StatelessScope scope(who);
-    return methods_.toolsCall(*message.id, *params, scope, std::nullopt);
+    if (!meta.progress_token && !level) {
+        StatelessScope scope(who);
+        reply(response, message, methods_.toolsCall(*message.id, *params, scope, std::nullopt),
+              since);
+        return;
+    }
+    // Progress or logs asked for: they go on an SSE stream, before the response.
+    const std::shared_ptr<RequestStream> stream =
+        RequestStream::open(request, response, reactor_, max_streams_, quotas_, who);
+    if (!stream) {
+        return;
+    }
+    StatelessScope scope(who, stream, level);
+    const MethodAnswer answered =
+        methods_.toolsCall(*message.id, *params, scope, meta.progress_token);
+    if (answered.isNone() || stream->closed()) {
+        observer_.counted(message.method, "cancelled", since);
+        stream->finish("");
+        return;
+    }
+    const std::string out = messageOf(message, answered);
+    observer_.answered(message.method, out, since);
+    stream->finish(out);
 }
 
 std::optional<CacheHint> ModernTransport::hintOf(std::string_view method) const {

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "config/config.h"
+#include "mcp/caller_quotas.h"
 #include "mcp/endpoint_access.h"
 #include "mcp/endpoint_observer.h"
 #include "mcp/json_rpc.h"
@@ -19,6 +21,10 @@ namespace Poco::Net {
 class HTTPServerRequest;
 class HTTPServerResponse;
 }  // namespace Poco::Net
+
+namespace crank::http {
+class StreamReactor;
+}  // namespace crank::http
 
 namespace crank::mcp {
 
@@ -34,8 +40,11 @@ class ModernTransport {
 public:
     /// `private_lists`: the lists depend on who asks (auth.mode is not "none"), so their cache
     /// scope is private.
+    /// `reactor`: where a request answered as an SSE stream goes (within mcp.max_streams and the
+    /// caller's stream `quotas`).
     ModernTransport(ServerIdentity identity, const config::McpConfig& mcp, bool private_lists,
-                    const MethodTable& methods, const EndpointObserver& observer);
+                    const MethodTable& methods, http::StreamReactor& reactor,
+                    std::shared_ptr<CallerQuotas> quotas, const EndpointObserver& observer);
 
     /// A POST that classifyPost() found to be of the 2026-07-28 era (`verdict`), its body read
     /// and parsed (`since`: when it was).
@@ -44,12 +53,23 @@ public:
               std::chrono::steady_clock::time_point since) const;
 
 private:
-    /// The answer to one request whose envelope and headers were checked.
-    MethodAnswer answer(const Poco::Net::HTTPServerRequest& request, const JsonRpcMessage& message,
-                        const RequestMeta& meta, const Who& who) const;
+    /// The answer to one request (but tools/call) whose envelope and headers were checked.
+    MethodAnswer answer(const JsonRpcMessage& message, const RequestMeta& meta,
+                        const Who& who) const;
     MethodAnswer discover(const Who& who) const;
-    MethodAnswer toolsCall(const Poco::Net::HTTPServerRequest& request,
-                           const JsonRpcMessage& message, const Who& who) const;
+    /// tools/call: its Mcp-Param-* headers checked, then run; answered as an SSE stream when the
+    /// request asked for progress or logs, as JSON otherwise. `since`: when the body was read.
+    void toolsCall(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                   const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
+                   std::chrono::steady_clock::time_point since) const;
+    /// Sends `refusal` (its status, and a JSON-RPC error with the id of a request).
+    void refuse(Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,
+                const EraRefusal& refusal, std::chrono::steady_clock::time_point since) const;
+    /// Sends `answered` to request `message` as JSON (its status from its error code).
+    void reply(Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,
+               const MethodAnswer& answered, std::chrono::steady_clock::time_point since) const;
+    /// The JSON-RPC message of `answered`; "" for none.
+    std::string messageOf(const JsonRpcMessage& message, const MethodAnswer& answered) const;
     /// The cache hint of `method`'s results; nullopt for a method whose results carry none.
     std::optional<CacheHint> hintOf(std::string_view method) const;
 
@@ -59,6 +79,9 @@ private:
     std::int64_t read_ttl_ms_;
     bool private_lists_;
     const MethodTable& methods_;
+    http::StreamReactor& reactor_;
+    std::int64_t max_streams_;
+    std::shared_ptr<CallerQuotas> quotas_;
     const EndpointObserver& observer_;
 };
 

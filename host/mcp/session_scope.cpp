@@ -1,11 +1,9 @@
 #include "mcp/session_scope.h"
 
-#include <cmath>
 #include <string>
 #include <utility>
 
-#include <fmt/core.h>
-
+#include "mcp/call_notifications.h"
 #include "mcp/json_rpc.h"
 #include "util/json_string.h"
 
@@ -72,31 +70,20 @@ ToolCall::ClientAnswer SessionToolCall::requestClient(std::string_view method,
 
 void SessionToolCall::progress(double progress, std::optional<double> total,
                                std::string_view message) {
-    if (!progressToken_ || !stream_ || !std::isfinite(progress)) {
+    if (!progressToken_ || !stream_) {
         return;
     }
-    std::string params = R"({"progressToken":)" + progressToken_->toJson() +
-                         fmt::format(R"(,"progress":{})", progress);
-    if (total && std::isfinite(*total)) {
-        params += fmt::format(R"(,"total":{})", *total);
+    if (std::string note = progressNotification(*progressToken_, progress, total, message);
+        !note.empty()) {
+        session_->send(*stream_, note);
     }
-    if (!message.empty()) {
-        params += R"(,"message":)" + jsonString(message);
-    }
-    params += '}';
-    session_->send(*stream_, makeNotification("notifications/progress", params));
 }
 
 void SessionToolCall::log(LogLevel level, std::string_view logger, std::string_view dataJson) {
     if (level < session_->logLevel()) {
         return;
     }
-    std::string params = R"({"level":)" + jsonString(toString(level));
-    if (!logger.empty()) {
-        params += R"(,"logger":)" + jsonString(logger);
-    }
-    params += R"(,"data":)" + std::string(dataJson.empty() ? "null" : dataJson) + "}";
-    const std::string message = makeNotification("notifications/message", params);
+    const std::string message = logNotification(level, logger, dataJson);
     if (stream_) {
         session_->send(*stream_, message);
     } else {

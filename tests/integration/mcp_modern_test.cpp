@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,7 @@ using crank::testing::ChildProcess;
 using crank::testing::exchange;
 using crank::testing::kAccept;
 using crank::testing::Reply;
+using crank::testing::SseReader;
 using crank::testing::TempDir;
 using namespace std::chrono_literals;
 
@@ -82,6 +84,15 @@ protected:
         }
         headers.insert(headers.end(), extra.begin(), extra.end());
         return exchange(port_, "POST", "/mcp", headers, body);
+    }
+
+    /// The headers of a 2026 request of `method` with Mcp-Name `name`.
+    static Headers modernHeaders(const std::string& method, const std::string& name) {
+        return {{"Content-Type", "application/json"},
+                {"Accept", kAccept},
+                {"MCP-Protocol-Version", kVersion},
+                {"Mcp-Method", method},
+                {"Mcp-Name", name}};
     }
 
     /// Expects an error answer: `status`, `code`, the request's id echoed.
@@ -257,6 +268,103 @@ TEST_F(McpModernTest, EveryRequestIsAuthenticatedAndPrivateListsSaySo) {
                             {{"Authorization", std::string("Bearer ") + kKey}});
     ASSERT_EQ(list.status, 200) << list.body;
     EXPECT_STREQ(list.json()["result"]["cacheScope"].GetString(), "private");
+}
+
+TEST_F(McpModernTest, ProgressGoesOnTheRequestsOwnStream) {
+    startCrankd();
+    const std::string withToken = R"("_meta":{"io.modelcontextprotocol/protocolVersion":)"
+                                  R"("2026-07-28","io.modelcontextprotocol/clientCapabilities":{},)"
+                                  R"("progressToken":"p1"})";
+    SseReader sse(
+        port_, "POST", modernHeaders("tools/call", "slow_progress"),
+        request(30, "tools/call", R"("name":"slow_progress","arguments":{"steps":3,"delay_ms":5})",
+                withToken));
+    EXPECT_NE(sse.head().find("text/event-stream"), std::string::npos) << sse.head();
+    EXPECT_EQ(sse.head().find("Mcp-Session-Id"), std::string::npos) << sse.head();
+    std::vector<int> progress;
+    std::string final;
+    while (auto e = sse.next()) {
+        EXPECT_TRUE(e->id.empty()) << "no resumption in this era: " << e->id;
+        rapidjson::Document doc;
+        doc.Parse(e->data.c_str());
+        ASSERT_FALSE(doc.HasParseError()) << e->data;
+        if (doc.HasMember("method")) {
+            EXPECT_STREQ(doc["method"].GetString(), "notifications/progress");
+            EXPECT_STREQ(doc["params"]["progressToken"].GetString(), "p1");
+            progress.push_back(doc["params"]["progress"].GetInt());
+        } else {
+            final = e->data;
+            EXPECT_EQ(doc["id"].GetInt(), 30);
+            EXPECT_STREQ(doc["result"]["resultType"].GetString(), "complete");
+        }
+    }
+    EXPECT_EQ(progress, (std::vector<int>{1, 2, 3}));
+    EXPECT_NE(final.find("done 3"), std::string::npos) << final;
+}
+
+TEST_F(McpModernTest, LogsOnlyForARequestThatSetsALevel) {
+    startCrankd();
+    const std::string call =
+        R"("name":"log_then_echo","arguments":{"text":"said","level":"warning"})";
+    // No logLevel: a JSON answer, and no log anywhere.
+    const Reply plain =
+        post(request(40, "tools/call", call), "tools/call", {{"Mcp-Name", "log_then_echo"}});
+    ASSERT_EQ(plain.status, 200);
+    EXPECT_EQ(plain.header("content-type"), "application/json");
+    EXPECT_EQ(plain.body.find("notifications/message"), std::string::npos) << plain.body;
+
+    const auto withLevel = [](const std::string& level) {
+        return R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+               R"("io.modelcontextprotocol/clientCapabilities":{},)"
+               R"("io.modelcontextprotocol/logLevel":")" +
+               level + R"("})";
+    };
+    const auto logsOf = [&](const std::string& level) {
+        SseReader sse(port_, "POST", modernHeaders("tools/call", "log_then_echo"),
+                      request(41, "tools/call", call, withLevel(level)));
+        std::vector<std::string> logs;
+        bool answered = false;
+        while (auto e = sse.next()) {
+            if (e->data.find("notifications/message") != std::string::npos) {
+                logs.push_back(e->data);
+            } else if (e->data.find("\"id\":41") != std::string::npos) {
+                answered = true;
+            }
+        }
+        EXPECT_TRUE(answered) << level;
+        return logs;
+    };
+    const auto loud = logsOf("debug");
+    ASSERT_EQ(loud.size(), 1U);
+    EXPECT_NE(loud[0].find(R"("level":"warning")"), std::string::npos) << loud[0];
+    EXPECT_TRUE(logsOf("error").empty());
+}
+
+TEST_F(McpModernTest, ClosingTheStreamCancelsTheCall) {
+    startCrankd();
+    const std::string withToken = R"("_meta":{"io.modelcontextprotocol/protocolVersion":)"
+                                  R"("2026-07-28","io.modelcontextprotocol/clientCapabilities":{},)"
+                                  R"("progressToken":1})";
+    {
+        // 1000 steps of 20 ms: 20 s unless the call is cancelled.
+        SseReader sse(port_, "POST", modernHeaders("tools/call", "slow_progress"),
+                      request(50, "tools/call",
+                              R"("name":"slow_progress","arguments":{"steps":1000,"delay_ms":20})",
+                              withToken));
+        ASSERT_TRUE(sse.next());  // the call runs
+        sse.close();
+    }
+    const std::string series =
+        R"(crank_mcp_requests_total{method="tools/call",outcome="cancelled"})";
+    bool cancelled = false;
+    for (int i = 0; i < 100 && !cancelled; ++i) {  // at most 10 s
+        const Reply metrics = exchange(port_, "GET", "/metrics", {});
+        cancelled = metrics.body.find(series + " 1") != std::string::npos;
+        if (!cancelled) {
+            std::this_thread::sleep_for(100ms);
+        }
+    }
+    EXPECT_TRUE(cancelled) << "the call went on after its stream closed";
 }
 
 }  // namespace
