@@ -13,6 +13,7 @@
 #include "mcp/json_rpc.h"
 #include "mcp/legacy_tasks.h"
 #include "mcp/legacy_transport.h"
+#include "mcp/listen_hub.h"
 #include "mcp/method_table.h"
 #include "mcp/modern_transport.h"
 #include "mcp/protocol_era.h"
@@ -61,6 +62,7 @@ struct McpEndpoint::Impl {
     SessionStreams streams;
     LegacyTasks tasks;
     LegacyTransport legacy;
+    std::shared_ptr<ListenHub> listens = std::make_shared<ListenHub>();
     ModernTransport modern;
 
     Impl(const config::Config& c, ServerIdentity identity, std::map<std::string, ToolRegistry*> t,
@@ -75,7 +77,7 @@ struct McpEndpoint::Impl {
           tasks(backend, access.authRequired(), streams, methods, observer),
           legacy(identity, sessions, streams, tasks, methods, quotas, observer),
           modern(std::move(identity), c.mcp, access.authRequired(), methods, reactor, quotas,
-                 observer) {}
+                 listens, observer) {}
 
     /// `route_workspace`: the workspace of a `/w/{workspace}/mcp` path; nullopt for the main
     /// path, which serves the agent's own workspace.
@@ -143,6 +145,7 @@ McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity,
         registry->subscribe([weak, ws = workspace] {
             if (auto impl = weak.lock()) {
                 impl->legacy.toolsChanged(ws);
+                impl->listens->toolsChanged(ws);
             }
         });
     }
@@ -150,6 +153,7 @@ McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity,
         catalog->subscribe([weak, ws = workspace](const CatalogNotice& notice) {
             if (auto impl = weak.lock()) {
                 impl->legacy.deliver(ws, notice);
+                impl->listens->deliver(ws, notice);
             }
         });
     }

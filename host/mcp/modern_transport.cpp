@@ -1,5 +1,6 @@
 #include "mcp/modern_transport.h"
 
+#include <atomic>
 #include <utility>
 
 #include <Poco/Net/HTTPServerRequest.h>
@@ -7,6 +8,7 @@
 #include <rapidjson/document.h>
 
 #include "http/responses.h"
+#include "mcp/listen_hub.h"
 #include "mcp/log_level.h"
 #include "mcp/message_outcome.h"
 #include "mcp/request_stream.h"
@@ -96,6 +98,7 @@ MethodAnswer notFound(std::string_view method, std::string_view why) {
 ModernTransport::ModernTransport(ServerIdentity identity, const config::McpConfig& mcp,
                                  bool private_lists, const MethodTable& methods,
                                  http::StreamReactor& reactor, std::shared_ptr<CallerQuotas> quotas,
+                                 std::shared_ptr<ListenHub> listens,
                                  const EndpointObserver& observer)
     : identity_(std::move(identity)),
       server_info_json_(R"({"name":)" + jsonString(identity_.name) + R"(,"version":)" +
@@ -107,6 +110,7 @@ ModernTransport::ModernTransport(ServerIdentity identity, const config::McpConfi
       reactor_(reactor),
       max_streams_(mcp.max_streams),
       quotas_(std::move(quotas)),
+      listens_(std::move(listens)),
       observer_(observer) {}
 
 void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
@@ -132,6 +136,10 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
     }
     if (message.method == "tools/call") {
         toolsCall(request, response, message, verdict.meta, who, since);
+        return;
+    }
+    if (message.method == "subscriptions/listen") {
+        listen(request, response, message, who, since);
         return;
     }
     reply(response, message, answer(message, verdict.meta, who), since);
@@ -195,9 +203,6 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
                                            jsonString(kTasksExtension) + ":{}}}}");
         }
         return notFound(method, "is not served: crankd does not offer the tasks extension");
-    }
-    if (method == "subscriptions/listen") {
-        return notFound(method, "is not served yet");
     }
     StatelessScope scope(who);
     if (auto answered = methods_.answer(message, scope)) {
@@ -264,6 +269,49 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     const std::string out = messageOf(message, answered);
     observer_.answered(message.method, out, since);
     stream->finish(out);
+}
+
+void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& response,
+                             const JsonRpcMessage& message, const Who& who,
+                             std::chrono::steady_clock::time_point since) const {
+    auto asked = parseListenFilter(message.params_json);
+    if (!asked) {
+        reply(response, message,
+              MethodAnswer::error(kInvalidParams, "subscriptions/listen: " + asked.error().message),
+              since);
+        return;
+    }
+    // Honoured: what was asked that this workspace can change.
+    ListenFilter honoured;
+    honoured.tools_list_changed = asked->tools_list_changed;
+    const std::string catalog = who.catalog != nullptr ? who.catalog->capabilitiesJson() : "";
+    const auto offers = [&catalog](std::string_view kind) {
+        const Result<std::string> member = extractMember("{" + catalog + "}", kind);
+        return member && member->find("\"listChanged\":true") != std::string::npos;
+    };
+    honoured.prompts_list_changed = asked->prompts_list_changed && offers("prompts");
+    honoured.resources_list_changed = asked->resources_list_changed && offers("resources");
+
+    // The listen leaves the hub when its stream ends; the key is known once it is in.
+    auto key = std::make_shared<std::atomic<std::uint64_t>>(0);
+    std::weak_ptr<ListenHub> weak = listens_;
+    const std::shared_ptr<RequestStream> stream =
+        RequestStream::open(request, response, reactor_, max_streams_, quotas_, who, [weak, key] {
+            if (auto hub = weak.lock()) {
+                hub->remove(key->load());
+            }
+        });
+    if (!stream) {
+        return;
+    }
+    const std::string id = message.id->toJson();
+    stream->send(makeNotification("notifications/subscriptions/acknowledged",
+                                  acknowledgement(honoured, id)));
+    key->store(listens_->add(who.workspace, honoured, id, stream));
+    if (stream->closed()) {
+        listens_->remove(key->load());  // it ended before it was in
+    }
+    observer_.counted(message.method, "ok", since);
 }
 
 std::optional<CacheHint> ModernTransport::hintOf(std::string_view method) const {

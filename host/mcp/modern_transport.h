@@ -11,6 +11,7 @@
 #include "mcp/endpoint_access.h"
 #include "mcp/endpoint_observer.h"
 #include "mcp/json_rpc.h"
+#include "mcp/listen_hub.h"
 #include "mcp/method_answer.h"
 #include "mcp/method_table.h"
 #include "mcp/modern_result.h"
@@ -41,10 +42,11 @@ public:
     /// `private_lists`: the lists depend on who asks (auth.mode is not "none"), so their cache
     /// scope is private.
     /// `reactor`: where a request answered as an SSE stream goes (within mcp.max_streams and the
-    /// caller's stream `quotas`).
+    /// caller's stream `quotas`); `listens`: where open subscriptions/listen streams are kept.
     ModernTransport(ServerIdentity identity, const config::McpConfig& mcp, bool private_lists,
                     const MethodTable& methods, http::StreamReactor& reactor,
-                    std::shared_ptr<CallerQuotas> quotas, const EndpointObserver& observer);
+                    std::shared_ptr<CallerQuotas> quotas, std::shared_ptr<ListenHub> listens,
+                    const EndpointObserver& observer);
 
     /// A POST that classifyPost() found to be of the 2026-07-28 era (`verdict`), its body read
     /// and parsed (`since`: when it was).
@@ -62,6 +64,11 @@ private:
     void toolsCall(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                    const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
                    std::chrono::steady_clock::time_point since) const;
+    /// subscriptions/listen: the acknowledgement of the honoured kinds on a stream that stays
+    /// open in the ListenHub until the client closes it.
+    void listen(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                const JsonRpcMessage& message, const Who& who,
+                std::chrono::steady_clock::time_point since) const;
     /// Sends `refusal` (its status, and a JSON-RPC error with the id of a request).
     void refuse(Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,
                 const EraRefusal& refusal, std::chrono::steady_clock::time_point since) const;
@@ -82,6 +89,7 @@ private:
     http::StreamReactor& reactor_;
     std::int64_t max_streams_;
     std::shared_ptr<CallerQuotas> quotas_;
+    std::shared_ptr<ListenHub> listens_;
     const EndpointObserver& observer_;
 };
 

@@ -14,12 +14,10 @@
 
 namespace crank::mcp {
 
-std::shared_ptr<RequestStream> RequestStream::open(Poco::Net::HTTPServerRequest& request,
-                                                   Poco::Net::HTTPServerResponse& response,
-                                                   http::StreamReactor& reactor,
-                                                   std::int64_t max_streams,
-                                                   const std::shared_ptr<CallerQuotas>& quotas,
-                                                   const Who& who) {
+std::shared_ptr<RequestStream> RequestStream::open(
+    Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+    http::StreamReactor& reactor, std::int64_t max_streams,
+    const std::shared_ptr<CallerQuotas>& quotas, const Who& who, std::function<void()> on_closed) {
     if (reactor.openStreams() >= static_cast<std::size_t>(max_streams)) {
         response.set("Retry-After", "1");
         sendHttpError(response, 503, kInternalError,
@@ -44,9 +42,13 @@ std::shared_ptr<RequestStream> RequestStream::open(Poco::Net::HTTPServerRequest&
     }
     auto gone = std::make_shared<std::atomic<bool>>(false);
     // The place is given back when the reactor lets go of the stream.
-    auto adopted = reactor.adopt(*fd, [gone, place](http::StreamId, http::CloseReason reason) {
+    auto adopted = reactor.adopt(*fd, [gone, place, on_closed = std::move(on_closed)](
+                                          http::StreamId, http::CloseReason reason) {
         if (reason != http::CloseReason::closed_by_server) {
             gone->store(true);
+        }
+        if (on_closed) {
+            on_closed();
         }
     });
     if (!adopted) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,13 +33,16 @@ public:
     /// Answers 200 text/event-stream and hands the connection to `reactor`, counted against
     /// `max_streams` (the node's mcp.max_streams) and the caller's stream quotas; nullptr after
     /// answering 503 or 429 when a bound refuses it, or when the connection could not be taken
-    /// over (then the client is gone or about to be).
+    /// over (then the client is gone or about to be). `on_closed`, when set, runs once the
+    /// stream has ended, on the reactor's thread (keep it short): after closed() turned true
+    /// when the stream ended before finish().
     static std::shared_ptr<RequestStream> open(Poco::Net::HTTPServerRequest& request,
                                                Poco::Net::HTTPServerResponse& response,
                                                http::StreamReactor& reactor,
                                                std::int64_t max_streams,
                                                const std::shared_ptr<CallerQuotas>& quotas,
-                                               const Who& who);
+                                               const Who& who,
+                                               std::function<void()> on_closed = {});
     ~RequestStream();
     RequestStream(const RequestStream&) = delete;
     RequestStream& operator=(const RequestStream&) = delete;

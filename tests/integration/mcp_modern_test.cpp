@@ -367,4 +367,89 @@ TEST_F(McpModernTest, ClosingTheStreamCancelsTheCall) {
     EXPECT_TRUE(cancelled) << "the call went on after its stream closed";
 }
 
+TEST_F(McpModernTest, AListenIsAcknowledgedThenToldOfToolChanges) {
+    startCrankd();
+    SseReader listen(port_, "POST",
+                     {{"Content-Type", "application/json"},
+                      {"Accept", kAccept},
+                      {"MCP-Protocol-Version", kVersion},
+                      {"Mcp-Method", "subscriptions/listen"}},
+                     request(60, "subscriptions/listen",
+                             R"("notifications":{"toolsListChanged":true,)"
+                             R"("promptsListChanged":true,"taskIds":["t"]})"));
+    EXPECT_NE(listen.head().find("text/event-stream"), std::string::npos) << listen.head();
+    const auto ack = listen.next();
+    ASSERT_TRUE(ack);
+    rapidjson::Document doc;
+    doc.Parse(ack->data.c_str());
+    ASSERT_FALSE(doc.HasParseError()) << ack->data;
+    EXPECT_STREQ(doc["method"].GetString(), "notifications/subscriptions/acknowledged");
+    // Honoured: tools only (this workspace has no prompts, and no tasks extension).
+    const auto& honoured = doc["params"]["notifications"];
+    EXPECT_TRUE(honoured["toolsListChanged"].GetBool());
+    EXPECT_FALSE(honoured.HasMember("promptsListChanged"));
+    EXPECT_FALSE(honoured.HasMember("taskIds"));
+    EXPECT_EQ(doc["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].GetInt(), 60);
+
+    // A change of the tools reaches the open listen, tagged with its id.
+    const Reply added =
+        post(request(61, "tools/call", R"("name":"add_tool","arguments":{"name":"fresh"})"),
+             "tools/call", {{"Mcp-Name", "add_tool"}});
+    ASSERT_EQ(added.status, 200) << added.body;
+    const auto changed = listen.next();
+    ASSERT_TRUE(changed);
+    rapidjson::Document note;
+    note.Parse(changed->data.c_str());
+    ASSERT_FALSE(note.HasParseError()) << changed->data;
+    EXPECT_STREQ(note["method"].GetString(), "notifications/tools/list_changed");
+    EXPECT_EQ(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].GetInt(), 60);
+    EXPECT_FALSE(note.HasMember("id"));
+}
+
+TEST_F(McpModernTest, ADroppedListenGivesItsStreamBack) {
+    startCrankd(R"(, "auth": {"mode": "api_key", "agents": [
+                    {"id": "alice", "api_key": {"env": "KEY_ALICE"},
+                     "limits": {"max_streams": 1}}]})",
+                {{"KEY_ALICE", kKey}});
+    const Headers headers{{"Content-Type", "application/json"},
+                          {"Accept", kAccept},
+                          {"MCP-Protocol-Version", kVersion},
+                          {"Mcp-Method", "subscriptions/listen"},
+                          {"Authorization", std::string("Bearer ") + kKey}};
+    const std::string body =
+        request(70, "subscriptions/listen", R"("notifications":{"toolsListChanged":true})");
+    for (int round = 0; round < 3; ++round) {
+        SCOPED_TRACE(round);
+        // The place of the listen dropped before is given back once crankd sees it closed.
+        bool opened = false;
+        for (int attempt = 0; attempt < 50 && !opened; ++attempt) {  // at most 5 s
+            SseReader listen(port_, "POST", headers, body);
+            if (listen.head().find("200 OK") != std::string::npos) {
+                opened = true;
+                ASSERT_TRUE(listen.next());  // the acknowledgement
+                // While it is open, a second stream of the agent is refused.
+                const Reply second = exchange(port_, "POST", "/mcp", headers, body);
+                EXPECT_EQ(second.status, 429) << second.body;
+                listen.close();
+            } else {
+                EXPECT_NE(listen.head().find("429"), std::string::npos) << listen.head();
+                std::this_thread::sleep_for(100ms);
+            }
+        }
+        EXPECT_TRUE(opened);
+    }
+}
+
+TEST_F(McpModernTest, AListenWithABadFilterIsRefused) {
+    startCrankd();
+    for (const char* filter :
+         {R"("notifications":[])", R"("notifications":{"toolsListChanged":1})"}) {
+        SCOPED_TRACE(filter);
+        const Reply reply =
+            post(request(80, "subscriptions/listen", filter), "subscriptions/listen");
+        expectError(reply, 200, -32602, 80);
+        EXPECT_NE(reply.body.find("notifications"), std::string::npos) << reply.body;
+    }
+}
+
 }  // namespace

@@ -1,0 +1,147 @@
+#include "mcp/listen_hub.h"
+
+#include <utility>
+#include <vector>
+
+#include "mcp/json_rpc.h"
+#include "mcp/json_scanner.h"
+#include "util/json_string.h"
+
+namespace crank::mcp {
+namespace {
+
+constexpr std::string_view kSubscriptionId = "io.modelcontextprotocol/subscriptionId";
+
+}  // namespace
+
+Result<ListenFilter> parseListenFilter(std::string_view params_json) {
+    ListenFilter filter;
+    if (params_json.empty()) {
+        return filter;
+    }
+    auto params = scan::readObject(params_json);
+    if (!params) {
+        return Error{ErrorCode::invalid_argument, "params: " + params.error().message};
+    }
+    const scan::RawValue* notifications = scan::findMember(params->members, "notifications");
+    if (notifications == nullptr || notifications->type == scan::ValueType::null) {
+        return filter;
+    }
+    if (notifications->type != scan::ValueType::object) {
+        return Error{ErrorCode::invalid_argument, "params.notifications must be an object, got " +
+                                                      scan::describe(params_json, *notifications)};
+    }
+    const std::string_view text =
+        params_json.substr(notifications->start, notifications->end - notifications->start);
+    auto kinds = scan::readObject(text);
+    if (!kinds) {
+        return Error{ErrorCode::invalid_argument, "params.notifications: " + kinds.error().message};
+    }
+    for (const auto& [name, flag] :
+         {std::pair{"toolsListChanged", &filter.tools_list_changed},
+          std::pair{"promptsListChanged", &filter.prompts_list_changed},
+          std::pair{"resourcesListChanged", &filter.resources_list_changed}}) {
+        const scan::RawValue* v = scan::findMember(kinds->members, name);
+        if (v == nullptr || v->type == scan::ValueType::null) {
+            continue;
+        }
+        if (v->type != scan::ValueType::boolean) {
+            return Error{ErrorCode::invalid_argument, std::string("params.notifications.") + name +
+                                                          " must be a boolean, got " +
+                                                          scan::describe(text, *v)};
+        }
+        *flag = text.substr(v->start, v->end - v->start) == "true";
+    }
+    return filter;
+}
+
+std::string acknowledgement(const ListenFilter& honoured, std::string_view listen_id_json) {
+    std::string kinds;
+    for (const auto& [name, on] :
+         {std::pair{"toolsListChanged", honoured.tools_list_changed},
+          std::pair{"promptsListChanged", honoured.prompts_list_changed},
+          std::pair{"resourcesListChanged", honoured.resources_list_changed}}) {
+        if (on) {
+            kinds += (kinds.empty() ? "" : ",") + jsonString(name) + ":true";
+        }
+    }
+    return R"({"notifications":{)" + kinds + R"(},"_meta":{)" + jsonString(kSubscriptionId) + ":" +
+           std::string(listen_id_json) + "}}";
+}
+
+std::string tagged(std::string_view notification_method, std::string_view params_json,
+                   std::string_view listen_id_json) {
+    const std::string tag = jsonString(kSubscriptionId) + ":" + std::string(listen_id_json);
+    std::string params;
+    auto object = params_json.empty() ? Result<scan::RawEntry>(Error{ErrorCode::not_found, ""})
+                                      : scan::readObject(params_json);
+    if (!object || object->members.empty()) {
+        params = R"({"_meta":{)" + tag + "}}";
+    } else if (const scan::RawValue* meta = scan::findMember(object->members, "_meta");
+               meta != nullptr && meta->type == scan::ValueType::object) {
+        params = std::string(params_json);
+        const bool empty = params_json.substr(meta->start, meta->end - meta->start)
+                               .find_first_not_of("{} \t\r\n") == std::string_view::npos;
+        params.insert(meta->start + 1, empty ? tag : tag + ",");
+    } else {
+        params =
+            R"({"_meta":{)" + tag + "}," + std::string(params_json.substr(object->value.start + 1));
+    }
+    return makeNotification(notification_method, params);
+}
+
+std::uint64_t ListenHub::add(const std::string& workspace, const ListenFilter& filter,
+                             std::string listen_id_json, std::shared_ptr<RequestStream> stream) {
+    const std::lock_guard lock(mutex_);
+    const std::uint64_t key = next_++;
+    listens_.emplace(key, Listen{workspace, filter, std::move(listen_id_json), std::move(stream)});
+    return key;
+}
+
+void ListenHub::remove(std::uint64_t key) {
+    std::shared_ptr<RequestStream> stream;  // released outside the lock
+    const std::lock_guard lock(mutex_);
+    const auto it = listens_.find(key);
+    if (it != listens_.end()) {
+        stream = std::move(it->second.stream);
+        listens_.erase(it);
+    }
+}
+
+template <typename Wants>
+void ListenHub::send(const std::string& workspace, std::string_view method, Wants wants) {
+    std::vector<std::pair<std::shared_ptr<RequestStream>, std::string>> targets;
+    {
+        const std::lock_guard lock(mutex_);
+        for (const auto& [key, listen] : listens_) {
+            if (listen.workspace == workspace && wants(listen.filter)) {
+                targets.emplace_back(listen.stream, listen.id_json);
+            }
+        }
+    }
+    for (const auto& [stream, id] : targets) {
+        stream->send(tagged(method, "", id));
+    }
+}
+
+void ListenHub::toolsChanged(const std::string& workspace) {
+    send(workspace, "notifications/tools/list_changed",
+         [](const ListenFilter& f) { return f.tools_list_changed; });
+}
+
+void ListenHub::deliver(const std::string& workspace, const CatalogNotice& notice) {
+    if (notice.method == "notifications/prompts/list_changed") {
+        send(workspace, notice.method,
+             [](const ListenFilter& f) { return f.prompts_list_changed; });
+    } else if (notice.method == "notifications/resources/list_changed") {
+        send(workspace, notice.method,
+             [](const ListenFilter& f) { return f.resources_list_changed; });
+    }
+}
+
+std::size_t ListenHub::size() const {
+    const std::lock_guard lock(mutex_);
+    return listens_.size();
+}
+
+}  // namespace crank::mcp

@@ -1,0 +1,79 @@
+#pragma once
+
+// subscriptions/listen of MCP 2026-07-28 (SEP-2575): the era's one way for a server to tell a
+// client something unasked. A listen is a request whose SSE stream stays open: first
+// notifications/subscriptions/acknowledged with the kinds the server honours, then every
+// notification of those kinds, each tagged with the listen request's id in
+// `_meta["io.modelcontextprotocol/subscriptionId"]`. The client ends it by closing the stream.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "mcp/catalog.h"
+#include "mcp/request_stream.h"
+#include "util/error.h"
+
+namespace crank::mcp {
+
+/// The kinds of notification a listen asks for (params.notifications).
+struct ListenFilter {
+    bool tools_list_changed = false;
+    bool prompts_list_changed = false;
+    bool resources_list_changed = false;
+};
+
+/// Reads params.notifications of a subscriptions/listen request (`params_json`; "" reads as
+/// none asked). invalid_argument naming the member when notifications is not an object or a
+/// kind is not a boolean. Kinds this server does not serve (resourceSubscriptions, taskIds) are
+/// not honoured, so not acknowledged.
+Result<ListenFilter> parseListenFilter(std::string_view params_json);
+
+/// The params of notifications/subscriptions/acknowledged: the honoured kinds, tagged with
+/// `listen_id_json` (the listen request's id as JSON).
+std::string acknowledgement(const ListenFilter& honoured, std::string_view listen_id_json);
+
+/// `notification_method`'s message for the listen of `listen_id_json`, with `params_json` (an
+/// object or "") tagged with the subscriptionId in its _meta.
+std::string tagged(std::string_view notification_method, std::string_view params_json,
+                   std::string_view listen_id_json);
+
+/// The open listens of one node, by workspace. A listen holds no thread: its stream is the
+/// reactor's, and it leaves the hub when that stream ends.
+///
+/// THREADING: any thread.
+class ListenHub {
+public:
+    /// Keeps a listen of `workspace` until remove(); returns its key.
+    std::uint64_t add(const std::string& workspace, const ListenFilter& filter,
+                      std::string listen_id_json, std::shared_ptr<RequestStream> stream);
+    void remove(std::uint64_t key);
+
+    /// notifications/tools/list_changed to the listens of `workspace` that asked for it.
+    void toolsChanged(const std::string& workspace);
+    /// A catalog's list_changed notice to the listens of `workspace` that asked for it (other
+    /// notices have no listen kind and are not sent).
+    void deliver(const std::string& workspace, const CatalogNotice& notice);
+
+    std::size_t size() const;
+
+private:
+    struct Listen {
+        std::string workspace;
+        ListenFilter filter;
+        std::string id_json;
+        std::shared_ptr<RequestStream> stream;
+    };
+    /// Sends `method` to the listens of `workspace` whose filter `wants`.
+    template <typename Wants>
+    void send(const std::string& workspace, std::string_view method, Wants wants);
+
+    mutable std::mutex mutex_;
+    std::map<std::uint64_t, Listen> listens_;
+    std::uint64_t next_ = 1;
+};
+
+}  // namespace crank::mcp

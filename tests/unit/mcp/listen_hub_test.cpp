@@ -1,0 +1,89 @@
+// subscriptions/listen: the filter a listen asks with, its acknowledgement, and the tag every
+// notification on it carries.
+
+#include "mcp/listen_hub.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+namespace crank::mcp::test {
+namespace {
+
+rapidjson::Document parsed(const std::string& json) {
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    EXPECT_FALSE(doc.HasParseError()) << json;
+    return doc;
+}
+
+TEST(ListenHubTest, ReadsTheKindsAskedFor) {
+    auto filter =
+        parseListenFilter(R"({"notifications":{"toolsListChanged":true,"promptsListChanged":false,)"
+                          R"("resourceSubscriptions":["file:///a"],"taskIds":["x"]},"_meta":{}})");
+    ASSERT_TRUE(filter);
+    EXPECT_TRUE(filter->tools_list_changed);
+    EXPECT_FALSE(filter->prompts_list_changed);
+    EXPECT_FALSE(filter->resources_list_changed);
+    for (const char* none : {"", "{}", R"({"notifications":null})", R"({"notifications":{}})"}) {
+        auto empty = parseListenFilter(none);
+        ASSERT_TRUE(empty) << none;
+        EXPECT_FALSE(empty->tools_list_changed || empty->prompts_list_changed ||
+                     empty->resources_list_changed);
+    }
+}
+
+TEST(ListenHubTest, RefusesAMalformedFilterNamingTheMember) {
+    const struct {
+        const char* params;
+        const char* names;
+    } cases[] = {
+        {R"({"notifications":[]})", "params.notifications must be an object"},
+        {R"({"notifications":"all"})", "params.notifications must be an object"},
+        {R"({"notifications":{"toolsListChanged":"yes"}})",
+         "params.notifications.toolsListChanged must be a boolean"},
+        {R"({"notifications":{"resourcesListChanged":1}})",
+         "params.notifications.resourcesListChanged must be a boolean"},
+        {"[1]", "params"},
+        {R"({"notifications":{"toolsListChanged":true)", "params"},
+    };
+    for (const auto& c : cases) {
+        auto filter = parseListenFilter(c.params);
+        ASSERT_FALSE(filter) << c.params;
+        EXPECT_NE(filter.error().message.find(c.names), std::string::npos)
+            << filter.error().message;
+    }
+}
+
+TEST(ListenHubTest, AcknowledgesTheHonouredKindsWithTheListensId) {
+    ListenFilter honoured;
+    honoured.tools_list_changed = true;
+    honoured.resources_list_changed = true;
+    const auto doc = parsed(acknowledgement(honoured, R"("L-1")"));
+    EXPECT_TRUE(doc["notifications"]["toolsListChanged"].GetBool());
+    EXPECT_TRUE(doc["notifications"]["resourcesListChanged"].GetBool());
+    EXPECT_FALSE(doc["notifications"].HasMember("promptsListChanged"));
+    EXPECT_STREQ(doc["_meta"]["io.modelcontextprotocol/subscriptionId"].GetString(), "L-1");
+    EXPECT_EQ(parsed(acknowledgement(ListenFilter{}, "7"))["notifications"].MemberCount(), 0U);
+}
+
+TEST(ListenHubTest, TagsNotificationsWithTheSubscriptionId) {
+    const char* tag = "io.modelcontextprotocol/subscriptionId";
+    const auto bare = parsed(tagged("notifications/tools/list_changed", "", "9"));
+    EXPECT_STREQ(bare["method"].GetString(), "notifications/tools/list_changed");
+    EXPECT_EQ(bare["params"]["_meta"][tag].GetInt(), 9);
+    const auto withParams =
+        parsed(tagged("notifications/resources/updated", R"({"uri":"file:///a"})", "9"));
+    EXPECT_STREQ(withParams["params"]["uri"].GetString(), "file:///a");
+    EXPECT_EQ(withParams["params"]["_meta"][tag].GetInt(), 9);
+    const auto withMeta = parsed(tagged("n", R"({"_meta":{"k":1},"a":2})", R"("s")"));
+    EXPECT_EQ(withMeta["params"]["_meta"]["k"].GetInt(), 1);
+    EXPECT_STREQ(withMeta["params"]["_meta"][tag].GetString(), "s");
+    EXPECT_EQ(withMeta["params"]["a"].GetInt(), 2);
+    const auto emptyMeta = parsed(tagged("n", R"({"_meta":{}})", "1"));
+    EXPECT_EQ(emptyMeta["params"]["_meta"][tag].GetInt(), 1);
+}
+
+}  // namespace
+}  // namespace crank::mcp::test
