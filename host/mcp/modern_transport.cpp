@@ -88,6 +88,20 @@ MethodAnswer badLogLevel() {
                                    "critical, alert, emergency");
 }
 
+/// -32021 when a call of the request needed a capability it did not declare (then the tool's
+/// own answer, made without it, is not the request's).
+std::optional<MethodAnswer> undeclared(const StatelessScope& scope) {
+    const std::string capability = scope.missingCapability();
+    if (capability.empty()) {
+        return std::nullopt;
+    }
+    return MethodAnswer::error(kMissingRequiredClientCapability,
+                               "this request needs the " + capability +
+                                   " client capability: declare it in params._meta[\"" +
+                                   std::string(kMetaClientCapabilities) + "\"]",
+                               R"({"requiredCapabilities":{)" + jsonString(capability) + ":{}}}");
+}
+
 MethodAnswer notFound(std::string_view method, std::string_view why) {
     return MethodAnswer::error(
         kMethodNotFound, "method " + std::string(method.substr(0, 100)) + " " + std::string(why));
@@ -204,8 +218,11 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
         }
         return notFound(method, "is not served: crankd does not offer the tasks extension");
     }
-    StatelessScope scope(who);
+    StatelessScope scope(who, meta.client_capabilities_json);
     if (auto answered = methods_.answer(message, scope)) {
+        if (auto refusal = undeclared(scope)) {
+            return std::move(*refusal);
+        }
         return std::move(*answered);
     }
     return notFound(method, "is not found");
@@ -247,9 +264,9 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     }
     // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663).
     if (!meta.progress_token && !level) {
-        StatelessScope scope(who);
-        reply(response, message, methods_.toolsCall(*message.id, *params, scope, std::nullopt),
-              since);
+        StatelessScope scope(who, meta.client_capabilities_json);
+        MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, std::nullopt);
+        reply(response, message, undeclared(scope).value_or(std::move(answered)), since);
         return;
     }
     // Progress or logs asked for: they go on an SSE stream, before the response.
@@ -258,9 +275,11 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     if (!stream) {
         return;
     }
-    StatelessScope scope(who, stream, level);
-    const MethodAnswer answered =
-        methods_.toolsCall(*message.id, *params, scope, meta.progress_token);
+    StatelessScope scope(who, meta.client_capabilities_json, stream, level);
+    MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, meta.progress_token);
+    if (auto refusal = undeclared(scope)) {
+        answered = std::move(*refusal);
+    }
     if (answered.isNone() || stream->closed()) {
         observer_.counted(message.method, "cancelled", since);
         stream->finish("");

@@ -1,6 +1,7 @@
 #include "mcp/stateless_scope.h"
 
 #include "mcp/call_notifications.h"
+#include "mcp/json_rpc.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -26,10 +27,34 @@ void StatelessToolCall::log(LogLevel level, std::string_view logger, std::string
 ToolCall::ClientAnswer StatelessToolCall::requestClient(std::string_view method,
                                                         std::string_view /*params_json*/,
                                                         std::chrono::milliseconds /*timeout*/) {
+    const char* capability = method == "sampling/createMessage" ? "sampling"
+                             : method == "elicitation/create"   ? "elicitation"
+                             : method == "roots/list"           ? "roots"
+                                                                : nullptr;
+    if (capability == nullptr) {
+        return {false, R"({"code":-32601,"message":)" +
+                           jsonString("crank does not forward " +
+                                      std::string(method.substr(0, 100)) + " to clients") +
+                           "}"};
+    }
+    const Result<std::string> declared = extractMember(
+        client_capabilities_json_.empty() ? "{}" : client_capabilities_json_, capability);
+    if (!declared || declared->empty()) {
+        {
+            const std::lock_guard lock(outcome_->mutex);
+            if (outcome_->missing_capability.empty()) {
+                outcome_->missing_capability = capability;
+            }
+        }
+        return {false, R"({"code":-32021,"message":)" +
+                           jsonString(std::string("the request did not declare the ") + capability +
+                                      " capability") +
+                           "}"};
+    }
     return {false, R"({"code":-32601,"message":)" +
-                       jsonString("a 2026-07-28 request cannot be sent " +
+                       jsonString("crankd cannot yet ask a 2026-07-28 client for " +
                                   std::string(method.substr(0, 100)) +
-                                  ": a server of that era asks through input_required results") +
+                                  " (input_required results are not served yet)") +
                        "}"};
 }
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,15 +20,27 @@ namespace crank::mcp {
 /// the request's progress token) and log notifications (at or above the request's logLevel) go
 /// on that stream, and the client closing it cancels the call; a request answered as one JSON
 /// body gets neither. Nothing is ever pushed to the client: the era asks through input_required
-/// results instead.
+/// results instead. A call that would ask for a capability the request did not declare records it
+/// in its Outcome, and the request is answered -32021.
 class StatelessToolCall final : public ToolCall {
 public:
+    /// What the calls of one request learnt that decides its answer: the client capability a
+    /// call needed and the request did not declare ("" when none).
+    struct Outcome {
+        std::mutex mutex;
+        std::string missing_capability;
+    };
+
+    /// `client_capabilities_json`: what the request's _meta declared (an object).
     StatelessToolCall(Caller caller, std::shared_ptr<RequestStream> stream,
-                      std::optional<RequestId> progress_token, std::optional<LogLevel> log_level)
+                      std::optional<RequestId> progress_token, std::optional<LogLevel> log_level,
+                      std::string client_capabilities_json, std::shared_ptr<Outcome> outcome)
         : caller_(std::move(caller)),
           stream_(std::move(stream)),
           progress_token_(std::move(progress_token)),
-          log_level_(log_level) {}
+          log_level_(log_level),
+          client_capabilities_json_(std::move(client_capabilities_json)),
+          outcome_(std::move(outcome)) {}
 
     Caller caller() const override { return caller_; }
     bool cancelled() const override { return stream_ && stream_->closed(); }
@@ -42,27 +55,45 @@ private:
     std::shared_ptr<RequestStream> stream_;
     std::optional<RequestId> progress_token_;
     std::optional<LogLevel> log_level_;
+    std::string client_capabilities_json_;
+    std::shared_ptr<Outcome> outcome_;
 };
 
 /// A 2026-07-28 request as the method table sees it: its Who, no session, and the stream it is
 /// answered on (none for a JSON answer) with what its _meta asked for.
 class StatelessScope final : public RequestScope {
 public:
-    explicit StatelessScope(const Who& who, std::shared_ptr<RequestStream> stream = nullptr,
+    /// `client_capabilities_json`: the request's declared capabilities ("" reads as none).
+    explicit StatelessScope(const Who& who, std::string client_capabilities_json = {},
+                            std::shared_ptr<RequestStream> stream = nullptr,
                             std::optional<LogLevel> log_level = std::nullopt)
-        : who_(who), stream_(std::move(stream)), log_level_(log_level) {}
+        : who_(who),
+          client_capabilities_json_(std::move(client_capabilities_json)),
+          stream_(std::move(stream)),
+          log_level_(log_level) {}
 
     const Who& who() const override { return who_; }
     std::unique_ptr<ToolCall> beginCall(const RequestId& /*id*/,
                                         std::optional<RequestId> progress_token) override {
         return std::make_unique<StatelessToolCall>(who_.caller(), stream_,
-                                                   std::move(progress_token), log_level_);
+                                                   std::move(progress_token), log_level_,
+                                                   client_capabilities_json_, outcome_);
+    }
+
+    /// The client capability a call of this request needed and the request did not declare
+    /// ("sampling", "elicitation", "roots"); "" when none. The request is then answered -32021.
+    std::string missingCapability() const {
+        const std::lock_guard lock(outcome_->mutex);
+        return outcome_->missing_capability;
     }
 
 private:
     const Who& who_;
+    std::string client_capabilities_json_;
     std::shared_ptr<RequestStream> stream_;
     std::optional<LogLevel> log_level_;
+    std::shared_ptr<StatelessToolCall::Outcome> outcome_ =
+        std::make_shared<StatelessToolCall::Outcome>();
 };
 
 }  // namespace crank::mcp

@@ -224,7 +224,8 @@ TEST_F(McpHttpTest, ToolsListPagesWithAnOpaqueCursor) {
         cursor = doc["result"]["nextCursor"].GetString();
     }
     EXPECT_EQ(names, (std::vector<std::string>{"add_tool", "echo", "log_then_echo", "noop",
-                                               "route_echo", "slow_progress"}));
+                                               "route_echo", "slow_progress", "test_logging_tool",
+                                               "test_missing_capability"}));
     EXPECT_EQ(
         post(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"zz"}})", session)
             .json()["error"]["code"]

@@ -452,4 +452,20 @@ TEST_F(McpModernTest, AListenWithABadFilterIsRefused) {
     }
 }
 
+TEST_F(McpModernTest, ACallNeedingAnUndeclaredCapabilityIsRefused) {
+    startCrankd();
+    const std::string call = R"("name":"test_missing_capability","arguments":{})";
+    const Reply refused = post(request(90, "tools/call", call), "tools/call",
+                               {{"Mcp-Name", "test_missing_capability"}});
+    expectError(refused, 400, -32021, 90);
+    EXPECT_TRUE(refused.json()["error"]["data"]["requiredCapabilities"].HasMember("sampling"))
+        << refused.body;
+    // Declared, it is not refused for it (it cannot be asked yet: the tool's own error result).
+    const Reply declared =
+        post(request(91, "tools/call", call, meta(kVersion, R"({"sampling":{}})")), "tools/call",
+             {{"Mcp-Name", "test_missing_capability"}});
+    ASSERT_EQ(declared.status, 200) << declared.body;
+    EXPECT_TRUE(declared.json()["result"]["isError"].GetBool()) << declared.body;
+}
+
 }  // namespace

@@ -8,6 +8,9 @@
 //   log_then_echo   {text, level}        -> a notifications/message at level, then the text
 //   route_echo      {region, priority}   -> "region/priority"; both declare x-mcp-header (2026
 //                                           Mcp-Param-Region and Mcp-Param-Priority)
+// The diagnostic tools of the conformance suite's 2026-07-28 server-stateless scenario:
+//   test_logging_tool       {}           -> three notifications/message (info), then "logged"
+//   test_missing_capability {}           -> asks the client for sampling (needs the capability)
 
 #include <algorithm>
 #include <chrono>
@@ -85,7 +88,10 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());
                   if (!doc.IsObject() || !doc.HasMember("name") || !doc["name"].IsString()) {
-                      return Error{ErrorCode::invalid_argument, "arguments.name must be a string"};
+                      // A tool's own refusal (isError), as the suites calling it with {} expect.
+                      ToolResult refused = textResult("arguments.name must be a string");
+                      refused.is_error = true;
+                      return refused;
                   }
                   const std::string name = doc["name"].GetString();
                   tools.add(ToolDefinition{name, "", "A copy of echo.", R"({"type":"object"})", "",
@@ -114,6 +120,29 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                   call.log(crank::mcp::parseLogLevel(level).value_or(crank::mcp::LogLevel::info),
                            "fixture", crank::jsonString(text));
                   return textResult(text);
+              });
+    tools.add(ToolDefinition{"test_logging_tool", "Logging test",
+                             "Sends three log messages at info, then answers.",
+                             R"({"type":"object"})", "", "", "", false, ""},
+              [](std::string_view, ToolCall& call) -> Result<ToolResult> {
+                  for (int i = 1; i <= 3; ++i) {
+                      call.log(crank::mcp::LogLevel::info, "fixture",
+                               crank::jsonString("log message " + std::to_string(i)));
+                  }
+                  return textResult("logged");
+              });
+    tools.add(ToolDefinition{"test_missing_capability", "Needs sampling",
+                             "Asks the client for a sampling/createMessage.",
+                             R"({"type":"object"})", "", "", "", true, ""},
+              [](std::string_view, ToolCall& call) -> Result<ToolResult> {
+                  const auto answer = call.requestClient(
+                      "sampling/createMessage",
+                      R"({"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],)"
+                      R"("maxTokens":10})",
+                      std::chrono::seconds(10));
+                  ToolResult r = textResult(answer.json);
+                  r.is_error = !answer.ok;
+                  return r;
               });
     tools.add(ToolDefinition{"route_echo", "Route echo",
                              "Returns `region/priority`; both arguments travel in headers too.",
