@@ -14,8 +14,47 @@ bool isCacheableMethod(std::string_view method) {
            method == "resources/read";
 }
 
+namespace {
+
+/// The members modernResult() adds, for a result that has none of them.
+std::string addedMembers(std::string_view server_info_json, const std::optional<CacheHint>& hint) {
+    std::string added = R"("resultType":"complete")";
+    if (hint) {
+        added += fmt::format(R"(,"ttlMs":{},"cacheScope":)", hint->ttl_ms < 0 ? 0 : hint->ttl_ms);
+        added += jsonString(hint->scope);
+    }
+    added +=
+        R"(,"_meta":{)" + jsonString(kMetaServerInfo) + ":" + std::string(server_info_json) + "}";
+    return added;
+}
+
+}  // namespace
+
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
                          const std::optional<CacheHint>& hint) {
+    // The common result names none of the members added (it is trusted JSON, written here or
+    // read and checked from an upstream): they go in after its '{' without reading it again.
+    const std::size_t first = result_json.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && result_json[first] == '{' && result_json.back() == '}' &&
+        result_json.find("\"_meta\"") == std::string_view::npos &&
+        result_json.find("\"resultType\"") == std::string_view::npos &&
+        result_json.find("\"ttlMs\"") == std::string_view::npos &&
+        result_json.find("\"cacheScope\"") == std::string_view::npos) {
+        const std::string added = addedMembers(server_info_json, hint);
+        const std::size_t next = result_json.find_first_not_of(" \t\r\n", first + 1);
+        const bool empty = next != std::string_view::npos && result_json[next] == '}';
+        std::string out;
+        out.reserve(result_json.size() + added.size() + 2);
+        out += '{';
+        out += added;
+        if (!empty) {
+            out += ',';
+            out += result_json.substr(first + 1);
+        } else {
+            out += '}';
+        }
+        return out;
+    }
     auto object = scan::readObject(result_json);
     if (!object) {
         return std::string(result_json);

@@ -137,7 +137,16 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         refuse(response, message, *verdict.refusal, since);
         return;
     }
-    if (auto refusal = checkStandardHeaders(request, message)) {
+    // A tools/call's params are read once, here, for its Mcp-Name and for the call.
+    std::optional<Result<ToolCallParams>> call;
+    std::optional<std::string_view> target;
+    if (message.kind == JsonRpcKind::request && message.method == "tools/call") {
+        call = parseToolCallParams(message.params_json, &verdict.meta);
+        if (*call) {
+            target = (*call)->name;
+        }
+    }
+    if (auto refusal = checkStandardHeaders(request, message, target)) {
         refuse(response, message, *refusal, since);
         return;
     }
@@ -148,8 +157,8 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         sendBody(response, 202, "", "");
         return;
     }
-    if (message.method == "tools/call") {
-        toolsCall(request, response, message, verdict.meta, who, since);
+    if (call) {
+        toolsCall(request, response, message, *call, verdict.meta, who, since);
         return;
     }
     if (message.method == "subscriptions/listen") {
@@ -239,8 +248,9 @@ MethodAnswer ModernTransport::discover(const Who& who) const {
 }
 
 void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& response,
-                                const JsonRpcMessage& message, const RequestMeta& meta,
-                                const Who& who, std::chrono::steady_clock::time_point since) const {
+                                const JsonRpcMessage& message, const Result<ToolCallParams>& params,
+                                const RequestMeta& meta, const Who& who,
+                                std::chrono::steady_clock::time_point since) const {
     std::optional<LogLevel> level;
     if (!meta.log_level_json.empty()) {
         level = logLevelOf(meta.log_level_json);
@@ -249,7 +259,6 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
             return;
         }
     }
-    auto params = parseToolCallParams(message.params_json);
     if (!params) {
         reply(response, message,
               MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message), since);

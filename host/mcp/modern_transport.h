@@ -17,6 +17,7 @@
 #include "mcp/modern_result.h"
 #include "mcp/protocol_era.h"
 #include "mcp/protocol_version.h"
+#include "mcp/tool_call_params.h"
 
 namespace Poco::Net {
 class HTTPServerRequest;
@@ -62,7 +63,8 @@ private:
     /// tools/call: its Mcp-Param-* headers checked, then run; answered as an SSE stream when the
     /// request asked for progress or logs, as JSON otherwise. `since`: when the body was read.
     void toolsCall(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-                   const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
+                   const JsonRpcMessage& message, const Result<ToolCallParams>& params,
+                   const RequestMeta& meta, const Who& who,
                    std::chrono::steady_clock::time_point since) const;
     /// subscriptions/listen: the acknowledgement of the honoured kinds on a stream that stays
     /// open in the ListenHub until the client closes it.

@@ -7,7 +7,6 @@
 
 #include <Poco/Base64Decoder.h>
 #include <Poco/Net/NameValueCollection.h>
-#include <Poco/String.h>
 #include <rapidjson/document.h>
 
 #include "mcp/json_scanner.h"
@@ -64,9 +63,20 @@ std::optional<std::string> decodeBase64(std::string_view text) {
     return out;
 }
 
+char lower(char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
 bool startsWithNoCase(std::string_view text, std::string_view prefix) {
-    return text.size() >= prefix.size() &&
-           Poco::icompare(std::string(text.substr(0, prefix.size())), std::string(prefix)) == 0;
+    if (text.size() < prefix.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < prefix.size(); ++i) {
+        if (lower(text[i]) != lower(prefix[i])) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /// Every value of header `name` (names compare case-insensitively).
@@ -177,7 +187,8 @@ std::string_view nameMemberOf(std::string_view method) {
 }
 
 std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollection& headers,
-                                               const JsonRpcMessage& message) {
+                                               const JsonRpcMessage& message,
+                                               const std::optional<std::string_view>& target) {
     const bool request = message.kind == JsonRpcKind::request;
     HeaderRead method = readHeader(headers, "Mcp-Method");
     if (method.refusal) {
@@ -201,7 +212,9 @@ std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollect
         return name.refusal;
     }
     std::optional<std::string> body;
-    if (!message.params_json.empty()) {
+    if (target) {
+        body = std::string(*target);
+    } else if (!message.params_json.empty()) {
         if (auto params = scan::readObject(message.params_json)) {
             const scan::RawValue* v = scan::findMember(params->members, member);
             if (v != nullptr && v->type == scan::ValueType::string) {

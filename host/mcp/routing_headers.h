@@ -39,9 +39,11 @@ std::string_view nameMemberOf(std::string_view method);
 
 /// Checks Mcp-Method (on every request) and Mcp-Name (where nameMemberOf names a member) of
 /// `headers` against `message`; the refusal naming the header and what differs, nullopt when
-/// they agree. A notification is checked only for the headers it carries.
-std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollection& headers,
-                                               const JsonRpcMessage& message);
+/// they agree. A notification is checked only for the headers it carries. `target`: the value of
+/// that member when the caller has read it already (nullopt: read from the params here).
+std::optional<EraRefusal> checkStandardHeaders(
+    const Poco::Net::NameValueCollection& headers, const JsonRpcMessage& message,
+    const std::optional<std::string_view>& target = std::nullopt);
 
 /// Checks the Mcp-Param-* headers of a tools/call against its arguments (`arguments_json`, an
 /// object or "") for every property of `input_schema_json` (the tool's inputSchema) that

@@ -6,7 +6,8 @@
 
 namespace crank::mcp {
 
-Result<ToolCallParams> parseToolCallParams(std::string_view params_json) {
+Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
+                                           const RequestMeta* known_meta) {
     if (params_json.empty()) {
         params_json = "{}";  // absent params read as {}
     }
@@ -38,6 +39,10 @@ Result<ToolCallParams> parseToolCallParams(std::string_view params_json) {
         if (meta->type != scan::ValueType::object) {
             return Error{ErrorCode::invalid_argument,
                          R"("_meta" must be an object, got )" + scan::describe(params_json, *meta)};
+        }
+        if (known_meta != nullptr) {
+            out.meta = *known_meta;
+            return out;
         }
         Result<RequestMeta> read =
             readMetaObject(params_json.substr(meta->start, meta->end - meta->start));

@@ -19,6 +19,9 @@ struct ToolCallParams {
 
 /// Reads tools/call params (JSON text) in one pass over them; the error
 /// (ErrorCode::invalid_argument) names the member that is wrong, for a -32602 answer.
-Result<ToolCallParams> parseToolCallParams(std::string_view params_json);
+/// `known_meta`: the `_meta` of these params when the caller has read it already (it is then
+/// taken as it is, not read again).
+Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
+                                           const RequestMeta* known_meta = nullptr);
 
 }  // namespace crank::mcp

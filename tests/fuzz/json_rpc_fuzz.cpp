@@ -8,8 +8,11 @@
 //  - a message written back with the writers (makeRequest, makeNotification, makeResult,
 //    makeError) reads back as the same message: same kind, id, method and JSON texts;
 //  - the answer to every rejection (makeError) is a valid error response with the same id;
-//  - the params readers (extractMember, readRequestMeta, parseToolCallParams) give strict JSON or
-//  an error.
+//  - the params readers (extractMember, readRequestMeta, parseToolCallParams, parseListenFilter)
+//    give strict JSON or an error;
+//  - the 2026-07-28 routing headers: the input as a header value decodes or is refused, and as a
+//    tool's schema and arguments beside hostile Mcp-Param-* headers it is checked, never trusted;
+//  - modernResult() of an object is strict JSON again.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,10 +20,15 @@
 #include <string_view>
 #include <variant>
 
+#include <Poco/Net/NameValueCollection.h>
+
 #include "fuzz_support.h"
 #include "mcp/json_rpc.h"
+#include "mcp/listen_hub.h"
+#include "mcp/modern_result.h"
 #include "mcp/protocol_era.h"
 #include "mcp/request_meta.h"
+#include "mcp/routing_headers.h"
 #include "mcp/tool_call_params.h"
 
 namespace {
@@ -107,6 +115,15 @@ void checkMessage(const JsonRpcMessage& m) {
                       back.params_json == m.params_json,
                   "a request does not read back as itself", written);
             checkParamsReaders(m.params_json);
+            {
+                Poco::Net::NameValueCollection headers;
+                headers.add("Mcp-Method", m.method.substr(0, 256));
+                headers.add("Mcp-Name", m.params_json.substr(0, 256));
+                if (const auto refusal = crank::mcp::checkStandardHeaders(headers, m)) {
+                    check(refusal->code == crank::mcp::kHeaderMismatch,
+                          "a routing header refusal with another code");
+                }
+            }
             break;
         }
         case JsonRpcKind::response: {
@@ -175,6 +192,36 @@ void checkBody(std::string_view body, const JsonRpcLimits& limits) {
     }
 }
 
+/// The 2026-07-28 readers of what a client sends beside (and in) a body.
+void checkModernReaders(std::string_view text) {
+    if (const auto decoded = crank::mcp::decodeHeaderValue(text)) {
+        check(decoded->size() <= text.size(), "a decoded header value grew", std::string(text));
+    }
+    if (auto filter = crank::mcp::parseListenFilter(text); !filter) {
+        check(!filter.error().message.empty(), "parseListenFilter failed without a message");
+    }
+    Poco::Net::NameValueCollection headers;
+    const std::string value(text.substr(0, 256));
+    for (const char* name : {"Mcp-Param-A", "Mcp-Param-Region", "Mcp-Method", "Mcp-Name"}) {
+        headers.add(name, value);
+    }
+    const std::string body(text);
+    if (const auto refusal = crank::mcp::checkParamHeaders(headers, body, body)) {
+        check(refusal->status == 400 && !refusal->message.empty(), "a param refusal without why");
+    }
+    const std::string schema =
+        R"({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},)"
+        R"("n":{"type":"integer","x-mcp-header":"Region"}}})";
+    (void)crank::mcp::checkParamHeaders(headers, schema, body);
+    if (isStrictJson(body) && !body.empty() &&
+        body.find_first_not_of(" \t\r\n") != std::string::npos &&
+        body[body.find_first_not_of(" \t\r\n")] == '{') {
+        const std::string out = crank::mcp::modernResult(body, R"({"name":"crank","version":"1"})",
+                                                         crank::mcp::CacheHint{5, "public"});
+        check(isStrictJson(out), "modernResult gave invalid JSON", out);
+    }
+}
+
 }  // namespace
 
 // NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
@@ -186,5 +233,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)extractMember(body, "id");
     (void)readRequestMeta(body);
     (void)parseToolCallParams(body);
+    checkModernReaders(body);
     return 0;
 }
