@@ -35,4 +35,18 @@ std::string logNotification(LogLevel level, std::string_view logger, std::string
     return makeNotification("notifications/message", params);
 }
 
+const char* clientCapabilityFor(std::string_view method) {
+    return method == "sampling/createMessage" ? "sampling"
+           : method == "elicitation/create"   ? "elicitation"
+           : method == "roots/list"           ? "roots"
+                                              : nullptr;
+}
+
+std::string notForwardedError(std::string_view method) {
+    return R"({"code":-32601,"message":)" +
+           jsonString("crank does not forward " + std::string(method.substr(0, 100)) +
+                      " to clients") +
+           "}";
+}
+
 }  // namespace crank::mcp

@@ -1,7 +1,7 @@
 #pragma once
 
-// The notifications a running request sends its client, written alike by both protocol eras:
-// notifications/progress and notifications/message.
+// What a running request sends its client, written alike by both protocol eras:
+// notifications/progress and notifications/message, and the requests a tool may ask the client.
 //
 // THREADING: pure functions.
 
@@ -22,5 +22,14 @@ std::string progressNotification(const RequestId& token, double progress,
 /// notifications/message at `level` from `logger` ("" for none) with `data_json` (JSON text;
 /// empty for null).
 std::string logNotification(LogLevel level, std::string_view logger, std::string_view data_json);
+
+/// The client capability a request to the client needs: "sampling" for sampling/createMessage,
+/// "elicitation" for elicitation/create, "roots" for roots/list; null for any other method (one
+/// crankd never forwards to a client).
+const char* clientCapabilityFor(std::string_view method);
+
+/// The JSON-RPC error object for a request to the client of a method clientCapabilityFor() does
+/// not know.
+std::string notForwardedError(std::string_view method);
 
 }  // namespace crank::mcp

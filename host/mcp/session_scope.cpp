@@ -27,15 +27,9 @@ SessionToolCall::~SessionToolCall() {
 ToolCall::ClientAnswer SessionToolCall::requestClient(std::string_view method,
                                                       std::string_view paramsJson,
                                                       std::chrono::milliseconds timeout) {
-    const char* capability = method == "sampling/createMessage" ? "sampling"
-                             : method == "elicitation/create"   ? "elicitation"
-                             : method == "roots/list"           ? "roots"
-                                                                : nullptr;
+    const char* capability = clientCapabilityFor(method);
     if (capability == nullptr) {
-        return {false, R"({"code":-32601,"message":)" +
-                           jsonString("crank does not forward " +
-                                      std::string(method.substr(0, 100)) + " to clients") +
-                           "}"};
+        return {false, notForwardedError(method)};
     }
     auto declared = extractMember(session_->clientCapabilities(), capability);
     if (!declared || declared->empty()) {

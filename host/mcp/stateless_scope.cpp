@@ -27,15 +27,9 @@ void StatelessToolCall::log(LogLevel level, std::string_view logger, std::string
 ToolCall::ClientAnswer StatelessToolCall::requestClient(std::string_view method,
                                                         std::string_view /*params_json*/,
                                                         std::chrono::milliseconds /*timeout*/) {
-    const char* capability = method == "sampling/createMessage" ? "sampling"
-                             : method == "elicitation/create"   ? "elicitation"
-                             : method == "roots/list"           ? "roots"
-                                                                : nullptr;
+    const char* capability = clientCapabilityFor(method);
     if (capability == nullptr) {
-        return {false, R"({"code":-32601,"message":)" +
-                           jsonString("crank does not forward " +
-                                      std::string(method.substr(0, 100)) + " to clients") +
-                           "}"};
+        return {false, notForwardedError(method)};
     }
     const Result<std::string> declared = extractMember(
         client_capabilities_json_.empty() ? "{}" : client_capabilities_json_, capability);
