@@ -69,7 +69,8 @@ std::shared_ptr<McpSession> LegacyTransport::sessionOf(HTTPServerRequest& reques
 }
 
 void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
-                           const ParsedBody& parsed, std::chrono::steady_clock::time_point since) {
+                           const ParsedBody& parsed, std::chrono::steady_clock::time_point since,
+                           const std::optional<Result<ToolCallParams>>& tool_call) {
     if (parsed.fatal) {
         observer_.counted("invalid", errorName(parsed.fatal->code), since);
         sendBody(response, 400, "application/json", makeError(*parsed.fatal));
@@ -118,7 +119,7 @@ void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
             sendBody(response, 202, "", "");
             return;
         }
-        this->request(request, response, message, session, who, since);
+        this->request(request, response, message, session, who, since, tool_call);
         return;
     }
     // A 2025-03-26 batch: every request answered in one JSON array.
@@ -172,22 +173,26 @@ bool LegacyTransport::streamed(const ToolCallParams& call, const McpSession& ses
 void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& response,
                               const JsonRpcMessage& message,
                               const std::shared_ptr<McpSession>& session, const Who& who,
-                              std::chrono::steady_clock::time_point since) {
+                              std::chrono::steady_clock::time_point since,
+                              const std::optional<Result<ToolCallParams>>& tool_call) {
     if (message.method == "tasks/result" && tasks_.enabled(*session)) {
         tasks_.result(message, session, who, request, response);
         return;
     }
-    // A tools/call's params are read here once, for the choice of stream and for the call.
-    std::optional<Result<ToolCallParams>> call;
-    if (message.method == "tools/call") {
-        call = parseToolCallParams(message.params_json);
+    // A tools/call's params are read once (by the era classifier, or here), for the choice of
+    // stream and for the call.
+    std::optional<Result<ToolCallParams>> own;
+    const Result<ToolCallParams>* call = tool_call ? &*tool_call : nullptr;
+    if (call == nullptr && message.method == "tools/call") {
+        own = parseToolCallParams(message.params_json);
+        call = &*own;
     }
-    if (call && *call && streamed(**call, *session, who)) {
+    if (call != nullptr && *call && streamed(**call, *session, who)) {
         const std::uint64_t stream = session->openStream(false);
         if (!streams_.open(request, response, session, stream, std::nullopt)) {
             return;
         }
-        const MethodAnswer answered = answer(message, session, who, stream, &*call);
+        const MethodAnswer answered = answer(message, session, who, stream, call);
         if (answered.isNone()) {
             observer_.counted(message.method, "cancelled", since);
         } else {
@@ -199,8 +204,8 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
         return;
     }
     // A cancelled call is answered with an empty body (the client no longer reads it).
-    const std::string reply = toMessage(
-        *message.id, answer(message, session, who, std::nullopt, call ? &*call : nullptr));
+    const std::string reply =
+        toMessage(*message.id, answer(message, session, who, std::nullopt, call));
     observer_.answered(message.method, reply.empty() ? "{}" : reply, since);
     sendBody(response, 200, "application/json", reply);
 }

@@ -37,10 +37,11 @@ public:
                     LegacyTasks& tasks, const MethodTable& methods,
                     std::shared_ptr<CallerQuotas> quotas, const EndpointObserver& observer);
 
-    /// A POST whose body has been read and parsed (`since`: when it was).
+    /// A POST whose body has been read and parsed (`since`: when it was). `tool_call`: the
+    /// params of a body that is one tools/call, when they were read already.
     void post(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-              const Who& who, const ParsedBody& parsed,
-              std::chrono::steady_clock::time_point since);
+              const Who& who, const ParsedBody& parsed, std::chrono::steady_clock::time_point since,
+              const std::optional<Result<ToolCallParams>>& tool_call = std::nullopt);
     /// GET: the session's standalone stream, or the resumption of one (Last-Event-ID).
     void get(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
              const Who& who);
@@ -79,7 +80,8 @@ private:
     /// A single request (not a batch) of a session.
     void request(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                  const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
-                 const Who& who, std::chrono::steady_clock::time_point since);
+                 const Who& who, std::chrono::steady_clock::time_point since,
+                 const std::optional<Result<ToolCallParams>>& tool_call);
     /// True when a tools/call is answered as an SSE stream: it carries a progress token, or the
     /// tool may ask the client something and the client can be asked.
     bool streamed(const ToolCallParams& call, const McpSession& session, const Who& who) const;

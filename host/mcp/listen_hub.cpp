@@ -91,8 +91,12 @@ std::string tagged(std::string_view notification_method, std::string_view params
 }
 
 std::uint64_t ListenHub::add(const std::string& workspace, const ListenFilter& filter,
-                             std::string listen_id_json, std::shared_ptr<RequestStream> stream) {
+                             std::string listen_id_json, std::shared_ptr<RequestStream> stream,
+                             std::string_view first) {
     const std::lock_guard lock(mutex_);
+    // Queued under the lock: a notice sent by another thread either finds the listen in (and is
+    // queued after this), or was collected before it joined.
+    stream->send(first);
     const std::uint64_t key = next_++;
     listens_.emplace(key, Listen{workspace, filter, std::move(listen_id_json), std::move(stream)});
     return key;

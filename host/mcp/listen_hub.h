@@ -47,9 +47,12 @@ std::string tagged(std::string_view notification_method, std::string_view params
 /// THREADING: any thread.
 class ListenHub {
 public:
-    /// Keeps a listen of `workspace` until remove(); returns its key.
+    /// Keeps a listen of `workspace` until remove(); returns its key. `first` (the
+    /// acknowledgement) goes on the stream as it joins, so that it comes before any notification
+    /// and no notice sent after it is missed.
     std::uint64_t add(const std::string& workspace, const ListenFilter& filter,
-                      std::string listen_id_json, std::shared_ptr<RequestStream> stream);
+                      std::string listen_id_json, std::shared_ptr<RequestStream> stream,
+                      std::string_view first);
     void remove(std::uint64_t key);
 
     /// notifications/tools/list_changed to the listens of `workspace` that asked for it.

@@ -103,7 +103,7 @@ struct McpEndpoint::Impl {
             if (verdict.era == Era::modern) {
                 modern.post(request, response, *who, parsed, verdict, since);
             } else {
-                legacy.post(request, response, *who, parsed, since);
+                legacy.post(request, response, *who, parsed, since, verdict.tool_call);
             }
         } else if ((method == "GET" || method == "DELETE") && !request.has("Mcp-Session-Id") &&
                    modernVersionSupported(request.get("MCP-Protocol-Version", ""))) {

@@ -137,14 +137,11 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         refuse(response, message, *verdict.refusal, since);
         return;
     }
-    // A tools/call's params are read once, here, for its Mcp-Name and for the call.
-    std::optional<Result<ToolCallParams>> call;
+    // A tools/call's params were read once, by the classifier, for its Mcp-Name and the call.
+    const std::optional<Result<ToolCallParams>>& call = verdict.tool_call;
     std::optional<std::string_view> target;
-    if (message.kind == JsonRpcKind::request && message.method == "tools/call") {
-        call = parseToolCallParams(message.params_json, &verdict.meta);
-        if (*call) {
-            target = (*call)->name;
-        }
+    if (call && *call) {
+        target = (*call)->name;
     }
     if (auto refusal = checkStandardHeaders(request, message, target)) {
         refuse(response, message, *refusal, since);
@@ -333,9 +330,9 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
         return;
     }
     const std::string id = message.id->toJson();
-    stream->send(makeNotification("notifications/subscriptions/acknowledged",
-                                  acknowledgement(honoured, id)));
-    key->store(listens_->add(who.workspace, honoured, id, stream));
+    const std::string ack =
+        makeNotification("notifications/subscriptions/acknowledged", acknowledgement(honoured, id));
+    key->store(listens_->add(who.workspace, honoured, id, stream, ack));
     if (stream->closed()) {
         listens_->remove(key->load());  // it ended before it was in
     }

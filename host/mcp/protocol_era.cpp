@@ -28,6 +28,13 @@ std::string quotedHeader(std::string_view value) {
     return jsonString(text);
 }
 
+/// False when `params_json` cannot hold the 2026 claim: its key is nowhere in the text (a key
+/// written with a JSON escape is read in full, to be safe).
+bool mayClaim(std::string_view params_json) {
+    return params_json.find(kMetaProtocolVersion) != std::string_view::npos ||
+           params_json.find('\\') != std::string_view::npos;
+}
+
 /// True when params._meta has the protocolVersion key, for a _meta readRequestMeta refused.
 bool claimsVersion(std::string_view params_json) {
     const Result<std::string> meta = extractMember(params_json, "_meta");
@@ -59,21 +66,29 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
         (message->kind != JsonRpcKind::request && message->kind != JsonRpcKind::notification)) {
         return {};
     }
+    EraVerdict legacy;
     const bool modern_header = modernVersionSupported(protocol_header);
-    Result<RequestMeta> meta = readRequestMeta(message->params_json);
+    Result<RequestMeta> meta = RequestMeta{};
+    if (message->kind == JsonRpcKind::request && message->method == "tools/call") {
+        legacy.tool_call = parseToolCallParams(message->params_json);
+        meta = *legacy.tool_call ? Result<RequestMeta>((*legacy.tool_call)->meta)
+                                 : readRequestMeta(message->params_json);
+    } else if (modern_header || mayClaim(message->params_json)) {
+        meta = readRequestMeta(message->params_json);
+    }
     if (!meta) {
         // A _meta that holds the claim beside a bad member (a progress token of the wrong type)
         // is 2026-era too; one that cannot hold it is 2026-era only by the header.
         if (modern_header || claimsVersion(message->params_json)) {
             return refused(400, kInvalidParams, meta.error().message);
         }
-        return {};
+        return legacy;
     }
     if (!meta->claims_version) {
         if (!modern_header) {
-            return {};
+            return legacy;
         }
-        EraVerdict verdict;
+        EraVerdict verdict = std::move(legacy);
         verdict.era = Era::modern;
         if (message->kind == JsonRpcKind::request) {
             verdict.refusal = EraRefusal{400,
@@ -122,7 +137,7 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
                 "params._meta[\"" + std::string(kMetaClientCapabilities) + "\"] must be an object");
         }
     }
-    EraVerdict verdict;
+    EraVerdict verdict = std::move(legacy);
     verdict.era = Era::modern;
     verdict.meta = std::move(*meta);
     return verdict;

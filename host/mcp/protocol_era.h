@@ -18,6 +18,7 @@
 
 #include "mcp/json_rpc.h"
 #include "mcp/request_meta.h"
+#include "mcp/tool_call_params.h"
 #include "util/error.h"
 
 namespace crank::mcp {
@@ -58,6 +59,9 @@ struct EraVerdict {
     RequestMeta meta;
     /// A 2026-era request that breaks the era's envelope rules; nullopt when it may go on.
     std::optional<EraRefusal> refusal;
+    /// A tools/call request of either era: its params, read once here, for the era and for the
+    /// call (its error, when they are wrong, is the call's -32602).
+    std::optional<Result<ToolCallParams>> tool_call;
 };
 
 /// Classifies `parsed` (a POST body) sent with MCP-Protocol-Version `protocol_header` ("" when
@@ -65,7 +69,9 @@ struct EraVerdict {
 /// order the conformance suite expects: `_meta` readable; the protocolVersion claim a string; the
 /// header present and equal to it (-32020); the version served (-32022, its data naming the
 /// supported ones); the clientCapabilities key an object (-32602). A notification with a
-/// 2026-era header and no claim is 2026-era and is accepted (202) as it is.
+/// 2026-era header and no claim is 2026-era and is accepted (202) as it is. Params that cannot
+/// hold the claim (its key is not in their text) are not read at all, but a tools/call's, which
+/// are read once into `tool_call`.
 EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_header);
 
 }  // namespace crank::mcp

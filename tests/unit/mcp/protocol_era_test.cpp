@@ -125,5 +125,48 @@ TEST(ProtocolEraTest, AClaimBesideABadProgressTokenIsStillModern) {
     EXPECT_NE(verdict.refusal->message.find("progressToken"), std::string::npos);
 }
 
+TEST(ProtocolEraTest, AToolCallsParamsAreReadOnceForBothEras) {
+    const std::string legacyCall =
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",)"
+        R"("arguments":{"text":"x"},"_meta":{"progressToken":"p"}}})";
+    const EraVerdict legacy = classify(legacyCall, "2025-11-25");
+    EXPECT_EQ(legacy.era, Era::legacy);
+    ASSERT_TRUE(legacy.tool_call && *legacy.tool_call);
+    EXPECT_EQ((*legacy.tool_call)->name, "echo");
+    EXPECT_EQ((*legacy.tool_call)->arguments_json, R"({"text":"x"})");
+    EXPECT_EQ((*legacy.tool_call)->meta.progress_token, RequestId("p"));
+
+    const std::string modernCall =
+        R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",)"
+        R"("_meta":{)" +
+        kClaim + "," + kCaps + "}}}";
+    const EraVerdict modern = classify(modernCall, "2026-07-28");
+    EXPECT_EQ(modern.era, Era::modern);
+    EXPECT_FALSE(modern.refusal);
+    ASSERT_TRUE(modern.tool_call && *modern.tool_call);
+    EXPECT_EQ(modern.meta.protocol_version, "2026-07-28");
+    EXPECT_EQ((*modern.tool_call)->meta.protocol_version, "2026-07-28");
+
+    // Params the call refuses (no name) still say which era the request is of.
+    const EraVerdict nameless = classify(request("tools/call", kClaim + "," + kCaps), "2026-07-28");
+    EXPECT_EQ(nameless.era, Era::modern);
+    EXPECT_FALSE(nameless.refusal);
+    ASSERT_TRUE(nameless.tool_call);
+    EXPECT_FALSE(*nameless.tool_call);
+    // Other methods carry none.
+    EXPECT_FALSE(classify(request("tools/list", ""), "").tool_call);
+}
+
+TEST(ProtocolEraTest, AClaimWrittenWithEscapesIsStillFound) {
+    // "io.modelcontextprotocol\/protocolVersion" is the same key: the text is read in full.
+    const std::string body = R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{)"
+                             R"("io.modelcontextprotocol\/protocolVersion":"2026-07-28",)" +
+                             kCaps + "}}}";
+    const EraVerdict verdict = classify(body, "");
+    EXPECT_EQ(verdict.era, Era::modern);
+    ASSERT_TRUE(verdict.refusal);
+    EXPECT_EQ(verdict.refusal->code, kHeaderMismatch);
+}
+
 }  // namespace
 }  // namespace crank::mcp::test
