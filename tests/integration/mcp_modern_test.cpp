@@ -368,7 +368,9 @@ TEST_F(McpModernTest, ClosingTheStreamCancelsTheCall) {
 }
 
 TEST_F(McpModernTest, AListenIsAcknowledgedThenToldOfToolChanges) {
-    startCrankd();
+    // No heartbeats: a notification that never comes ends the read at the reader's 20 s timeout
+    // instead of being waited for between heartbeat comments.
+    startCrankd(R"(, "mcp": {"heartbeat_interval_ms": 3600000})");
     SseReader listen(port_, "POST",
                      {{"Content-Type", "application/json"},
                       {"Accept", kAccept},
