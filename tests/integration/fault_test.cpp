@@ -52,6 +52,7 @@
 #include "child_process.h"
 #include "log/log.h"
 #include "mcp_http_client.h"
+#include "proc_stats.h"
 #include "store/sqlite_store.h"
 #include "temp_dir.h"
 #include "test_json.h"
@@ -152,13 +153,7 @@ std::int64_t threads(pid_t pid) {
 
 /// Open descriptors of `pid`.
 std::int64_t fds(pid_t pid) {
-    std::error_code ec;
-    std::int64_t n = 0;
-    for (std::filesystem::directory_iterator it("/proc/" + std::to_string(pid) + "/fd", ec), end;
-         !ec && it != end; it.increment(ec)) {
-        ++n;
-    }
-    return ec ? -1 : n;
+    return crank::testing::openFds(pid);
 }
 
 /// Reads what a child wrote so far, so that no pipe fills up.

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 
 #include "child_process.h"
 #include "mcp_http_client.h"
+#include "proc_stats.h"
 #include "temp_dir.h"
 
 namespace {
@@ -468,6 +470,98 @@ TEST_F(McpModernTest, ACallNeedingAnUndeclaredCapabilityIsRefused) {
              {{"Mcp-Name", "test_missing_capability"}});
     ASSERT_EQ(declared.status, 200) << declared.body;
     EXPECT_TRUE(declared.json()["result"]["isError"].GetBool()) << declared.body;
+}
+
+TEST_F(McpModernTest, ListensAreBoundedAndDroppedOnesLeaveNothingBehind) {
+    // Four workers: the pool (its threads and their descriptors) is at its full size within the
+    // first round, so what the second round leaves behind is the listens' own.
+    startCrankd(R"(, "server": {"threads": 4}, "mcp": {"heartbeat_interval_ms": 3600000},
+                   "auth": {"workspaces": [{"id": "default", "limits": {"max_streams": 40}}]})");
+    const pid_t pid = process_->pid();
+    const Headers headers = {{"Content-Type", "application/json"},
+                             {"Accept", kAccept},
+                             {"MCP-Protocol-Version", kVersion},
+                             {"Mcp-Method", "subscriptions/listen"}};
+    const std::string body =
+        request(100, "subscriptions/listen", R"("notifications":{"toolsListChanged":true})");
+    // Fifty listens at once (forty fit), all told of a change, then all dropped mid-stream;
+    // `threads` is what crankd must not exceed while they are open.
+    const auto round = [&](int n, std::int64_t threads) {
+        std::vector<std::unique_ptr<SseReader>> listens;
+        int opened = 0;
+        int refused = 0;
+        for (int i = 0; i < 50; ++i) {
+            listens.push_back(std::make_unique<SseReader>(port_, "POST", headers, body));
+            const std::string& head = listens.back()->head();
+            if (head.find("200 OK") != std::string::npos) {
+                ++opened;
+                ASSERT_TRUE(listens.back()->next());  // its acknowledgement
+            } else {
+                EXPECT_NE(head.find("429"), std::string::npos) << head;
+                ++refused;
+            }
+        }
+        EXPECT_EQ(opened, 40);  // the workspace's max_streams
+        EXPECT_EQ(refused, 10);
+        if (threads > 0) {
+            EXPECT_LE(crank::testing::threadCount(pid), threads) << "a listen holds no thread";
+        }
+        ASSERT_EQ(post(request(2, "tools/call",
+                               R"("name":"add_tool","arguments":{"name":"n)" + std::to_string(n) +
+                                   R"("})"),
+                       "tools/call", {{"Mcp-Name", "add_tool"}})
+                      .status,
+                  200);
+        int told = 0;
+        for (auto& listen : listens) {
+            if (listen->head().find("200 OK") != std::string::npos) {
+                const auto e = listen->next();
+                told += e && e->data.find("tools/list_changed") != std::string::npos ? 1 : 0;
+            }
+        }
+        EXPECT_EQ(told, 40);
+    };  // every listen is dropped at the end of a round
+    // The descriptors of crankd once it has seen the dropped listens closed (bounded: 10 s).
+    const auto settledFds = [&](std::int64_t target) {
+        std::int64_t fds = crank::testing::openFds(pid);
+        for (int i = 0; i < 100 && fds > target; ++i) {
+            std::this_thread::sleep_for(100ms);
+            fds = crank::testing::openFds(pid);
+        }
+        return fds;
+    };
+    // The second round must leave crankd exactly as the first did.
+    round(1, 0);
+    std::this_thread::sleep_for(500ms);
+    const std::int64_t fdsBefore = crank::testing::openFds(pid);
+    const std::int64_t threadsBefore = crank::testing::threadCount(pid);
+    ASSERT_GT(fdsBefore, 0);
+    round(2, threadsBefore);
+    EXPECT_LE(settledFds(fdsBefore), fdsBefore) << "descriptors of dropped listens were kept";
+    EXPECT_LE(crank::testing::threadCount(pid), threadsBefore);
+    // Their places are back: a new listen opens.
+    SseReader again(port_, "POST", headers, body);
+    EXPECT_NE(again.head().find("200 OK"), std::string::npos) << again.head();
+}
+
+TEST_F(McpModernTest, OversizedAndMalformedParamHeadersAreRefused) {
+    startCrankd();
+    const std::string routed = request(
+        110, "tools/call", R"("name":"route_echo","arguments":{"region":"eu","priority":7})");
+    const Headers base{{"Mcp-Name", "route_echo"}, {"Mcp-Param-Priority", "7"}};
+    const auto with = [&](const std::string& region) {
+        Headers h = base;
+        h.emplace_back("Mcp-Param-Region", region);
+        return post(routed, "tools/call", h);
+    };
+    // A value past Poco's header bound is a 400 before any MCP reading; crankd goes on.
+    EXPECT_EQ(with(std::string(10'000, 'e')).status, 400);
+    for (const std::string& bad :
+         {std::string(4'000, 'e'), std::string("=?base64?!!!!?="), std::string("=?base64?ZXU?="),
+          std::string("e\x01u"), std::string("\xc3\xa9u")}) {
+        expectError(with(bad), 400, -32020, 110);
+    }
+    EXPECT_EQ(with("eu").status, 200);
 }
 
 }  // namespace
