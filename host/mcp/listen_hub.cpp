@@ -5,6 +5,7 @@
 
 #include "mcp/json_rpc.h"
 #include "mcp/json_scanner.h"
+#include "mcp/modern_result.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -71,23 +72,8 @@ std::string acknowledgement(const ListenFilter& honoured, std::string_view liste
 
 std::string tagged(std::string_view notification_method, std::string_view params_json,
                    std::string_view listen_id_json) {
-    const std::string tag = jsonString(kSubscriptionId) + ":" + std::string(listen_id_json);
-    std::string params;
-    auto object = params_json.empty() ? Result<scan::RawEntry>(Error{ErrorCode::not_found, ""})
-                                      : scan::readObject(params_json);
-    if (!object || object->members.empty()) {
-        params = R"({"_meta":{)" + tag + "}}";
-    } else if (const scan::RawValue* meta = scan::findMember(object->members, "_meta");
-               meta != nullptr && meta->type == scan::ValueType::object) {
-        params = std::string(params_json);
-        const bool empty = params_json.substr(meta->start, meta->end - meta->start)
-                               .find_first_not_of("{} \t\r\n") == std::string_view::npos;
-        params.insert(meta->start + 1, empty ? tag : tag + ",");
-    } else {
-        params =
-            R"({"_meta":{)" + tag + "}," + std::string(params_json.substr(object->value.start + 1));
-    }
-    return makeNotification(notification_method, params);
+    return makeNotification(notification_method,
+                            withMetaMember(params_json, kSubscriptionId, listen_id_json));
 }
 
 std::uint64_t ListenHub::add(const std::string& workspace, const ListenFilter& filter,

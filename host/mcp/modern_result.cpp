@@ -28,6 +28,25 @@ std::string addedMembers(std::string_view server_info_json, const std::optional<
     return added;
 }
 
+/// `object_json` (read as `object`) with `key` in its _meta, as withMetaMember() says.
+std::string metaWith(std::string_view object_json, const scan::RawEntry& object,
+                     std::string_view key, std::string_view value_json) {
+    const std::string member = jsonString(key) + ":" + std::string(value_json);
+    std::string out(object_json);
+    const scan::RawValue* meta = scan::findMember(object.members, "_meta");
+    if (meta == nullptr) {
+        out.insert(object.value.start + 1,
+                   R"("_meta":{)" + member + (object.members.empty() ? "}" : "},"));
+    } else if (meta->type == scan::ValueType::object) {
+        auto metaObject =
+            scan::readObject(object_json.substr(meta->start, meta->end - meta->start));
+        if (metaObject && scan::findMember(metaObject->members, key) == nullptr) {
+            out.insert(meta->start + 1, metaObject->members.empty() ? member : member + ",");
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
@@ -60,13 +79,9 @@ std::string modernResult(std::string_view result_json, std::string_view server_i
         return std::string(result_json);
     }
     const auto& members = object->members;
-    const std::string serverInfo =
-        jsonString(kMetaServerInfo) + ":" + std::string(server_info_json);
     std::string added;
     const auto add = [&added](std::string_view member) {
-        if (!added.empty()) {
-            added += ',';
-        }
+        added += added.empty() ? "" : ",";
         added += member;
     };
     if (scan::findMember(members, "resultType") == nullptr) {
@@ -80,32 +95,25 @@ std::string modernResult(std::string_view result_json, std::string_view server_i
             add(R"("cacheScope":)" + jsonString(hint->scope));
         }
     }
-    // The result's body between its braces, with serverInfo put into a _meta it already has.
-    const std::size_t open = object->value.start;
-    const std::size_t close = object->value.end - 1;
-    std::string body(result_json.substr(open + 1, close - open - 1));
-    const scan::RawValue* meta = scan::findMember(members, "_meta");
-    if (meta == nullptr) {
-        add(R"("_meta":{)" + serverInfo + "}");
-    } else if (meta->type == scan::ValueType::object) {
-        auto metaObject =
-            scan::readObject(result_json.substr(meta->start, meta->end - meta->start));
-        if (metaObject && scan::findMember(metaObject->members, kMetaServerInfo) == nullptr) {
-            const std::size_t at = meta->start + 1 - (open + 1);  // just inside its '{'
-            body.insert(at, metaObject->members.empty() ? serverInfo : serverInfo + ",");
-        }
+    // serverInfo into its _meta; then the rest just inside its '{' (which nothing before moved),
+    // before members it now surely has.
+    std::string out = metaWith(result_json, *object, kMetaServerInfo, server_info_json);
+    if (!added.empty()) {
+        out.insert(object->value.start + 1, added + ",");
     }
-    std::string out;
-    out.reserve(added.size() + body.size() + 3);
-    out += '{';
-    out += added;
-    const bool hasBody = body.find_first_not_of(" \t\r\n") != std::string::npos;
-    if (!added.empty() && hasBody) {
-        out += ',';
-    }
-    out += body;
-    out += '}';
     return out;
+}
+
+std::string withMetaMember(std::string_view object_json, std::string_view key,
+                           std::string_view value_json) {
+    if (object_json.empty()) {
+        return R"({"_meta":{)" + jsonString(key) + ":" + std::string(value_json) + "}}";
+    }
+    auto object = scan::readObject(object_json);
+    if (!object) {
+        return std::string(object_json);
+    }
+    return metaWith(object_json, *object, key, value_json);
 }
 
 }  // namespace crank::mcp

@@ -33,4 +33,10 @@ bool isCacheableMethod(std::string_view method);
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
                          const std::optional<CacheHint>& hint);
 
+/// `object_json` (a JSON object) with member `key` = `value_json` in its `_meta`: added to the
+/// `_meta` it has (unless it names `key` already), or in a new `_meta`. "" reads as {}; text that
+/// is not an object, or whose `_meta` is not one, is returned unchanged.
+std::string withMetaMember(std::string_view object_json, std::string_view key,
+                           std::string_view value_json);
+
 }  // namespace crank::mcp

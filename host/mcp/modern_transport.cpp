@@ -109,14 +109,13 @@ MethodAnswer notFound(std::string_view method, std::string_view why) {
 
 }  // namespace
 
-ModernTransport::ModernTransport(ServerIdentity identity, const config::McpConfig& mcp,
+ModernTransport::ModernTransport(const ServerIdentity& identity, const config::McpConfig& mcp,
                                  bool private_lists, const MethodTable& methods,
                                  http::StreamReactor& reactor, std::shared_ptr<CallerQuotas> quotas,
                                  std::shared_ptr<ListenHub> listens,
                                  const EndpointObserver& observer)
-    : identity_(std::move(identity)),
-      server_info_json_(R"({"name":)" + jsonString(identity_.name) + R"(,"version":)" +
-                        jsonString(identity_.version) + "}"),
+    : server_info_json_(R"({"name":)" + jsonString(identity.name) + R"(,"version":)" +
+                        jsonString(identity.version) + "}"),
       list_ttl_ms_(mcp.list_ttl_ms),
       read_ttl_ms_(mcp.read_ttl_ms),
       private_lists_(private_lists),
@@ -235,13 +234,8 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
 }
 
 MethodAnswer ModernTransport::discover(const Who& who) const {
-    std::string versions = "[";
-    for (const char* version : kModernVersions) {
-        versions += (versions.size() > 1 ? "," : "") + jsonString(version);
-    }
-    versions += ']';
-    return MethodAnswer::result(R"({"supportedVersions":)" + versions + R"(,"capabilities":{)" +
-                                methods_.capabilitiesJson(who) + "}}");
+    return MethodAnswer::result(R"({"supportedVersions":)" + supportedVersionsJson() +
+                                R"(,"capabilities":{)" + methods_.capabilitiesJson(who) + "}}");
 }
 
 void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& response,

@@ -44,8 +44,8 @@ public:
     /// scope is private.
     /// `reactor`: where a request answered as an SSE stream goes (within mcp.max_streams and the
     /// caller's stream `quotas`); `listens`: where open subscriptions/listen streams are kept.
-    ModernTransport(ServerIdentity identity, const config::McpConfig& mcp, bool private_lists,
-                    const MethodTable& methods, http::StreamReactor& reactor,
+    ModernTransport(const ServerIdentity& identity, const config::McpConfig& mcp,
+                    bool private_lists, const MethodTable& methods, http::StreamReactor& reactor,
                     std::shared_ptr<CallerQuotas> quotas, std::shared_ptr<ListenHub> listens,
                     const EndpointObserver& observer);
 
@@ -82,7 +82,6 @@ private:
     /// The cache hint of `method`'s results; nullopt for a method whose results carry none.
     std::optional<CacheHint> hintOf(std::string_view method) const;
 
-    ServerIdentity identity_;
     std::string server_info_json_;  ///< {"name":..,"version":..}
     std::int64_t list_ttl_ms_;
     std::int64_t read_ttl_ms_;

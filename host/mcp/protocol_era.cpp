@@ -16,18 +16,6 @@ EraVerdict refused(int status, std::int64_t code, std::string message, std::stri
     return verdict;
 }
 
-/// A header value for a message: the client's bytes, cut at 64, anything but printable ASCII
-/// shown as '?'.
-std::string quotedHeader(std::string_view value) {
-    std::string text(value.substr(0, 64));
-    for (char& c : text) {
-        if (c < 0x20 || c > 0x7e) {
-            c = '?';
-        }
-    }
-    return jsonString(text);
-}
-
 /// False when `params_json` cannot hold the 2026 claim: its key is nowhere in the text (a key
 /// written with a JSON escape is read in full, to be safe).
 bool mayClaim(std::string_view params_json) {
@@ -47,14 +35,17 @@ bool claimsVersion(std::string_view params_json) {
 
 }  // namespace
 
-std::string unsupportedVersionData(std::string_view requested) {
-    std::string out = R"({"supported":[)";
-    bool first = true;
+std::string supportedVersionsJson() {
+    std::string out = "[";
     for (const char* version : kModernVersions) {
-        out += (first ? "" : ",") + jsonString(version);
-        first = false;
+        out += (out.size() > 1 ? "," : "") + jsonString(version);
     }
-    return out + R"(],"requested":)" + jsonString(requested) + "}";
+    return out + "]";
+}
+
+std::string unsupportedVersionData(std::string_view requested) {
+    return R"({"supported":)" + supportedVersionsJson() + R"(,"requested":)" +
+           jsonString(requested) + "}";
 }
 
 EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_header) {
@@ -95,7 +86,7 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
                                          kInvalidParams,
                                          "params._meta[\"" + std::string(kMetaProtocolVersion) +
                                              "\"] is required with MCP-Protocol-Version " +
-                                             quotedHeader(protocol_header),
+                                             scan::describeString(protocol_header),
                                          {}};
         }
         verdict.meta = std::move(*meta);
@@ -115,7 +106,7 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
     }
     if (protocol_header != claimed) {
         return refused(400, kHeaderMismatch,
-                       "MCP-Protocol-Version " + quotedHeader(protocol_header) +
+                       "MCP-Protocol-Version " + scan::describeString(protocol_header) +
                            " differs from params._meta[\"" + std::string(kMetaProtocolVersion) +
                            "\"] " + scan::describeString(claimed));
     }

@@ -37,6 +37,9 @@ inline bool modernVersionSupported(std::string_view version) {
                        [&](const char* v) { return version == v; });
 }
 
+/// kModernVersions as a JSON array (server/discover's supportedVersions).
+std::string supportedVersionsJson();
+
 /// {"supported":[...],"requested":REQUESTED}: the data of a -32022 error (`requested` echoed
 /// whole: the client's own claim, bounded by the body limit).
 std::string unsupportedVersionData(std::string_view requested);

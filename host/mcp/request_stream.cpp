@@ -14,10 +14,12 @@
 
 namespace crank::mcp {
 
-std::shared_ptr<RequestStream> RequestStream::open(
-    Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-    http::StreamReactor& reactor, std::int64_t max_streams,
-    const std::shared_ptr<CallerQuotas>& quotas, const Who& who, std::function<void()> on_closed) {
+std::shared_ptr<CallerQuotas::Hold> holdStreamPlace(Poco::Net::HTTPServerResponse& response,
+                                                    const http::StreamReactor& reactor,
+                                                    std::int64_t max_streams,
+                                                    const std::shared_ptr<CallerQuotas>& quotas,
+                                                    const std::string& agent,
+                                                    const std::string& workspace) {
     if (reactor.openStreams() >= static_cast<std::size_t>(max_streams)) {
         response.set("Retry-After", "1");
         sendHttpError(response, 503, kInternalError,
@@ -26,9 +28,20 @@ std::shared_ptr<RequestStream> RequestStream::open(
     }
     std::string refusal;
     std::shared_ptr<CallerQuotas::Hold> place =
-        CallerQuotas::hold(quotas, CallerQuotas::Kind::stream, who.agent, who.workspace, refusal);
+        CallerQuotas::hold(quotas, CallerQuotas::Kind::stream, agent, workspace, refusal);
     if (!place) {
         sendHttpError(response, 429, kInvalidRequest, refusal);
+    }
+    return place;
+}
+
+std::shared_ptr<RequestStream> RequestStream::open(
+    Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+    http::StreamReactor& reactor, std::int64_t max_streams,
+    const std::shared_ptr<CallerQuotas>& quotas, const Who& who, std::function<void()> on_closed) {
+    std::shared_ptr<CallerQuotas::Hold> place =
+        holdStreamPlace(response, reactor, max_streams, quotas, who.agent, who.workspace);
+    if (!place) {
         return nullptr;
     }
     response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);

@@ -21,6 +21,16 @@ class StreamReactor;
 
 namespace crank::mcp {
 
+/// The place of one more SSE stream of `agent` in `workspace`, held until the returned hold is
+/// released: null after answering 503 when the node has `max_streams` open (mcp.max_streams) or
+/// 429 when the agent's or the workspace's stream quota is used up. Both eras' streams take it.
+std::shared_ptr<CallerQuotas::Hold> holdStreamPlace(Poco::Net::HTTPServerResponse& response,
+                                                    const http::StreamReactor& reactor,
+                                                    std::int64_t max_streams,
+                                                    const std::shared_ptr<CallerQuotas>& quotas,
+                                                    const std::string& agent,
+                                                    const std::string& workspace);
+
 /// One 2026-07-28 request answered as an SSE stream (SEP-2575): the connection goes to the stream
 /// reactor, which writes what the request sends (its progress and log notifications, then its
 /// response) without a thread of its own, and a heartbeat while the request runs. The response

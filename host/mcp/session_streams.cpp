@@ -11,6 +11,7 @@
 #include "log/log.h"
 #include "mcp/endpoint_http.h"
 #include "mcp/json_rpc.h"
+#include "mcp/request_stream.h"
 
 namespace crank::mcp {
 
@@ -25,10 +26,10 @@ bool SessionStreams::open(Poco::Net::HTTPServerRequest& request,
                           Poco::Net::HTTPServerResponse& response,
                           const std::shared_ptr<McpSession>& session, std::uint64_t stream,
                           const std::optional<std::string>& resume_from) {
-    if (reactor_.openStreams() >= static_cast<std::size_t>(max_streams_)) {
-        response.set("Retry-After", "1");
-        sendHttpError(response, 503, kInternalError,
-                      "too many open streams (mcp.max_streams); retry later");
+    // The node's and the caller's bounds first (released on every way out below).
+    std::shared_ptr<CallerQuotas::Hold> place = holdStreamPlace(
+        response, reactor_, max_streams_, quotas_, session->agent(), session->workspace());
+    if (!place) {
         return false;
     }
     if (!session->holdStreamPlace(static_cast<std::size_t>(max_streams_per_session_))) {
@@ -48,13 +49,6 @@ bool SessionStreams::open(Poco::Net::HTTPServerRequest& request,
             }
         }
     } guard{session.get()};
-    std::string refusal;
-    std::shared_ptr<CallerQuotas::Hold> place = CallerQuotas::hold(
-        quotas_, CallerQuotas::Kind::stream, session->agent(), session->workspace(), refusal);
-    if (!place) {
-        sendHttpError(response, 429, kInvalidRequest, refusal);
-        return false;
-    }
     response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
     response.setContentType("text/event-stream");
     response.set("Cache-Control", "no-cache");
