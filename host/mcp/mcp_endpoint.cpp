@@ -65,8 +65,9 @@ struct McpEndpoint::Impl {
     std::shared_ptr<ListenHub> listens = std::make_shared<ListenHub>();
     ModernTransport modern;
 
-    Impl(const config::Config& c, ServerIdentity identity, std::map<std::string, ToolRegistry*> t,
-         SessionManager& sessions, http::StreamReactor& reactor, TaskBackend* backend,
+    Impl(const config::Config& c, const ServerIdentity& identity,
+         std::map<std::string, ToolRegistry*> t, SessionManager& sessions,
+         http::StreamReactor& reactor, TaskBackend* backend,
          std::map<std::string, Catalog*> catalogs)
         : path(c.mcp.path),
           max_body(c.server.max_request_body_bytes),
@@ -76,8 +77,8 @@ struct McpEndpoint::Impl {
           streams(c.mcp, reactor, quotas),
           tasks(backend, access.authRequired(), streams, methods, observer),
           legacy(identity, sessions, streams, tasks, methods, quotas, observer),
-          modern(std::move(identity), c.mcp, access.authRequired(), methods, reactor, quotas,
-                 listens, observer) {}
+          modern(identity, c.mcp, access.authRequired(), methods, reactor, quotas, listens,
+                 observer) {}
 
     /// `route_workspace`: the workspace of a `/w/{workspace}/mcp` path; nullopt for the main
     /// path, which serves the agent's own workspace.
@@ -134,12 +135,12 @@ struct McpEndpoint::Impl {
     }
 };
 
-McpEndpoint::McpEndpoint(const config::Config& config, ServerIdentity identity,
+McpEndpoint::McpEndpoint(const config::Config& config, const ServerIdentity& identity,
                          std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
                          http::StreamReactor& reactor, TaskBackend* tasks,
                          std::map<std::string, Catalog*> catalogs)
-    : impl_(std::make_shared<Impl>(config, std::move(identity), std::move(tools), sessions, reactor,
-                                   tasks, std::move(catalogs))) {
+    : impl_(std::make_shared<Impl>(config, identity, std::move(tools), sessions, reactor, tasks,
+                                   std::move(catalogs))) {
     std::weak_ptr<Impl> weak = impl_;
     for (const auto& [workspace, registry] : impl_->access.tools()) {
         registry->subscribe([weak, ws = workspace] {

@@ -36,7 +36,7 @@ public:
     /// `/w/{workspace}/mcp`; config.mcp.path serves the calling agent's own workspace).
     /// `tasks`: where MCP Tasks run; nullptr: no Tasks. `catalogs`: the resources, prompts and
     /// completions of the workspaces that have them (federated upstreams).
-    McpEndpoint(const config::Config& config, ServerIdentity identity,
+    McpEndpoint(const config::Config& config, const ServerIdentity& identity,
                 std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
                 http::StreamReactor& reactor, TaskBackend* tasks = nullptr,
                 std::map<std::string, Catalog*> catalogs = {});
