@@ -127,6 +127,17 @@ struct McpConfig {
     /// `ttlMs` of 2026-07-28 resources/read results (an upstream's resource may change at any
     /// time).
     std::int64_t read_ttl_ms = 0;
+    /// The secret the `requestState` of 2026-07-28 input_required results is sealed with
+    /// (AES-256-GCM under a key derived from it): the same on every node of a deployment. None:
+    /// a random key of this process, and a restart voids the states in flight.
+    std::optional<Secret> request_state_key;
+    /// How long a client has to answer an input_required result (its requestState then expires).
+    std::int64_t request_state_ttl_ms = 600'000;
+    /// Rounds of input one tools/call may ask for before it is ended with an isError result.
+    std::int64_t max_input_rounds = 16;
+    /// A 2025-era session's client is asked a tool's questions on the call's stream: each answer
+    /// is awaited this long.
+    std::int64_t input_wait_ms = 300'000;
 };
 
 /// `jobs`: the worker pool of async_job operations and the ownership of running jobs.

@@ -404,6 +404,18 @@ void Loader::readMcp(const Json* v) {
     m.sse_retry_ms = r.positiveInteger("sse_retry_ms", m.sse_retry_ms, 3'600'000);
     m.list_ttl_ms = r.integer("list_ttl_ms", m.list_ttl_ms, 0, 7LL * 86'400'000);
     m.read_ttl_ms = r.integer("read_ttl_ms", m.read_ttl_ms, 0, 7LL * 86'400'000);
+    if (const Json* key = r.get("request_state_key")) {
+        m.request_state_key = readSecret(key, r.pathOf("request_state_key"), false);
+        if (m.request_state_key) {
+            if (auto weak = weakKeyReason(m.request_state_key->reveal())) {
+                errors_.add(r.pathOf("request_state_key"), "the request state key " + *weak);
+            }
+        }
+    }
+    m.request_state_ttl_ms =
+        r.positiveInteger("request_state_ttl_ms", m.request_state_ttl_ms, 7LL * 86'400'000);
+    m.max_input_rounds = r.positiveInteger("max_input_rounds", m.max_input_rounds, 1'000);
+    m.input_wait_ms = r.positiveInteger("input_wait_ms", m.input_wait_ms, 86'400'000);
     r.finish();
 }
 

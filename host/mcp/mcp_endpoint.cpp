@@ -46,6 +46,14 @@ std::shared_ptr<CallerQuotas> quotasOf(const config::Config& c) {
         config::reservedCalls(c));
 }
 
+/// The seal of a node on its own: the configured key (or a random one), states used once in this
+/// process's memory.
+std::shared_ptr<const RequestStateSeal> localSeal(const config::Config& c) {
+    return std::make_shared<RequestStateSeal>(
+        c.mcp.request_state_key ? c.mcp.request_state_key->reveal() : std::string_view(),
+        c.server.node_id, std::chrono::milliseconds(c.mcp.request_state_ttl_ms), nullptr);
+}
+
 }  // namespace
 
 /// The endpoint's parts, wired once: who may call (access), the methods both eras share, the
@@ -68,7 +76,7 @@ struct McpEndpoint::Impl {
     Impl(const config::Config& c, const ServerIdentity& identity,
          std::map<std::string, ToolRegistry*> t, SessionManager& sessions,
          http::StreamReactor& reactor, TaskBackend* backend,
-         std::map<std::string, Catalog*> catalogs)
+         std::map<std::string, Catalog*> catalogs, std::shared_ptr<const RequestStateSeal> seal)
         : path(c.mcp.path),
           max_body(c.server.max_request_body_bytes),
           access(c, std::move(t), std::move(catalogs)),
@@ -78,7 +86,7 @@ struct McpEndpoint::Impl {
           tasks(backend, access.authRequired(), streams, methods, observer),
           legacy(identity, sessions, streams, tasks, methods, quotas, observer),
           modern(identity, c.mcp, access.authRequired(), methods, reactor, quotas, listens,
-                 observer) {}
+                 seal ? std::move(seal) : localSeal(c), observer) {}
 
     /// `route_workspace`: the workspace of a `/w/{workspace}/mcp` path; nullopt for the main
     /// path, which serves the agent's own workspace.
@@ -138,9 +146,10 @@ struct McpEndpoint::Impl {
 McpEndpoint::McpEndpoint(const config::Config& config, const ServerIdentity& identity,
                          std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
                          http::StreamReactor& reactor, TaskBackend* tasks,
-                         std::map<std::string, Catalog*> catalogs)
+                         std::map<std::string, Catalog*> catalogs,
+                         std::shared_ptr<const RequestStateSeal> seal)
     : impl_(std::make_shared<Impl>(config, identity, std::move(tools), sessions, reactor, tasks,
-                                   std::move(catalogs))) {
+                                   std::move(catalogs), std::move(seal))) {
     std::weak_ptr<Impl> weak = impl_;
     for (const auto& [workspace, registry] : impl_->access.tools()) {
         registry->subscribe([weak, ws = workspace] {

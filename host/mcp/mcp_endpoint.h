@@ -12,6 +12,7 @@
 #include "mcp/catalog.h"
 #include "mcp/endpoint_observer.h"
 #include "mcp/protocol_version.h"
+#include "mcp/request_state_seal.h"
 #include "mcp/session_manager.h"
 #include "mcp/task_backend.h"
 #include "mcp/tool_registry.h"
@@ -35,11 +36,14 @@ public:
     /// `tools`: each workspace's tools (every workspace of config.auth gets an endpoint at
     /// `/w/{workspace}/mcp`; config.mcp.path serves the calling agent's own workspace).
     /// `tasks`: where MCP Tasks run; nullptr: no Tasks. `catalogs`: the resources, prompts and
-    /// completions of the workspaces that have them (federated upstreams).
+    /// completions of the workspaces that have them (federated upstreams). `seal`: where the
+    /// requestState of 2026 input_required results is sealed; nullptr: one of this node alone
+    /// (config.mcp.request_state_key, states used once in memory).
     McpEndpoint(const config::Config& config, const ServerIdentity& identity,
                 std::map<std::string, ToolRegistry*> tools, SessionManager& sessions,
                 http::StreamReactor& reactor, TaskBackend* tasks = nullptr,
-                std::map<std::string, Catalog*> catalogs = {});
+                std::map<std::string, Catalog*> catalogs = {},
+                std::shared_ptr<const RequestStateSeal> seal = nullptr);
     ~McpEndpoint();
     McpEndpoint(const McpEndpoint&) = delete;
     McpEndpoint& operator=(const McpEndpoint&) = delete;

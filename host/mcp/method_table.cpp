@@ -57,6 +57,8 @@ void appendTool(std::string& out, const ToolDefinition& t, bool show_task_suppor
 
 MethodTable::MethodTable(const config::McpConfig& mcp, std::shared_ptr<CallerQuotas> quotas)
     : tools_page_size_(std::max<std::int64_t>(1, mcp.tools_page_size)),
+      max_input_rounds_(std::max<std::int64_t>(1, mcp.max_input_rounds)),
+      input_wait_(std::max<std::int64_t>(1, mcp.input_wait_ms)),
       quotas_(std::move(quotas)) {}
 
 std::optional<MethodAnswer> MethodTable::answer(const JsonRpcMessage& message,
@@ -131,18 +133,33 @@ MethodAnswer MethodTable::toolsCall(const RequestId& id, const ToolCallParams& p
         return MethodAnswer::result(ToolResult::refusal(refusal).toJson());
     }
     Result<ToolResult> result = Error{ErrorCode::internal, "not run"};
+    std::optional<MethodAnswer> answered;
     bool cancelled = false;
     {
         const std::unique_ptr<ToolCall> call = scope.beginCall(id, std::move(progress_token));
-        try {
-            result = who.tools->call(params.name, params.arguments_json, *call);
-        } catch (const std::exception& e) {
-            result = Error{ErrorCode::internal, std::string("the tool failed: ") + e.what()};
+        const auto run = [&] {
+            try {
+                result = who.tools->call(params.name, params.arguments_json, *call);
+            } catch (const std::exception& e) {
+                result = Error{ErrorCode::internal, std::string("the tool failed: ") + e.what()};
+            }
+        };
+        run();
+        // MRTR: each round of input the tool asks for, until it answers.
+        while (result && result->input && !call->cancelled()) {
+            answered = inputRound(*result->input, *call, params.name, scope);
+            if (answered) {
+                break;
+            }
+            run();
         }
         cancelled = call->cancelled();
     }
-    if (cancelled) {
+    if (cancelled || (answered && answered->isNone())) {
         return MethodAnswer::none();  // the client gave up on it: no response (MCP cancellation)
+    }
+    if (answered) {
+        return std::move(*answered);
     }
     if (!result) {
         const std::int64_t code = result.error().code == ErrorCode::not_found ||
@@ -155,6 +172,29 @@ MethodAnswer MethodTable::toolsCall(const RequestId& id, const ToolCallParams& p
         return MethodAnswer::rawError(std::move(result->rpc_error_json));
     }
     return MethodAnswer::result(result->toJson());
+}
+
+std::optional<MethodAnswer> MethodTable::inputRound(const InputNeed& need, ToolCall& call,
+                                                    const std::string& tool,
+                                                    RequestScope& scope) const {
+    if (const std::string fault = inputNeedFault(need, tool); !fault.empty()) {
+        return MethodAnswer::error(kInternalError, "tools/call: " + fault);
+    }
+    const InputRound* previous = call.inputRound();
+    if (previous != nullptr && previous->round >= max_input_rounds_) {
+        return MethodAnswer::result(ToolResult::refusal("tool " + jsonString(tool) +
+                                                        " asked for input " +
+                                                        std::to_string(previous->round + 1) +
+                                                        " times; mcp.max_input_rounds allows " +
+                                                        std::to_string(max_input_rounds_))
+                                        .toJson());
+    }
+    InputStep step = scope.inputRequired(need, call, tool, input_wait_);
+    if (step.answer) {
+        return std::move(step.answer);
+    }
+    call.setInputRound(std::move(step.next));
+    return std::nullopt;
 }
 
 std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& message,

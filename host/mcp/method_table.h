@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,7 +51,15 @@ public:
                                                RequestScope& scope) const;
 
 private:
+    /// What becomes of a tool's `need` (MRTR): the request's answer, or nullopt after `call` got
+    /// the answers to run again with. A malformed need is the tool's error (-32603); past
+    /// mcp.max_input_rounds the call ends with an isError result.
+    std::optional<MethodAnswer> inputRound(const InputNeed& need, ToolCall& call,
+                                           const std::string& tool, RequestScope& scope) const;
+
     std::int64_t tools_page_size_;
+    std::int64_t max_input_rounds_;
+    std::chrono::milliseconds input_wait_;
     std::shared_ptr<CallerQuotas> quotas_;
 };
 

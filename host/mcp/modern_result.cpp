@@ -84,10 +84,14 @@ std::string modernResult(std::string_view result_json, std::string_view server_i
         added += added.empty() ? "" : ",";
         added += member;
     };
-    if (scan::findMember(members, "resultType") == nullptr) {
+    const scan::RawValue* type = scan::findMember(members, "resultType");
+    if (type == nullptr) {
         add(R"("resultType":"complete")");
     }
-    if (hint) {
+    // Only complete results are cached: an input_required one never is (SEP-2322).
+    const bool complete =
+        type == nullptr || (type->type == scan::ValueType::string && type->text == "complete");
+    if (hint && complete) {
         if (scan::findMember(members, "ttlMs") == nullptr) {
             add(fmt::format(R"("ttlMs":{})", hint->ttl_ms < 0 ? 0 : hint->ttl_ms));
         }

@@ -28,7 +28,8 @@ bool isCacheableMethod(std::string_view method);
 
 /// `result_json` (a result object) with the modern members added where it lacks them:
 /// resultType "complete", `_meta[serverInfo]` = `server_info_json` (an object), and `hint` as
-/// ttlMs and cacheScope when given. Members the result already has are kept as they are. A
+/// ttlMs and cacheScope when given (never on a result whose resultType is not "complete": an
+/// input_required result is not cached). Members the result already has are kept as they are. A
 /// result that is not a JSON object is returned unchanged.
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
                          const std::optional<CacheHint>& hint);

@@ -102,6 +102,36 @@ std::optional<MethodAnswer> undeclared(const StatelessScope& scope) {
                                R"({"requiredCapabilities":{)" + jsonString(capability) + ":{}}}");
 }
 
+/// The MRTR side of tools/call `params` from `who`: what a state sealed for it is bound to, and,
+/// when it retries a round (it carries inputResponses or a requestState), the answers and the
+/// opened state. The error (for -32602) says why its requestState does not open.
+Result<StatelessRound> roundOf(const ToolCallParams& params, const Who& who,
+                               const RequestStateSeal* seal) {
+    StatelessRound round;
+    round.seal = seal;
+    round.binding = StateBinding{who.workspace, who.agent, "tools/call", params.name,
+                                 paramsDigest(params.name, params.arguments_json)};
+    if (!params.has_input_responses && !params.request_state) {
+        return round;
+    }
+    InputRound retry;
+    retry.responses = params.input_responses;
+    retry.round = 1;  // the answers to a round that carried no state
+    if (params.request_state) {
+        if (seal == nullptr) {
+            return Error{ErrorCode::invalid_argument, "this endpoint issues no requestState"};
+        }
+        Result<OpenedState> opened = seal->open(*params.request_state, round.binding);
+        if (!opened) {
+            return opened.error();
+        }
+        retry.state = std::move(opened->payload);
+        retry.round = opened->round;
+    }
+    round.retry = std::move(retry);
+    return round;
+}
+
 MethodAnswer notFound(std::string_view method, std::string_view why) {
     return MethodAnswer::error(
         kMethodNotFound, "method " + std::string(method.substr(0, 100)) + " " + std::string(why));
@@ -113,6 +143,7 @@ ModernTransport::ModernTransport(const ServerIdentity& identity, const config::M
                                  bool private_lists, const MethodTable& methods,
                                  http::StreamReactor& reactor, std::shared_ptr<CallerQuotas> quotas,
                                  std::shared_ptr<ListenHub> listens,
+                                 std::shared_ptr<const RequestStateSeal> seal,
                                  const EndpointObserver& observer)
     : server_info_json_(R"({"name":)" + jsonString(identity.name) + R"(,"version":)" +
                         jsonString(identity.version) + "}"),
@@ -124,6 +155,7 @@ ModernTransport::ModernTransport(const ServerIdentity& identity, const config::M
       max_streams_(mcp.max_streams),
       quotas_(std::move(quotas)),
       listens_(std::move(listens)),
+      seal_(std::move(seal)),
       observer_(observer) {}
 
 void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
@@ -262,9 +294,16 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
             return;
         }
     }
+    Result<StatelessRound> round = roundOf(*params, who, seal_.get());
+    if (!round) {
+        reply(response, message,
+              MethodAnswer::error(kInvalidParams, "tools/call: " + round.error().message), since);
+        return;
+    }
     // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663).
     if (!meta.progress_token && !level) {
-        StatelessScope scope(who, meta.client_capabilities_json);
+        StatelessScope scope(who, meta.client_capabilities_json, nullptr, std::nullopt,
+                             std::move(*round));
         MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, std::nullopt);
         reply(response, message, undeclared(scope).value_or(std::move(answered)), since);
         return;
@@ -275,7 +314,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     if (!stream) {
         return;
     }
-    StatelessScope scope(who, meta.client_capabilities_json, stream, level);
+    StatelessScope scope(who, meta.client_capabilities_json, stream, level, std::move(*round));
     MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, meta.progress_token);
     if (auto refusal = undeclared(scope)) {
         answered = std::move(*refusal);

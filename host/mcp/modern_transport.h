@@ -17,6 +17,7 @@
 #include "mcp/modern_result.h"
 #include "mcp/protocol_era.h"
 #include "mcp/protocol_version.h"
+#include "mcp/request_state_seal.h"
 #include "mcp/tool_call_params.h"
 
 namespace Poco::Net {
@@ -44,10 +45,11 @@ public:
     /// scope is private.
     /// `reactor`: where a request answered as an SSE stream goes (within mcp.max_streams and the
     /// caller's stream `quotas`); `listens`: where open subscriptions/listen streams are kept.
+    /// `seal`: where the requestState of input_required results is sealed and opened.
     ModernTransport(const ServerIdentity& identity, const config::McpConfig& mcp,
                     bool private_lists, const MethodTable& methods, http::StreamReactor& reactor,
                     std::shared_ptr<CallerQuotas> quotas, std::shared_ptr<ListenHub> listens,
-                    const EndpointObserver& observer);
+                    std::shared_ptr<const RequestStateSeal> seal, const EndpointObserver& observer);
 
     /// A POST that classifyPost() found to be of the 2026-07-28 era (`verdict`), its body read
     /// and parsed (`since`: when it was).
@@ -91,6 +93,7 @@ private:
     std::int64_t max_streams_;
     std::shared_ptr<CallerQuotas> quotas_;
     std::shared_ptr<ListenHub> listens_;
+    std::shared_ptr<const RequestStateSeal> seal_;
     const EndpointObserver& observer_;
 };
 

@@ -1,10 +1,13 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "mcp/endpoint_access.h"
+#include "mcp/input_rounds.h"
 #include "mcp/request_id.h"
 #include "mcp/tool_registry.h"
 
@@ -31,6 +34,13 @@ public:
 
     /// tools/list shows `execution.taskSupport` (2025-11-25 sessions with Tasks).
     virtual bool showsTaskSupport() const { return false; }
+
+    /// A run of tool `tool` (with `call`) answered `need` (ToolResult::input, MRTR; the method
+    /// table has checked it is well formed): the request's answer (2026: an input_required
+    /// result), or the answers the tool runs again with (2025: the client was asked on the
+    /// call's stream, each answer awaited at most `wait`).
+    virtual InputStep inputRequired(const InputNeed& need, ToolCall& call, std::string_view tool,
+                                    std::chrono::milliseconds wait) = 0;
 };
 
 }  // namespace crank::mcp

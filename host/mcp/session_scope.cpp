@@ -85,6 +85,11 @@ void SessionToolCall::log(LogLevel level, std::string_view logger, std::string_v
     }
 }
 
+bool SessionToolCall::clientDeclares(std::string_view capability) const {
+    auto declared = extractMember(session_->clientCapabilities(), capability);
+    return declared && !declared->empty();
+}
+
 bool clientCanBeAsked(const McpSession& session) {
     for (const char* capability : {"sampling", "elicitation", "roots"}) {
         auto declared = extractMember(session.clientCapabilities(), capability);

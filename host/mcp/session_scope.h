@@ -40,6 +40,7 @@ public:
                                std::chrono::milliseconds timeout) override;
     void progress(double progress, std::optional<double> total, std::string_view message) override;
     void log(LogLevel level, std::string_view logger, std::string_view dataJson) override;
+    bool clientDeclares(std::string_view capability) const override;
 
 private:
     std::shared_ptr<McpSession> session_;
@@ -69,6 +70,11 @@ public:
     }
     std::string sessionId() const override { return session_->id(); }
     bool showsTaskSupport() const override { return shows_task_support_; }
+    /// The 2025 era has no rounds on the wire: the client is asked on the call's stream.
+    InputStep inputRequired(const InputNeed& need, ToolCall& call, std::string_view /*tool*/,
+                            std::chrono::milliseconds wait) override {
+        return askClient(need, call, wait);
+    }
 
 private:
     std::shared_ptr<McpSession> session_;

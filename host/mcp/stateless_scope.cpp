@@ -2,6 +2,7 @@
 
 #include "mcp/call_notifications.h"
 #include "mcp/json_rpc.h"
+#include "mcp/protocol_era.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -31,15 +32,8 @@ ToolCall::ClientAnswer StatelessToolCall::requestClient(std::string_view method,
     if (capability == nullptr) {
         return {false, notForwardedError(method)};
     }
-    const Result<std::string> declared = extractMember(
-        client_capabilities_json_.empty() ? "{}" : client_capabilities_json_, capability);
-    if (!declared || declared->empty()) {
-        {
-            const std::lock_guard lock(outcome_->mutex);
-            if (outcome_->missing_capability.empty()) {
-                outcome_->missing_capability = capability;
-            }
-        }
+    if (!clientDeclares(capability)) {
+        outcome_->needs(capability);
         return {false, R"({"code":-32021,"message":)" +
                            jsonString(std::string("the request did not declare the ") + capability +
                                       " capability") +
@@ -50,6 +44,38 @@ ToolCall::ClientAnswer StatelessToolCall::requestClient(std::string_view method,
                                   std::string(method.substr(0, 100)) +
                                   " (input_required results are not served yet)") +
                        "}"};
+}
+
+bool StatelessToolCall::clientDeclares(std::string_view capability) const {
+    const Result<std::string> declared = extractMember(
+        client_capabilities_json_.empty() ? "{}" : client_capabilities_json_, capability);
+    return declared && !declared->empty();
+}
+
+InputStep StatelessScope::inputRequired(const InputNeed& need, ToolCall& call,
+                                        std::string_view tool, std::chrono::milliseconds /*wait*/) {
+    InputStep step;
+    if (const std::string capability = undeclaredCapability(need, call); !capability.empty()) {
+        outcome_->needs(capability);
+        step.answer =
+            MethodAnswer::error(kMissingRequiredClientCapability,
+                                "the request did not declare the " + capability + " capability");
+        return step;
+    }
+    std::optional<std::string> state;
+    if (!need.state.empty()) {
+        if (round_.seal == nullptr) {
+            step.answer = MethodAnswer::error(kInternalError, "tool " + jsonString(tool) +
+                                                                  " needs input, but this endpoint "
+                                                                  "cannot seal request states");
+            return step;
+        }
+        const InputRound* previous = call.inputRound();
+        state = round_.seal->seal(round_.binding, need.state,
+                                  (previous != nullptr ? previous->round : 0) + 1);
+    }
+    step.answer = MethodAnswer::result(inputRequiredResult(need, state));
+    return step;
 }
 
 }  // namespace crank::mcp

@@ -11,6 +11,7 @@
 #include "mcp/log_level.h"
 #include "mcp/request_id.h"
 #include "mcp/request_scope.h"
+#include "mcp/request_state_seal.h"
 #include "mcp/request_stream.h"
 #include "mcp/tool_registry.h"
 
@@ -29,6 +30,13 @@ public:
     struct Outcome {
         std::mutex mutex;
         std::string missing_capability;
+        /// Records that the request needed `capability` (the first one wins).
+        void needs(std::string_view capability) {
+            const std::lock_guard lock(mutex);
+            if (missing_capability.empty()) {
+                missing_capability = capability;
+            }
+        }
     };
 
     /// `client_capabilities_json`: what the request's _meta declared (an object).
@@ -49,6 +57,7 @@ public:
     void log(LogLevel level, std::string_view logger, std::string_view data_json) override;
     ClientAnswer requestClient(std::string_view method, std::string_view params_json,
                                std::chrono::milliseconds timeout) override;
+    bool clientDeclares(std::string_view capability) const override;
 
 private:
     Caller caller_;
@@ -59,6 +68,15 @@ private:
     std::shared_ptr<Outcome> outcome_;
 };
 
+/// What a 2026-07-28 request brings to MRTR: where an input_required result's state is sealed and
+/// what it is bound to, and the round the request retries, if it is a retry.
+struct StatelessRound {
+    const RequestStateSeal* seal = nullptr;  ///< null: no state can be sealed (tools refused)
+    StateBinding binding;
+    /// The client's answers and the tool's opened state; nullopt for a request that is no retry.
+    std::optional<InputRound> retry;
+};
+
 /// A 2026-07-28 request as the method table sees it: its Who, no session, and the stream it is
 /// answered on (none for a JSON answer) with what its _meta asked for.
 class StatelessScope final : public RequestScope {
@@ -66,19 +84,28 @@ public:
     /// `client_capabilities_json`: the request's declared capabilities ("" reads as none).
     explicit StatelessScope(const Who& who, std::string client_capabilities_json = {},
                             std::shared_ptr<RequestStream> stream = nullptr,
-                            std::optional<LogLevel> log_level = std::nullopt)
+                            std::optional<LogLevel> log_level = std::nullopt,
+                            StatelessRound round = {})
         : who_(who),
           client_capabilities_json_(std::move(client_capabilities_json)),
           stream_(std::move(stream)),
-          log_level_(log_level) {}
+          log_level_(log_level),
+          round_(std::move(round)) {}
 
     const Who& who() const override { return who_; }
     std::unique_ptr<ToolCall> beginCall(const RequestId& /*id*/,
                                         std::optional<RequestId> progress_token) override {
-        return std::make_unique<StatelessToolCall>(who_.caller(), stream_,
-                                                   std::move(progress_token), log_level_,
-                                                   client_capabilities_json_, outcome_);
+        auto call =
+            std::make_unique<StatelessToolCall>(who_.caller(), stream_, std::move(progress_token),
+                                                log_level_, client_capabilities_json_, outcome_);
+        call->setInputRound(round_.retry);
+        return call;
     }
+
+    /// The input_required result of `need`, its state sealed for this request's binding; -32021
+    /// (recorded for missingCapability()) when it asks what the request did not declare.
+    InputStep inputRequired(const InputNeed& need, ToolCall& call, std::string_view tool,
+                            std::chrono::milliseconds wait) override;
 
     /// The client capability a call of this request needed and the request did not declare
     /// ("sampling", "elicitation", "roots"); "" when none. The request is then answered -32021.
@@ -92,6 +119,7 @@ private:
     std::string client_capabilities_json_;
     std::shared_ptr<RequestStream> stream_;
     std::optional<LogLevel> log_level_;
+    StatelessRound round_;
     std::shared_ptr<StatelessToolCall::Outcome> outcome_ =
         std::make_shared<StatelessToolCall::Outcome>();
 };

@@ -35,6 +35,9 @@ Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
     if (const scan::RawValue* task = scan::findMember(members, "task")) {
         out.task_json = scan::jsonText(params_json, *task);
     }
+    if (Result<void> retry = readInputRetry(params_json, members, out); !retry) {
+        return retry.error();
+    }
     if (const scan::RawValue* meta = scan::findMember(members, "_meta")) {
         if (meta->type != scan::ValueType::object) {
             return Error{ErrorCode::invalid_argument,
@@ -52,6 +55,46 @@ Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
         out.meta = std::move(*read);
     }
     return out;
+}
+
+Result<void> readInputRetry(std::string_view params_json,
+                            const std::vector<scan::RawMember>& members, ToolCallParams& out) {
+    if (const scan::RawValue* state = scan::findMember(members, "requestState")) {
+        if (state->type != scan::ValueType::string) {
+            return Error{ErrorCode::invalid_argument,
+                         "params.requestState must be the string an input_required result gave, "
+                         "got " +
+                             scan::describe(params_json, *state)};
+        }
+        out.request_state = state->text;
+    }
+    const scan::RawValue* responses = scan::findMember(members, "inputResponses");
+    if (responses == nullptr) {
+        return {};
+    }
+    if (responses->type != scan::ValueType::object) {
+        return Error{ErrorCode::invalid_argument,
+                     "params.inputResponses must be an object of answers by key, got " +
+                         scan::describe(params_json, *responses)};
+    }
+    const std::string_view text =
+        params_json.substr(responses->start, responses->end - responses->start);
+    Result<scan::RawEntry> answers = scan::readObject(text);
+    if (!answers) {
+        return Error{ErrorCode::invalid_argument,
+                     "params.inputResponses: " + answers.error().message};
+    }
+    for (const scan::RawMember& answer : answers->members) {
+        if (answer.value.type != scan::ValueType::object) {
+            return Error{ErrorCode::invalid_argument,
+                         "params.inputResponses[" + scan::describeString(answer.name) +
+                             "] must be the result object of the request it answers, got " +
+                             scan::describe(text, answer.value)};
+        }
+        out.input_responses.emplace(answer.name, scan::jsonText(text, answer.value));
+    }
+    out.has_input_responses = true;
+    return {};
 }
 
 }  // namespace crank::mcp

@@ -13,6 +13,12 @@ ToolResult ToolResult::refusal(std::string_view text) {
     return r;
 }
 
+ToolResult ToolResult::inputRequired(InputNeed need) {
+    ToolResult r;
+    r.input = std::move(need);
+    return r;
+}
+
 void FunctionToolRegistry::add(ToolDefinition definition, Function function) {
     std::vector<std::pair<ToolDefinition, Function>> one;
     one.emplace_back(std::move(definition), std::move(function));

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -46,6 +47,38 @@ struct Caller {
     std::string agent;  ///< "" for the anonymous agent
 };
 
+/// One question of an input_required answer (MRTR, MCP 2026-07-28): a request the client answers
+/// before the call goes on.
+struct InputRequest {
+    std::string key;                 ///< the tool's name for it, unique in its round
+    std::string method;              ///< elicitation/create, sampling/createMessage or roots/list
+    std::string params_json = "{}";  ///< its params, a JSON object
+};
+
+/// What a tool needs from the client before it can answer (ToolResult::input): the questions,
+/// and the tool's own state for the round that follows.
+struct InputNeed {
+    std::vector<InputRequest> requests;
+    /// Handed back to the tool, byte for byte, with the answers. The host seals it (a 2026
+    /// client carries it as `requestState`, unreadable and unforgeable) or keeps it (a 2025
+    /// session, whose client the host asks itself).
+    std::string state;
+};
+
+/// The client's answers to the previous round of a call (ToolCall::inputRound()).
+struct InputRound {
+    /// key → the answer's result (a JSON object): an ElicitResult, a CreateMessageResult, a
+    /// ListRootsResult. Keys the tool did not ask for may be there too; it ignores them.
+    std::map<std::string, std::string, std::less<>> responses;
+    std::string state;  ///< InputNeed::state of that round; "" when there was none
+    int round = 0;      ///< 1 for the answers to the call's first input_required
+    /// The answer to `key`; nullptr when the client gave none.
+    const std::string* response(std::string_view key) const {
+        const auto it = responses.find(key);
+        return it != responses.end() ? &it->second : nullptr;
+    }
+};
+
 /// The running side of one tools/call, handed to the tool. Thread-safe; valid until the tool's
 /// call() returns.
 class ToolCall {
@@ -82,6 +115,18 @@ public:
         return {false,
                 R"({"code":-32601,"message":"this call cannot send requests to the client"})"};
     }
+    /// True when the client declared `capability` ("sampling", "elicitation", "roots"): a tool
+    /// asks only for what was declared.
+    virtual bool clientDeclares(std::string_view /*capability*/) const { return false; }
+
+    /// The answers this call runs with when a previous run of it answered ToolResult::input
+    /// (MRTR); nullptr on a call's first run.
+    const InputRound* inputRound() const { return input_round_ ? &*input_round_ : nullptr; }
+    /// Set by the host before the tool runs.
+    void setInputRound(std::optional<InputRound> round) { input_round_ = std::move(round); }
+
+private:
+    std::optional<InputRound> input_round_;
 };
 
 /// A tool's answer: the MCP CallToolResult parts, as JSON text.
@@ -95,6 +140,10 @@ struct ToolResult {
     /// A JSON-RPC error object to answer with instead of a result (an upstream's error, passed on
     /// as it is).
     std::string rpc_error_json;
+    /// Set: the tool cannot answer yet and asks the client first (MRTR). The host gets the
+    /// answers (a 2026 client retries with them, a 2025 session's client is asked on its stream)
+    /// and runs the tool again with them in ToolCall::inputRound(). The other members are unused.
+    std::optional<InputNeed> input;
 
     /// The CallToolResult object as JSON text, with `meta_json` (a JSON object) as its `_meta`
     /// when not empty.
@@ -103,6 +152,8 @@ struct ToolResult {
     /// An isError result whose one content part is `text`: a limit that refused the call, in
     /// words the model reads (and may retry after).
     static ToolResult refusal(std::string_view text);
+    /// The answer of a tool that needs `need` answered first.
+    static ToolResult inputRequired(InputNeed need);
 };
 
 /// The tools a server publishes. The runtime fills it from operations; tests fill it directly.

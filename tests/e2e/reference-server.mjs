@@ -440,6 +440,25 @@ function createServer() {
         ],
     }));
 
+    // server-stateless (2026-07-28): a hook that changes the prompt list, so that a listen through
+    // crankd sees notifications/prompts/list_changed. It adds a prompt, then removes it, in turn.
+    let triggeredPrompt = null;
+    server.registerTool(
+        'test_trigger_prompt_change',
+        { description: 'Adds or removes the prompt test_triggered_prompt (prompts/list_changed)' },
+        async () => {
+            if (triggeredPrompt) {
+                triggeredPrompt.remove();
+                triggeredPrompt = null;
+            } else {
+                triggeredPrompt = server.registerPrompt('test_triggered_prompt', { description: 'Added by test_trigger_prompt_change' }, async () => ({
+                    messages: [{ role: 'user', content: { type: 'text', text: 'triggered' } }],
+                }));
+            }
+            return { content: [{ type: 'text', text: triggeredPrompt ? 'prompt added' : 'prompt removed' }] };
+        },
+    );
+
     // completion/complete: McpServer answers it for prompts registered with completable() args;
     // a plain handler keeps this fixture independent of that API.
     server.server.setRequestHandler(

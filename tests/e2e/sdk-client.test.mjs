@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, EmptyResultSchema, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, EmptyResultSchema, LATEST_PROTOCOL_VERSION, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const URL_ENV = process.env.CRANK_MCP_URL;
 const TEST_TIMEOUT = 30_000; // per test
@@ -74,13 +74,13 @@ function recordingFetch() {
 
 const openClients = new Set();
 
-async function connect({ sessionId, protocolVersion, recorder = recordingFetch() } = {}) {
+async function connect({ sessionId, protocolVersion, recorder = recordingFetch(), capabilities = {} } = {}) {
     const transport = new StreamableHTTPClientTransport(new URL(URL_ENV), {
         fetch: recorder.fetch,
         sessionId,
         reconnectionOptions: { initialReconnectionDelay: 200, maxReconnectionDelay: 2000, reconnectionDelayGrowFactor: 1.5, maxRetries: 3 },
     });
-    const client = new Client({ name: 'crank-e2e-sdk-client', version: '1.0.0' }, { capabilities: {} });
+    const client = new Client({ name: 'crank-e2e-sdk-client', version: '1.0.0' }, { capabilities });
     client.onerror = () => {}; // dropped streams report here; the tests assert on outcomes instead
     await client.connect(transport, { timeout: REQUEST_TIMEOUT });
     if (protocolVersion) transport.setProtocolVersion(protocolVersion); // resumed session: no initialize
@@ -190,6 +190,42 @@ describe('MCP endpoint with the official TypeScript SDK client', { skip }, () =>
             assert.ok('text' in (byName.get('echo').inputSchema.properties ?? {}), 'echo takes {text}');
             const sp = byName.get('slow_progress').inputSchema.properties ?? {};
             assert.ok('steps' in sp && 'delay_ms' in sp, 'slow_progress takes {steps, delay_ms}');
+        } finally {
+            await dispose(handle);
+        }
+    });
+
+    it("answers a tool's input rounds on the call's stream (the host's MRTR tools in a 2025 session)", { timeout: TEST_TIMEOUT }, async () => {
+        const handle = await connect({ capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+        try {
+            const { client } = handle;
+            const asked = [];
+            client.setRequestHandler(ElicitRequestSchema, async (request) => {
+                asked.push(request.params.message);
+                return { action: 'accept', content: /color/.test(request.params.message) ? { color: 'blue' } : { name: 'Alice' } };
+            });
+            client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+                role: 'assistant', content: { type: 'text', text: 'Hi' }, model: 'test-model', stopReason: 'endTurn',
+            }));
+            client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+
+            const rounds = await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} }, undefined, { timeout: REQUEST_TIMEOUT });
+            assert.equal(rounds.content[0].text, 'Alice likes blue');
+            assert.deepEqual(asked, ['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+
+            const all = await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} }, undefined, { timeout: REQUEST_TIMEOUT });
+            assert.equal(all.content[0].text, 'Hi Alice (file:///work)');
+        } finally {
+            await dispose(handle);
+        }
+    });
+
+    it('a tool asking for a capability the session did not declare ends with isError, naming it', { timeout: TEST_TIMEOUT }, async () => {
+        const handle = await connect();
+        try {
+            const result = await handle.client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} }, undefined, { timeout: REQUEST_TIMEOUT });
+            assert.equal(result.isError, true);
+            assert.match(result.content[0].text, /user_name.*elicitation/);
         } finally {
             await dispose(handle);
         }

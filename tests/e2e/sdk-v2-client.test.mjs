@@ -20,8 +20,8 @@ after(async () => {
     await Promise.allSettled(clients.map(c => c.close()));
 });
 
-async function connect(mode) {
-    const client = new Client({ name: 'crank-e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
+async function connect(mode, capabilities = {}) {
+    const client = new Client({ name: 'crank-e2e-v2', version: '1.0.0' }, { versionNegotiation: { mode }, capabilities });
     clients.push(client);
     await client.connect(new StreamableHTTPClientTransport(new URL(URL_ENV)));
     return client;
@@ -67,6 +67,27 @@ describe('SDK v2 client, MCP 2026-07-28', { skip: !URL_ENV && 'CRANK_MCP_URL is 
         });
         assert.match(result.content[0].text, /done 4/);
         assert.deepEqual(seen, [1, 2, 3, 4]);
+    });
+
+    it('runs input_required rounds through its handlers: elicitation, sampling, roots, a state per round', { timeout: TEST_TIMEOUT }, async () => {
+        const client = await connect({ pin: '2026-07-28' }, { elicitation: {}, sampling: {}, roots: {} });
+        const asked = [];
+        client.setRequestHandler('elicitation/create', async request => {
+            asked.push(request.params.message);
+            return { action: 'accept', content: /color/.test(request.params.message) ? { color: 'blue' } : { name: 'Alice' } };
+        });
+        client.setRequestHandler('sampling/createMessage', async () => ({
+            role: 'assistant', content: { type: 'text', text: 'Hi' }, model: 'test-model', stopReason: 'endTurn',
+        }));
+        client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
+
+        const rounds = await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} }, { timeout: REQUEST_TIMEOUT });
+        assert.equal(rounds.content[0].text, 'Alice likes blue');
+        assert.deepEqual(asked, ['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+        const all = await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} }, { timeout: REQUEST_TIMEOUT });
+        assert.equal(all.content[0].text, 'Hi Alice (file:///work)');
+        const state = await client.callTool({ name: 'test_input_required_result_request_state', arguments: {} }, { timeout: REQUEST_TIMEOUT });
+        assert.match(state.content[0].text, /^state-ok/);
     });
 
     it('a listen sees tools/list_changed when the tools change', { timeout: TEST_TIMEOUT }, async () => {

@@ -12,9 +12,13 @@
 //    give strict JSON or an error;
 //  - the 2026-07-28 routing headers: the input as a header value decodes or is refused, and as a
 //    tool's schema and arguments beside hostile Mcp-Param-* headers it is checked, never trusted;
-//  - modernResult() of an object is strict JSON again.
+//  - modernResult() of an object is strict JSON again;
+//  - the input as a requestState never opens (no key, no forgery), and as a tool's state it
+//    seals and opens back byte for byte, once.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +32,7 @@
 #include "mcp/modern_result.h"
 #include "mcp/protocol_era.h"
 #include "mcp/request_meta.h"
+#include "mcp/request_state_seal.h"
 #include "mcp/routing_headers.h"
 #include "mcp/tool_call_params.h"
 
@@ -224,6 +229,38 @@ void checkModernReaders(std::string_view text) {
 
 }  // namespace
 
+/// Remembers the last id only: enough for one state opened twice in a row, and bounded however
+/// long the fuzzer runs.
+class LastUsedState final : public crank::mcp::UsedStates {
+public:
+    crank::Result<bool> consume(std::string_view id, std::int64_t /*expires_at_ms*/) override {
+        if (id == last_) {
+            return false;
+        }
+        last_ = id;
+        return true;
+    }
+
+private:
+    std::string last_;
+};
+
+/// The input as a client's requestState, and as a tool's state.
+void checkRequestState(std::string_view text) {
+    static const crank::mcp::RequestStateSeal seal("fuzz deployment secret", "fuzz",
+                                                   std::chrono::milliseconds(60'000),
+                                                   std::make_shared<LastUsedState>());
+    const crank::mcp::StateBinding binding{"ws", "agent", "tools/call", "tool",
+                                           crank::mcp::paramsDigest("tool", text)};
+    const auto forged = seal.open(text, binding);
+    check(!forged, "a requestState the seal never issued opened", std::string(text));
+    const std::string sealed = seal.seal(binding, text, 1);
+    const auto opened = seal.open(sealed, binding);
+    check(opened && opened->payload == text, "a sealed state did not open to its payload",
+          std::string(text));
+    check(!seal.open(sealed, binding), "a sealed state opened twice", std::string(text));
+}
+
 // NOLINTNEXTLINE(readability-identifier-naming): libFuzzer calls it by this name
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view body = crank::fuzz::asText(data, size);
@@ -234,5 +271,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)readRequestMeta(body);
     (void)parseToolCallParams(body);
     checkModernReaders(body);
+    checkRequestState(body);
     return 0;
 }

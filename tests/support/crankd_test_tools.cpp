@@ -11,6 +11,8 @@
 // The diagnostic tools of the conformance suite's 2026-07-28 server-stateless scenario:
 //   test_logging_tool       {}           -> three notifications/message (info), then "logged"
 //   test_missing_capability {}           -> asks the client for sampling (needs the capability)
+//   test_trigger_tool_change {}          -> adds or removes test_triggered_tool (list_changed)
+// and the MRTR tools of input_required_tools.cpp.
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +22,7 @@
 #include <rapidjson/document.h>
 
 #include "app/crankd.h"
+#include "input_required_tools.h"
 #include "mcp/tool_registry.h"
 #include "util/json_string.h"
 
@@ -165,6 +168,24 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                           : "";
                   return textResult(region + "/" + priority);
               });
+    // server-stateless (2026-07-28): a hook that changes the tool list (tools/list_changed on an
+    // open listen): it adds test_triggered_tool, then removes it, in turn.
+    tools.add(ToolDefinition{"test_trigger_tool_change", "Change the tools",
+                             "Adds or removes the tool test_triggered_tool.",
+                             R"({"type":"object"})", "", "", "", false, ""},
+              [&tools](std::string_view, ToolCall&) -> Result<ToolResult> {
+                  if (tools.find("test_triggered_tool")) {
+                      tools.remove("test_triggered_tool");
+                      return textResult("tool removed");
+                  }
+                  tools.add(ToolDefinition{"test_triggered_tool", "", "Added by a trigger.",
+                                           R"({"type":"object"})", "", "", "", false, ""},
+                            [](std::string_view, ToolCall&) -> Result<ToolResult> {
+                                return textResult("triggered");
+                            });
+                  return textResult("tool added");
+              });
+    crank::test::addInputRequiredTools(tools);
 }
 
 }  // namespace

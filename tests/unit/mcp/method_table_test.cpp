@@ -51,7 +51,25 @@ public:
     }
     std::string sessionId() const override { return "session-1"; }
     bool showsTaskSupport() const override { return tasks; }
+    /// Answers every question with {"answer":"<key>"} (the tool runs again), or with `stop`.
+    InputStep inputRequired(const InputNeed& need, ToolCall& call, std::string_view /*tool*/,
+                            std::chrono::milliseconds /*wait*/) override {
+        needs.push_back(need);
+        InputStep step;
+        if (stop) {
+            step.answer = *stop;
+            return step;
+        }
+        step.next.round = (call.inputRound() != nullptr ? call.inputRound()->round : 0) + 1;
+        step.next.state = need.state;
+        for (const InputRequest& request : need.requests) {
+            step.next.responses[request.key] = R"({"answer":")" + request.key + R"("})";
+        }
+        return step;
+    }
 
+    std::vector<InputNeed> needs;
+    std::optional<MethodAnswer> stop;
     std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
     std::atomic<int> open{0};
     std::vector<RequestId> began;
@@ -278,6 +296,93 @@ TEST_F(MethodTableTest, ACallPastTheNodesBoundIsARefusalTheModelReadsNotAnError)
     ASSERT_TRUE(after && after->isResult());
     EXPECT_FALSE(parsed(after->json).HasMember("isError") &&
                  parsed(after->json)["isError"].GetBool());
+}
+
+/// A tool that asks `rounds` rounds of one question each (key "q<round>"), carrying the round in
+/// its state, then answers with every answer it got.
+void addAskingTool(FunctionToolRegistry& registry, int rounds) {
+    registry.add(ToolDefinition{"ask", "", "", R"({"type":"object"})", "", "", "", true, ""},
+                 [rounds](std::string_view, ToolCall& call) -> Result<ToolResult> {
+                     const InputRound* round = call.inputRound();
+                     const int done = round == nullptr ? 0 : std::stoi(round->state);
+                     if (round != nullptr) {
+                         const std::string key = "q" + std::to_string(done);
+                         if (round->response(key) == nullptr) {
+                             return Error{ErrorCode::invalid_argument, "no answer to " + key};
+                         }
+                     }
+                     if (done < rounds) {
+                         InputNeed need;
+                         need.requests.push_back(InputRequest{"q" + std::to_string(done + 1),
+                                                              "elicitation/create", "{}"});
+                         need.state = std::to_string(done + 1);
+                         return ToolResult::inputRequired(std::move(need));
+                     }
+                     ToolResult r;
+                     r.content_json =
+                         R"([{"type":"text","text":"rounds )" + std::to_string(done) + R"("}])";
+                     return r;
+                 });
+}
+
+TEST_F(MethodTableTest, AToolAskingForInputRunsAgainWithTheAnswersUntilItAnswers) {
+    addAskingTool(registry, 3);
+    TestScope scope(who);
+    const auto answer = table().answer(request(1, "tools/call", R"({"name":"ask"})"), scope);
+    ASSERT_TRUE(answer && answer->isResult()) << (answer ? answer->json : "none");
+    EXPECT_STREQ(parsed(answer->json)["content"][0]["text"].GetString(), "rounds 3");
+    ASSERT_EQ(scope.needs.size(), 3U);
+    EXPECT_EQ(scope.needs[2].requests[0].key, "q3");
+    EXPECT_EQ(scope.needs[2].state, "3");
+    EXPECT_EQ(scope.open.load(), 0);
+}
+
+TEST_F(MethodTableTest, TheScopesAnswerToANeedIsTheRequestsAnswer) {
+    addAskingTool(registry, 1);
+    TestScope scope(who);
+    scope.stop = MethodAnswer::result(R"({"resultType":"input_required"})");
+    const auto answer = table().answer(request(1, "tools/call", R"({"name":"ask"})"), scope);
+    ASSERT_TRUE(answer && answer->isResult());
+    EXPECT_EQ(answer->json, R"({"resultType":"input_required"})");
+    EXPECT_EQ(scope.needs.size(), 1U);
+}
+
+TEST_F(MethodTableTest, ACallAskingPastMaxInputRoundsEndsWithAnIsErrorResult) {
+    config.max_input_rounds = 2;
+    addAskingTool(registry, 5);
+    TestScope scope(who);
+    const auto answer = table().answer(request(1, "tools/call", R"({"name":"ask"})"), scope);
+    ASSERT_TRUE(answer && answer->isResult()) << (answer ? answer->json : "none");
+    const auto doc = parsed(answer->json);
+    EXPECT_TRUE(doc["isError"].GetBool());
+    EXPECT_NE(std::string(doc["content"][0]["text"].GetString()).find("mcp.max_input_rounds"),
+              std::string::npos);
+    EXPECT_EQ(scope.needs.size(), 2U);
+}
+
+TEST_F(MethodTableTest, AMalformedNeedIsTheToolsInternalErrorNamingWhatIsWrong) {
+    const std::vector<std::pair<InputNeed, std::string>> cases = {
+        {InputNeed{}, "neither a question nor a state"},
+        {InputNeed{{InputRequest{"k", "tools/call", "{}"}}, ""}, "cannot carry"},
+        {InputNeed{{InputRequest{"k", "roots/list", "{}"}, InputRequest{"k", "roots/list", "{}"}},
+                   ""},
+         "two questions"},
+        {InputNeed{{InputRequest{"k", "roots/list", "[]"}}, ""}, "not an object"},
+    };
+    for (const auto& [need, why] : cases) {
+        registry.add(ToolDefinition{"bad", "", "", R"({"type":"object"})", "", "", "", true, ""},
+                     [need = need](std::string_view, ToolCall&) -> Result<ToolResult> {
+                         return ToolResult::inputRequired(need);
+                     });
+        TestScope scope(who);
+        const auto answer = table().answer(request(1, "tools/call", R"({"name":"bad"})"), scope);
+        ASSERT_TRUE(answer && answer->isError()) << why;
+        const auto doc = parsed(answer->json);
+        EXPECT_EQ(doc["code"].GetInt(), kInternalError);
+        EXPECT_NE(std::string(doc["message"].GetString()).find(why), std::string::npos)
+            << doc["message"].GetString();
+        EXPECT_TRUE(scope.needs.empty());
+    }
 }
 
 TEST_F(MethodTableTest, CatalogMethodsGoToTheWorkspacesCatalogWithTheSession) {

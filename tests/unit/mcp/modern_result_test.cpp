@@ -44,14 +44,21 @@ TEST(ModernResultTest, AddsCacheHints) {
 }
 
 TEST(ModernResultTest, KeepsWhatTheResultSaysItself) {
-    const auto doc = parsed(
-        modernResult(R"({"resultType":"input_required","ttlMs":5,"_meta":{"x":1},"content":[]})",
-                     kInfo, CacheHint{30000, "public"}));
-    EXPECT_STREQ(doc["resultType"].GetString(), "input_required");
+    const auto doc =
+        parsed(modernResult(R"({"resultType":"complete","ttlMs":5,"_meta":{"x":1},"content":[]})",
+                            kInfo, CacheHint{30000, "public"}));
+    EXPECT_STREQ(doc["resultType"].GetString(), "complete");
     EXPECT_EQ(doc["ttlMs"].GetInt64(), 5);
     EXPECT_STREQ(doc["cacheScope"].GetString(), "public");
     EXPECT_EQ(doc["_meta"]["x"].GetInt(), 1);
     EXPECT_STREQ(doc["_meta"][kServerInfo]["name"].GetString(), "crank");
+
+    // An input_required result is never cached: no hints, even on a cacheable method.
+    const auto asking = parsed(modernResult(R"({"resultType":"input_required","inputRequests":{}})",
+                                            kInfo, CacheHint{30000, "public"}));
+    EXPECT_FALSE(asking.HasMember("ttlMs"));
+    EXPECT_FALSE(asking.HasMember("cacheScope"));
+    EXPECT_STREQ(asking["_meta"][kServerInfo]["name"].GetString(), "crank");
 
     const auto emptyMeta = parsed(modernResult(R"({"_meta":{}})", kInfo, std::nullopt));
     EXPECT_STREQ(emptyMeta["_meta"][kServerInfo]["version"].GetString(), "1.0");

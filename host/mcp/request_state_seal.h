@@ -1,0 +1,75 @@
+#pragma once
+
+// The `requestState` of an input_required result (MRTR, MCP 2026-07-28 SEP-2322), sealed so that
+// a client carries it without being able to read, forge or reuse it. A sealed state is
+//
+//     "v1." base64url( nonce[12] | AES-256-GCM ciphertext | tag[16] )
+//
+// whose plaintext names what it is bound to (workspace, agent, method, target, a digest of the
+// params), when it expires, the node that issued it, the round, and the tool's own state. It opens
+// only for the same binding, before it expires, and once: the nonce is its id in a UsedStates
+// register. The key is derived from a configured secret (mcp.request_state_key), so that every
+// node of one deployment opens the states of the others; without one, a random key of this
+// process (states do not survive a restart).
+//
+// THREADING: seal() and open() may be called from any thread, concurrently.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "mcp/used_states.h"
+#include "util/error.h"
+
+namespace crank::mcp {
+
+/// What a sealed state belongs to: it opens only for a request with the same binding.
+struct StateBinding {
+    std::string workspace;
+    std::string agent;
+    std::string method;         ///< tools/call, prompts/get, resources/read
+    std::string target;         ///< the tool's or prompt's name, the resource's URI
+    std::string params_digest;  ///< paramsDigest() of the request's arguments
+};
+
+/// What an opened state gives back besides its binding.
+struct OpenedState {
+    std::string payload;  ///< the state the tool gave, byte for byte
+    std::string node;     ///< the node that sealed it
+    int round = 0;        ///< 1 for the state of a call's first input_required result
+};
+
+class RequestStateSeal {
+public:
+    /// `key_material`: the configured secret ("" for a random key of this process). `node`: this
+    /// node's name, written into every state. `ttl`: how long a state opens after it was sealed.
+    /// `used`: where opened states are recorded, so each opens once.
+    RequestStateSeal(std::string_view key_material, std::string node, std::chrono::milliseconds ttl,
+                     std::shared_ptr<UsedStates> used);
+
+    /// The sealed form of `payload` for `binding`, round `round`.
+    std::string seal(const StateBinding& binding, std::string_view payload, int round) const;
+
+    /// The state `sealed` carries when it was sealed by this deployment for `binding`, has not
+    /// expired and was not opened before; otherwise ErrorCode::invalid_argument naming why
+    /// (malformed, tampered or sealed with another key, another caller's, another tool's, other
+    /// arguments, expired, already used) without telling anything of what it holds.
+    Result<OpenedState> open(std::string_view sealed, const StateBinding& binding) const;
+
+    std::chrono::milliseconds ttl() const { return ttl_; }
+
+private:
+    std::string key_;  ///< 32 bytes
+    std::string node_;
+    std::chrono::milliseconds ttl_;
+    std::shared_ptr<UsedStates> used_;
+};
+
+/// A digest (hex SHA-256) of a request's `target` and `arguments_json` (a JSON value) that does
+/// not change with the order of object members or with whitespace: a retry that re-serialises
+/// the same arguments matches. Text that is not JSON is digested as it is.
+std::string paramsDigest(std::string_view target, std::string_view arguments_json);
+
+}  // namespace crank::mcp

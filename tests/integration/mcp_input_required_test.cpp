@@ -1,0 +1,182 @@
+// MRTR (MCP 2026-07-28 input_required results) against a real crankd-test-tools: a tool's
+// questions and its sealed requestState, the retry that completes it, and every state that must
+// not open: replayed, expired, forged, another caller's, another tool's, other arguments, or
+// sealed before a restart without a configured key.
+
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "mcp_http_client.h"
+#include "modern_fixture.h"
+
+namespace {
+
+using crank::testing::kKey;
+using crank::testing::meta;
+using crank::testing::Reply;
+using crank::testing::request;
+
+constexpr const char* kAsking = "test_input_required_result_request_state";
+constexpr const char* kConfirmed = R"({"confirm":{"action":"accept","content":{"ok":true}}})";
+constexpr const char* kElicitation = R"({"elicitation":{}})";
+constexpr const char* kBobKey = "bob-test-key-0123456789abc";
+
+class McpInputRequiredTest : public crank::testing::ModernCrankdTest {
+protected:
+    /// tools/call of `tool` with `members` (without braces) besides its name, declaring
+    /// elicitation, as `key`'s agent ("" for none).
+    Reply call(int id, const std::string& tool, const std::string& members = "",
+               const std::string& key = "", const std::string& capabilities = kElicitation) {
+        crank::testing::Headers extra{{"Mcp-Name", tool}};
+        if (!key.empty()) {
+            extra.emplace_back("Authorization", "Bearer " + key);
+        }
+        return post(request(id, "tools/call",
+                            R"("name":")" + tool + "\"" + (members.empty() ? "" : ",") + members,
+                            meta(crank::testing::kVersion, capabilities)),
+                    "tools/call", extra);
+    }
+
+    /// The requestState of the input_required answer `reply`; "" (and a failure) otherwise.
+    static std::string stateOf(const Reply& reply) {
+        EXPECT_EQ(reply.status, 200) << reply.body;
+        const auto doc = reply.json();
+        if (!doc.IsObject() || !doc.HasMember("result") ||
+            !doc["result"].HasMember("requestState")) {
+            ADD_FAILURE() << "no requestState in " << reply.body;
+            return "";
+        }
+        return doc["result"]["requestState"].GetString();
+    }
+
+    /// The retry members answering the confirmation with `state`.
+    static std::string retry(const std::string& state) {
+        return std::string(R"("arguments":{},"inputResponses":)") + kConfirmed +
+               R"(,"requestState":")" + state + "\"";
+    }
+
+    /// Expects `reply` to be -32602 whose message says `why`.
+    static void expectRefused(const Reply& reply, const std::string& why) {
+        EXPECT_EQ(reply.status, 200) << reply.body;
+        const auto doc = reply.json();
+        ASSERT_TRUE(doc.IsObject() && doc.HasMember("error")) << reply.body;
+        EXPECT_EQ(doc["error"]["code"].GetInt(), -32602);
+        EXPECT_NE(std::string(doc["error"]["message"].GetString()).find(why), std::string::npos)
+            << reply.body;
+    }
+
+    static std::string textOf(const Reply& reply) {
+        const auto doc = reply.json();
+        if (!doc.IsObject() || !doc.HasMember("result") || !doc["result"].HasMember("content")) {
+            ADD_FAILURE() << reply.body;
+            return "";
+        }
+        return doc["result"]["content"][0]["text"].GetString();
+    }
+
+    std::string twoAgents() {
+        return R"(, "auth": {"mode": "api_key", "agents": [
+                    {"id": "alice", "api_key": {"env": "KEY_ALICE"}},
+                    {"id": "bob", "api_key": {"env": "KEY_BOB"}}]})";
+    }
+};
+
+TEST_F(McpInputRequiredTest, AToolAsksThenCompletesWithTheAnswersAndItsStateOnce) {
+    startCrankd();
+    const Reply asked = call(1, kAsking, R"("arguments":{})");
+    ASSERT_EQ(asked.status, 200) << asked.body;
+    const auto doc = asked.json();
+    const auto& result = doc["result"];
+    EXPECT_STREQ(result["resultType"].GetString(), "input_required");
+    EXPECT_STREQ(result["inputRequests"]["confirm"]["method"].GetString(), "elicitation/create");
+    EXPECT_FALSE(result.HasMember("ttlMs"));  // never cached
+    const std::string state = result["requestState"].GetString();
+    EXPECT_EQ(state.rfind("v1.", 0), 0U) << state;
+    EXPECT_EQ(state.find("awaiting"), std::string::npos);  // the tool's state is not readable
+
+    const Reply done = call(2, kAsking, retry(state));
+    ASSERT_EQ(done.status, 200) << done.body;
+    EXPECT_STREQ(done.json()["result"]["resultType"].GetString(), "complete");
+    EXPECT_EQ(textOf(done).rfind("state-ok", 0), 0U) << done.body;
+
+    expectRefused(call(3, kAsking, retry(state)), "was used already");
+}
+
+TEST_F(McpInputRequiredTest, AStateOpensOnlyForItsCallerToolAndArguments) {
+    startCrankd(twoAgents(), {{"KEY_ALICE", kKey}, {"KEY_BOB", kBobKey}});
+    const std::string state = stateOf(call(1, kAsking, R"("arguments":{})", kKey));
+    ASSERT_FALSE(state.empty());
+    expectRefused(call(2, kAsking, retry(state), kBobKey), "another caller");
+    expectRefused(call(3, "test_input_required_result_tampered_state", retry(state), kKey),
+                  "another request");
+    const std::string otherArguments = std::string(R"("arguments":{"x":1},"inputResponses":)") +
+                                       kConfirmed + R"(,"requestState":")" + state + "\"";
+    expectRefused(call(4, kAsking, otherArguments, kKey), "other arguments");
+    // None of those used it up: its owner's retry still completes.
+    EXPECT_EQ(textOf(call(5, kAsking, retry(state), kKey)).rfind("state-ok", 0), 0U);
+}
+
+TEST_F(McpInputRequiredTest, AForgedMalformedOrExpiredStateIsRefusedAndReAsksNothing) {
+    startCrankd(R"(, "mcp": {"request_state_ttl_ms": 1})");
+    const std::string state = stateOf(call(1, kAsking, R"("arguments":{})"));
+    ASSERT_FALSE(state.empty());
+    expectRefused(call(2, kAsking, retry(state + "-TAMPERED")), "requestState");
+    std::string altered = state;
+    altered[10] = altered[10] == 'A' ? 'B' : 'A';
+    expectRefused(call(6, kAsking, retry(altered)), "altered");
+    expectRefused(call(3, kAsking, retry("not-a-state")), "must start with");
+    expectRefused(call(4, kAsking, retry("v1.%%%")), "not base64url");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    expectRefused(call(5, kAsking, retry(state)), "has expired");
+}
+
+TEST_F(McpInputRequiredTest, MalformedAnswersAreInvalidParamsNamingTheMember) {
+    startCrankd();
+    expectRefused(call(1, "test_input_required_result_elicitation",
+                       R"("arguments":{},"inputResponses":null)"),
+                  "params.inputResponses must be an object");
+    expectRefused(call(2, "test_input_required_result_elicitation",
+                       R"("arguments":{},"inputResponses":{"user_name":12345})"),
+                  R"(params.inputResponses["user_name"])");
+    expectRefused(call(3, kAsking, R"("arguments":{},"requestState":7)"),
+                  "params.requestState must be the string");
+}
+
+TEST_F(McpInputRequiredTest, AQuestionTheRequestCannotAnswerIsMissingCapability) {
+    startCrankd();
+    const Reply reply = call(1, "test_input_required_result_elicitation", R"("arguments":{})", "",
+                             R"({"sampling":{}})");
+    EXPECT_EQ(reply.status, 400) << reply.body;
+    const auto doc = reply.json();
+    EXPECT_EQ(doc["error"]["code"].GetInt(), -32021) << reply.body;
+    EXPECT_TRUE(doc["error"]["data"]["requiredCapabilities"]["elicitation"].IsObject());
+}
+
+TEST_F(McpInputRequiredTest, AConfiguredKeyOpensStatesAcrossARestartARandomOneDoesNot) {
+    const std::string keyed = R"(, "mcp": {"request_state_key": {"env": "STATE_KEY"}})";
+    const std::map<std::string, std::string> env{{"STATE_KEY", "a-deployment-secret-0123456789"}};
+    startCrankd(keyed, env);
+    const std::string kept = stateOf(call(1, kAsking, R"("arguments":{})"));
+    process_->signal(SIGTERM);
+    ASSERT_EQ(process_->waitForExit(std::chrono::seconds(20)), 0) << process_->stderrText();
+    startCrankd(keyed, env);
+    EXPECT_EQ(textOf(call(2, kAsking, retry(kept))).rfind("state-ok", 0), 0U);
+
+    process_->signal(SIGTERM);
+    ASSERT_EQ(process_->waitForExit(std::chrono::seconds(20)), 0) << process_->stderrText();
+    startCrankd();
+    const std::string lost = stateOf(call(3, kAsking, R"("arguments":{})"));
+    process_->signal(SIGTERM);
+    ASSERT_EQ(process_->waitForExit(std::chrono::seconds(20)), 0) << process_->stderrText();
+    startCrankd();
+    expectRefused(call(4, kAsking, retry(lost)), "not issued by this deployment");
+}
+
+}  // namespace
