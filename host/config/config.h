@@ -138,6 +138,10 @@ struct McpConfig {
     /// A 2025-era session's client is asked a tool's questions on the call's stream: each answer
     /// is awaited this long.
     std::int64_t input_wait_ms = 300'000;
+    /// 2026-07-28 calls of tools that ask the client while they run (federated upstreams' sampling,
+    /// elicitation, roots), held on this node while the client answers, in all and per agent.
+    std::int64_t max_held_calls = 256;
+    std::int64_t max_held_calls_per_agent = 16;
 };
 
 /// `jobs`: the worker pool of async_job operations and the ownership of running jobs.

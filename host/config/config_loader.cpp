@@ -416,6 +416,9 @@ void Loader::readMcp(const Json* v) {
         r.positiveInteger("request_state_ttl_ms", m.request_state_ttl_ms, 7LL * 86'400'000);
     m.max_input_rounds = r.positiveInteger("max_input_rounds", m.max_input_rounds, 1'000);
     m.input_wait_ms = r.positiveInteger("input_wait_ms", m.input_wait_ms, 86'400'000);
+    m.max_held_calls = r.positiveInteger("max_held_calls", m.max_held_calls, 100'000);
+    m.max_held_calls_per_agent =
+        r.positiveInteger("max_held_calls_per_agent", m.max_held_calls_per_agent, 100'000);
     r.finish();
 }
 

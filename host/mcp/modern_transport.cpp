@@ -8,6 +8,8 @@
 #include <rapidjson/document.h>
 
 #include "http/responses.h"
+#include "mcp/held_calls.h"
+#include "mcp/input_rounds.h"
 #include "mcp/listen_hub.h"
 #include "mcp/log_level.h"
 #include "mcp/message_outcome.h"
@@ -88,50 +90,6 @@ MethodAnswer badLogLevel() {
                                    "critical, alert, emergency");
 }
 
-/// -32021 when a call of the request needed a capability it did not declare (then the tool's
-/// own answer, made without it, is not the request's).
-std::optional<MethodAnswer> undeclared(const StatelessScope& scope) {
-    const std::string capability = scope.missingCapability();
-    if (capability.empty()) {
-        return std::nullopt;
-    }
-    return MethodAnswer::error(kMissingRequiredClientCapability,
-                               "this request needs the " + capability +
-                                   " client capability: declare it in params._meta[\"" +
-                                   std::string(kMetaClientCapabilities) + "\"]",
-                               R"({"requiredCapabilities":{)" + jsonString(capability) + ":{}}}");
-}
-
-/// The MRTR side of tools/call `params` from `who`: what a state sealed for it is bound to, and,
-/// when it retries a round (it carries inputResponses or a requestState), the answers and the
-/// opened state. The error (for -32602) says why its requestState does not open.
-Result<StatelessRound> roundOf(const ToolCallParams& params, const Who& who,
-                               const RequestStateSeal* seal) {
-    StatelessRound round;
-    round.seal = seal;
-    round.binding = StateBinding{who.workspace, who.agent, "tools/call", params.name,
-                                 paramsDigest(params.name, params.arguments_json)};
-    if (!params.has_input_responses && !params.request_state) {
-        return round;
-    }
-    InputRound retry;
-    retry.responses = params.input_responses;
-    retry.round = 1;  // the answers to a round that carried no state
-    if (params.request_state) {
-        if (seal == nullptr) {
-            return Error{ErrorCode::invalid_argument, "this endpoint issues no requestState"};
-        }
-        Result<OpenedState> opened = seal->open(*params.request_state, round.binding);
-        if (!opened) {
-            return opened.error();
-        }
-        retry.state = std::move(opened->payload);
-        retry.round = opened->round;
-    }
-    round.retry = std::move(retry);
-    return round;
-}
-
 MethodAnswer notFound(std::string_view method, std::string_view why) {
     return MethodAnswer::error(
         kMethodNotFound, "method " + std::string(method.substr(0, 100)) + " " + std::string(why));
@@ -156,7 +114,10 @@ ModernTransport::ModernTransport(const ServerIdentity& identity, const config::M
       quotas_(std::move(quotas)),
       listens_(std::move(listens)),
       seal_(std::move(seal)),
-      observer_(observer) {}
+      max_input_rounds_(mcp.max_input_rounds),
+      observer_(observer),
+      held_(std::make_unique<HeldCalls>(mcp.max_held_calls_per_agent, mcp.max_held_calls,
+                                        std::chrono::milliseconds(mcp.request_state_ttl_ms))) {}
 
 void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
                            const ParsedBody& parsed, const EraVerdict& verdict,
@@ -191,6 +152,9 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
     }
     if (message.method == "subscriptions/listen") {
         listen(request, response, message, who, since);
+        return;
+    }
+    if (catalogWithInput(request, response, message, verdict.meta, who, since)) {
         return;
     }
     reply(response, message, answer(message, verdict.meta, who), since);
@@ -257,7 +221,7 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
     }
     StatelessScope scope(who, meta.client_capabilities_json);
     if (auto answered = methods_.answer(message, scope)) {
-        if (auto refusal = undeclared(scope)) {
+        if (auto refusal = scope.undeclared()) {
             return std::move(*refusal);
         }
         return std::move(*answered);
@@ -294,10 +258,29 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
             return;
         }
     }
-    Result<StatelessRound> round = roundOf(*params, who, seal_.get());
+    Result<StatelessRound> round = openRound("tools/call", params->name, params->arguments_json,
+                                             params->retry, who, seal_.get());
     if (!round) {
         reply(response, message,
               MethodAnswer::error(kInvalidParams, "tools/call: " + round.error().message), since);
+        return;
+    }
+    if (!round->held_id.empty()) {
+        resumeHeld(request, response, message, params->retry, *round,
+                   HeldCall::Listener{nullptr, meta.progress_token, level}, who, since);
+        return;
+    }
+    // A tool that may ask the client while it runs, for a client that can be asked: it is held
+    // (its progress and logs go on the stream of the request waiting on it, round by round).
+    if (const auto definition = who.tools->find(params->name);
+        definition && definition->requests_client &&
+        declaresClientInput(meta.client_capabilities_json)) {
+        startHeld(
+            request, response, message, std::move(*round), meta.client_capabilities_json,
+            HeldCall::Listener{nullptr, meta.progress_token, level}, who,
+            [this, id = *message.id, params = *params, token = meta.progress_token](
+                StatelessScope& scope) { return methods_.toolsCall(id, params, scope, token); },
+            since);
         return;
     }
     // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663).
@@ -305,7 +288,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
         StatelessScope scope(who, meta.client_capabilities_json, nullptr, std::nullopt,
                              std::move(*round));
         MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, std::nullopt);
-        reply(response, message, undeclared(scope).value_or(std::move(answered)), since);
+        reply(response, message, scope.undeclared().value_or(std::move(answered)), since);
         return;
     }
     // Progress or logs asked for: they go on an SSE stream, before the response.
@@ -316,7 +299,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     }
     StatelessScope scope(who, meta.client_capabilities_json, stream, level, std::move(*round));
     MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, meta.progress_token);
-    if (auto refusal = undeclared(scope)) {
+    if (auto refusal = scope.undeclared()) {
         answered = std::move(*refusal);
     }
     if (answered.isNone() || stream->closed()) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "mcp/caller_quotas.h"
 #include "mcp/endpoint_access.h"
 #include "mcp/endpoint_observer.h"
+#include "mcp/held_calls.h"
 #include "mcp/json_rpc.h"
 #include "mcp/listen_hub.h"
 #include "mcp/method_answer.h"
@@ -18,6 +20,7 @@
 #include "mcp/protocol_era.h"
 #include "mcp/protocol_version.h"
 #include "mcp/request_state_seal.h"
+#include "mcp/stateless_scope.h"
 #include "mcp/tool_call_params.h"
 
 namespace Poco::Net {
@@ -79,6 +82,39 @@ private:
     /// Sends `answered` to request `message` as JSON (its status from its error code).
     void reply(Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,
                const MethodAnswer& answered, std::chrono::steady_clock::time_point since) const;
+    /// What a held call runs, with its scope.
+    using HeldWork = std::function<MethodAnswer(StatelessScope&)>;
+    /// Runs `work` as a held call (it may ask the client) for request `message`, with `round`
+    /// (its binding, the round it retries) and the request's `capabilities`: answered as soon as
+    /// it ends or asks something (modern_held.cpp).
+    /// `wants`: the progress token and log level the request asked for (its stream is opened
+    /// here when it asked for either).
+    void startHeld(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                   const JsonRpcMessage& message, StatelessRound round,
+                   const std::string& capabilities, const HeldCall::Listener& wants, const Who& who,
+                   HeldWork work, std::chrono::steady_clock::time_point since) const;
+    /// A retry answering the questions of the held call `round` names.
+    void resumeHeld(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                    const JsonRpcMessage& message, const InputRetry& retry,
+                    const StatelessRound& round, const HeldCall::Listener& wants, const Who& who,
+                    std::chrono::steady_clock::time_point since) const;
+    /// Waits on `held` and answers the request with its end, or its questions (the state sealed
+    /// for `binding`, round `round` + 1).
+    void answerHeld(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                    const JsonRpcMessage& message, const std::shared_ptr<HeldCall>& held,
+                    const StateBinding& binding, int round, const HeldCall::Listener& wants,
+                    const Who& who, std::chrono::steady_clock::time_point since) const;
+    /// The answer of a held call's `event`: its end, or its questions with the state sealed for
+    /// `binding`, round `round` + 1.
+    MethodAnswer answerOf(HeldEvent& event, const std::shared_ptr<HeldCall>& held,
+                          const StateBinding& binding, int round) const;
+    /// prompts/get and resources/read that may need input (a retry of a held one, or a client
+    /// that can be asked): answered here, true; false for the other requests.
+    bool catalogWithInput(Poco::Net::HTTPServerRequest& request,
+                          Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,
+                          const RequestMeta& meta, const Who& who,
+                          std::chrono::steady_clock::time_point since) const;
+
     /// The JSON-RPC message of `answered`; "" for none.
     std::string messageOf(const JsonRpcMessage& message, const MethodAnswer& answered) const;
     /// The cache hint of `method`'s results; nullopt for a method whose results carry none.
@@ -94,7 +130,10 @@ private:
     std::shared_ptr<CallerQuotas> quotas_;
     std::shared_ptr<ListenHub> listens_;
     std::shared_ptr<const RequestStateSeal> seal_;
+    std::int64_t max_input_rounds_;
     const EndpointObserver& observer_;
+    /// Last: destroyed first, it waits for the held calls' threads, which use the members above.
+    std::unique_ptr<HeldCalls> held_;
 };
 
 }  // namespace crank::mcp

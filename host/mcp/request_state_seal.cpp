@@ -186,15 +186,15 @@ RequestStateSeal::RequestStateSeal(std::string_view key_material, std::string no
       ttl_(ttl),
       used_(used ? std::move(used) : std::make_shared<MemoryUsedStates>()) {}
 
-std::string RequestStateSeal::seal(const StateBinding& binding, std::string_view payload,
-                                   int round) const {
+std::string RequestStateSeal::seal(const StateBinding& binding, std::string_view payload, int round,
+                                   std::string_view kind) const {
     const std::int64_t expires = nowUnixMs() + ttl_.count();
     const std::string plain =
         R"({"w":)" + jsonString(binding.workspace) + R"(,"a":)" + jsonString(binding.agent) +
         R"(,"m":)" + jsonString(binding.method) + R"(,"t":)" + jsonString(binding.target) +
         R"(,"d":)" + jsonString(binding.params_digest) + R"(,"e":)" + std::to_string(expires) +
-        R"(,"n":)" + jsonString(node_) + R"(,"r":)" + std::to_string(round) + R"(,"p":)" +
-        jsonString(payload) + "}";
+        R"(,"n":)" + jsonString(node_) + R"(,"r":)" + std::to_string(round) + R"(,"k":)" +
+        jsonString(kind) + R"(,"p":)" + jsonString(payload) + "}";
     return std::string(kPrefix) + base64Url(encrypt(key_, plain));
 }
 
@@ -249,6 +249,7 @@ Result<OpenedState> RequestStateSeal::open(std::string_view sealed,
     OpenedState opened;
     opened.payload = stringOf(doc, "p");
     opened.node = stringOf(doc, "n");
+    opened.kind = stringOf(doc, "k");
     opened.round = doc.HasMember("r") && doc["r"].IsInt() ? doc["r"].GetInt() : 0;
     return opened;
 }

@@ -39,6 +39,7 @@ struct OpenedState {
     std::string payload;  ///< the state the tool gave, byte for byte
     std::string node;     ///< the node that sealed it
     int round = 0;        ///< 1 for the state of a call's first input_required result
+    std::string kind;     ///< what the payload is: "tool" (a tool's own state), "held" (a call id)
 };
 
 class RequestStateSeal {
@@ -49,8 +50,9 @@ public:
     RequestStateSeal(std::string_view key_material, std::string node, std::chrono::milliseconds ttl,
                      std::shared_ptr<UsedStates> used);
 
-    /// The sealed form of `payload` for `binding`, round `round`.
-    std::string seal(const StateBinding& binding, std::string_view payload, int round) const;
+    /// The sealed form of `payload` (of `kind`, see OpenedState) for `binding`, round `round`.
+    std::string seal(const StateBinding& binding, std::string_view payload, int round,
+                     std::string_view kind = "tool") const;
 
     /// The state `sealed` carries when it was sealed by this deployment for `binding`, has not
     /// expired and was not opened before; otherwise ErrorCode::invalid_argument naming why
@@ -59,6 +61,8 @@ public:
     Result<OpenedState> open(std::string_view sealed, const StateBinding& binding) const;
 
     std::chrono::milliseconds ttl() const { return ttl_; }
+    /// The node written into the states this seal makes.
+    const std::string& node() const { return node_; }
 
 private:
     std::string key_;  ///< 32 bytes

@@ -3,31 +3,60 @@
 #include "mcp/call_notifications.h"
 #include "mcp/json_rpc.h"
 #include "mcp/protocol_era.h"
+#include "mcp/request_meta.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
 
+namespace {
+
+/// Where a call's notifications go: its request's stream, or, for a held call, the stream of the
+/// request waiting on it now (each round's request has its own token and level).
+HeldCall::Listener listenerOf(const std::shared_ptr<RequestStream>& stream,
+                              const std::optional<RequestId>& token,
+                              const std::optional<LogLevel>& level,
+                              const std::shared_ptr<HeldCall>& held) {
+    if (held) {
+        return held->listener();
+    }
+    return HeldCall::Listener{stream, token, level};
+}
+
+}  // namespace
+
+bool StatelessToolCall::progressRequested() const {
+    if (held_) {
+        // Asked by the request that started the call: the upstream reports progress from the
+        // start, and each round's stream carries what comes while it waits.
+        return progress_token_.has_value();
+    }
+    const HeldCall::Listener to = listenerOf(stream_, progress_token_, log_level_, held_);
+    return to.stream && to.progress_token.has_value();
+}
+
 void StatelessToolCall::progress(double progress, std::optional<double> total,
                                  std::string_view message) {
-    if (!stream_ || !progress_token_) {
+    const HeldCall::Listener to = listenerOf(stream_, progress_token_, log_level_, held_);
+    if (!to.stream || !to.progress_token) {
         return;
     }
-    if (std::string note = progressNotification(*progress_token_, progress, total, message);
+    if (std::string note = progressNotification(*to.progress_token, progress, total, message);
         !note.empty()) {
-        stream_->send(note);
+        to.stream->send(note);
     }
 }
 
 void StatelessToolCall::log(LogLevel level, std::string_view logger, std::string_view data_json) {
     // Without a logLevel in the request's _meta no log notification is sent at all.
-    if (stream_ && log_level_ && level >= *log_level_) {
-        stream_->send(logNotification(level, logger, data_json));
+    const HeldCall::Listener to = listenerOf(stream_, progress_token_, log_level_, held_);
+    if (to.stream && to.log_level && level >= *to.log_level) {
+        to.stream->send(logNotification(level, logger, data_json));
     }
 }
 
 ToolCall::ClientAnswer StatelessToolCall::requestClient(std::string_view method,
-                                                        std::string_view /*params_json*/,
-                                                        std::chrono::milliseconds /*timeout*/) {
+                                                        std::string_view params_json,
+                                                        std::chrono::milliseconds timeout) {
     const char* capability = clientCapabilityFor(method);
     if (capability == nullptr) {
         return {false, notForwardedError(method)};
@@ -39,11 +68,14 @@ ToolCall::ClientAnswer StatelessToolCall::requestClient(std::string_view method,
                                       " capability") +
                            "}"};
     }
-    return {false, R"({"code":-32601,"message":)" +
-                       jsonString("crankd cannot yet ask a 2026-07-28 client for " +
-                                  std::string(method.substr(0, 100)) +
-                                  " (input_required results are not served yet)") +
-                       "}"};
+    if (held_) {
+        return held_->ask(method, params_json, timeout);
+    }
+    return {false,
+            R"({"code":-32601,"message":)" +
+                jsonString("this call cannot ask the client for " +
+                           std::string(method.substr(0, 100)) + ": it was not held for input") +
+                "}"};
 }
 
 bool StatelessToolCall::clientDeclares(std::string_view capability) const {
@@ -76,6 +108,71 @@ InputStep StatelessScope::inputRequired(const InputNeed& need, ToolCall& call,
     }
     step.answer = MethodAnswer::result(inputRequiredResult(need, state));
     return step;
+}
+
+std::optional<MethodAnswer> StatelessScope::undeclared() const {
+    const std::string capability = missingCapability();
+    if (capability.empty()) {
+        return std::nullopt;
+    }
+    return MethodAnswer::error(kMissingRequiredClientCapability,
+                               "this request needs the " + capability +
+                                   " client capability: declare it in params._meta[\"" +
+                                   std::string(kMetaClientCapabilities) + "\"]",
+                               R"({"requiredCapabilities":{)" + jsonString(capability) + ":{}}}");
+}
+
+Result<StatelessRound> openRound(std::string_view method, std::string_view target,
+                                 std::string_view arguments_json, const InputRetry& asked,
+                                 const Who& who, const RequestStateSeal* seal) {
+    StatelessRound round;
+    round.seal = seal;
+    round.binding = StateBinding{who.workspace, who.agent, std::string(method), std::string(target),
+                                 paramsDigest(target, arguments_json)};
+    if (!asked.present()) {
+        return round;
+    }
+    InputRound retry;
+    retry.responses = asked.responses;
+    retry.round = 1;  // the answers to a round that carried no state
+    if (asked.state) {
+        if (seal == nullptr) {
+            return Error{ErrorCode::invalid_argument, "this endpoint issues no requestState"};
+        }
+        Result<OpenedState> opened = seal->open(*asked.state, round.binding);
+        if (!opened) {
+            return opened.error();
+        }
+        if (opened->kind == "held") {
+            if (opened->node != seal->node()) {
+                return Error{ErrorCode::invalid_argument,
+                             "requestState belongs to a call held by node " +
+                                 jsonString(opened->node) + ", not this one (" +
+                                 jsonString(seal->node()) + "): the retry must reach that node"};
+            }
+            round.held_id = opened->payload;
+        } else {
+            retry.state = std::move(opened->payload);
+        }
+        retry.round = opened->round;
+    }
+    round.retry = std::move(retry);
+    return round;
+}
+
+/// True when client capabilities (JSON text) declare one a call may ask for: sampling,
+/// elicitation or roots.
+bool declaresClientInput(std::string_view capabilities_json) {
+    if (capabilities_json.empty()) {
+        return false;
+    }
+    for (const char* capability : {"sampling", "elicitation", "roots"}) {
+        const Result<std::string> declared = extractMember(capabilities_json, capability);
+        if (declared && !declared->empty()) {
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace crank::mcp

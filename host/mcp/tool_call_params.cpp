@@ -35,7 +35,7 @@ Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
     if (const scan::RawValue* task = scan::findMember(members, "task")) {
         out.task_json = scan::jsonText(params_json, *task);
     }
-    if (Result<void> retry = readInputRetry(params_json, members, out); !retry) {
+    if (Result<void> retry = readInputRetry(params_json, members, out.retry); !retry) {
         return retry.error();
     }
     if (const scan::RawValue* meta = scan::findMember(members, "_meta")) {
@@ -58,7 +58,7 @@ Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
 }
 
 Result<void> readInputRetry(std::string_view params_json,
-                            const std::vector<scan::RawMember>& members, ToolCallParams& out) {
+                            const std::vector<scan::RawMember>& members, InputRetry& out) {
     if (const scan::RawValue* state = scan::findMember(members, "requestState")) {
         if (state->type != scan::ValueType::string) {
             return Error{ErrorCode::invalid_argument,
@@ -66,7 +66,7 @@ Result<void> readInputRetry(std::string_view params_json,
                          "got " +
                              scan::describe(params_json, *state)};
         }
-        out.request_state = state->text;
+        out.state = state->text;
     }
     const scan::RawValue* responses = scan::findMember(members, "inputResponses");
     if (responses == nullptr) {
@@ -91,10 +91,36 @@ Result<void> readInputRetry(std::string_view params_json,
                              "] must be the result object of the request it answers, got " +
                              scan::describe(text, answer.value)};
         }
-        out.input_responses.emplace(answer.name, scan::jsonText(text, answer.value));
+        out.responses.emplace(answer.name, scan::jsonText(text, answer.value));
     }
-    out.has_input_responses = true;
+    out.has_responses = true;
     return {};
+}
+
+Result<CatalogTarget> parseCatalogTarget(std::string_view method, std::string_view params_json) {
+    if (params_json.empty() || params_json.front() != '{') {
+        return Error{ErrorCode::invalid_argument, "params must be an object"};
+    }
+    Result<scan::RawEntry> params = scan::readObject(params_json);
+    if (!params) {
+        return params.error();
+    }
+    CatalogTarget out;
+    const char* key = method == "resources/read" ? "uri" : "name";
+    const scan::RawValue* target = scan::findMember(params->members, key);
+    if (target == nullptr || target->type != scan::ValueType::string) {
+        return Error{ErrorCode::invalid_argument,
+                     std::string("params.") + key + " is required (a string)"};
+    }
+    out.target = target->text;
+    if (const scan::RawValue* arguments = scan::findMember(params->members, "arguments");
+        arguments != nullptr && arguments->type == scan::ValueType::object) {
+        out.arguments_json = scan::jsonText(params_json, *arguments);
+    }
+    if (Result<void> retry = readInputRetry(params_json, params->members, out.retry); !retry) {
+        return retry.error();
+    }
+    return out;
 }
 
 }  // namespace crank::mcp

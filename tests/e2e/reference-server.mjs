@@ -276,6 +276,10 @@ function createServer() {
             return text(`User response: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`);
         },
     );
+    server.registerTool('test_list_roots', { description: "Asks the client for its roots" }, async (extra) => {
+        const result = await server.server.listRoots(undefined, { relatedRequestId: extra.requestId });
+        return text(`Roots: ${result.roots.map((r) => r.uri).join(',')}`);
+    });
     server.registerTool('test_elicitation_sep1034_defaults', { description: 'Elicitation with defaults' }, async (extra) => {
         const result = await server.server.elicitInput(
             {
@@ -439,6 +443,19 @@ function createServer() {
             { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
         ],
     }));
+
+    // input-required-result-non-tool-request (2026-07-28): a prompt that asks the user while it is
+    // got; through crankd a 2026 client answers it in an input_required round (the MRTR bridge).
+    server.registerPrompt('test_input_required_result_prompt', { description: 'Asks for the context to use' }, async (extra) => {
+        const result = await server.server.elicitInput(
+            {
+                message: 'What context should the prompt use?',
+                requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+            },
+            { relatedRequestId: extra.requestId },
+        );
+        return { messages: [{ role: 'user', content: { type: 'text', text: `Context: ${result.content?.context ?? '(none)'}` } }] };
+    });
 
     // server-stateless (2026-07-28): a hook that changes the prompt list, so that a listen through
     // crankd sees notifications/prompts/list_changed. It adds a prompt, then removes it, in turn.

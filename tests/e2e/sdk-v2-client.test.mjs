@@ -90,6 +90,22 @@ describe('SDK v2 client, MCP 2026-07-28', { skip: !URL_ENV && 'CRANK_MCP_URL is 
         assert.match(state.content[0].text, /^state-ok/);
     });
 
+    it("bridges a federated 2025-era upstream's sampling, elicitation and roots requests through input_required rounds", { timeout: TEST_TIMEOUT }, async () => {
+        const client = await connect({ pin: '2026-07-28' }, { elicitation: {}, sampling: {}, roots: {} });
+        client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { username: 'alice', email: 'a@example.com' } }));
+        client.setRequestHandler('sampling/createMessage', async request => ({
+            role: 'assistant', content: { type: 'text', text: `sampled: ${request.params.messages[0].content.text}` }, model: 'test-model', stopReason: 'endTurn',
+        }));
+        client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///bridged', name: 'bridged' }] }));
+
+        const elicited = await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who?' } }, { timeout: REQUEST_TIMEOUT });
+        assert.equal(elicited.content[0].text, 'User response: action=accept, content={"username":"alice","email":"a@example.com"}');
+        const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'capital?' } }, { timeout: REQUEST_TIMEOUT });
+        assert.equal(sampled.content[0].text, 'LLM response: sampled: capital?');
+        const listed = await client.callTool({ name: 'test_list_roots', arguments: {} }, { timeout: REQUEST_TIMEOUT });
+        assert.equal(listed.content[0].text, 'Roots: file:///bridged');
+    });
+
     it('a listen sees tools/list_changed when the tools change', { timeout: TEST_TIMEOUT }, async () => {
         const client = await connect({ pin: '2026-07-28' });
         let changed;

@@ -180,3 +180,54 @@ TEST_F(McpInputRequiredTest, AConfiguredKeyOpensStatesAcrossARestartARandomOneDo
 }
 
 }  // namespace
+
+namespace {
+
+constexpr const char* kPushing = "test_missing_capability";  // asks sampling while it runs
+constexpr const char* kSampling = R"({"sampling":{}})";
+constexpr const char* kSampled =
+    R"({"input_1":{"role":"assistant","content":{"type":"text","text":"hi back"},)"
+    R"("model":"m","stopReason":"endTurn"}})";
+
+std::string answered(const std::string& state) {
+    return std::string(R"("arguments":{},"inputResponses":)") + kSampled + R"(,"requestState":")" +
+           state + "\"";
+}
+
+TEST_F(McpInputRequiredTest, ACallThatAsksWhileItRunsIsHeldAndAnsweredThroughARound) {
+    startCrankd();
+    const Reply asked = call(1, kPushing, R"("arguments":{})", "", kSampling);
+    ASSERT_EQ(asked.status, 200) << asked.body;
+    const auto doc = asked.json();
+    EXPECT_STREQ(doc["result"]["resultType"].GetString(), "input_required") << asked.body;
+    EXPECT_STREQ(doc["result"]["inputRequests"]["input_1"]["method"].GetString(),
+                 "sampling/createMessage");
+    EXPECT_EQ(doc["result"]["inputRequests"]["input_1"]["params"]["maxTokens"].GetInt(), 10);
+    const std::string state = doc["result"]["requestState"].GetString();
+
+    const Reply done = call(2, kPushing, answered(state), "", kSampling);
+    ASSERT_EQ(done.status, 200) << done.body;
+    EXPECT_STREQ(done.json()["result"]["resultType"].GetString(), "complete");
+    EXPECT_NE(textOf(done).find("hi back"), std::string::npos) << done.body;
+    expectRefused(call(3, kPushing, answered(state), "", kSampling), "was used already");
+}
+
+TEST_F(McpInputRequiredTest, AHeldCallIsItsAgentsAndAnAbandonedOneGivesItsSlotBack) {
+    startCrankd(
+        twoAgents() + R"(, "mcp": {"request_state_ttl_ms": 300, "max_held_calls_per_agent": 1})",
+        {{"KEY_ALICE", kKey}, {"KEY_BOB", kBobKey}});
+    const std::string state = stateOf(call(1, kPushing, R"("arguments":{})", kKey, kSampling));
+    ASSERT_FALSE(state.empty());
+    expectRefused(call(2, kPushing, answered(state), kBobKey, kSampling), "another caller");
+    // Alice holds as many as she may: another is refused in words the model reads.
+    const Reply second = call(3, kPushing, R"("arguments":{})", kKey, kSampling);
+    ASSERT_EQ(second.status, 200) << second.body;
+    EXPECT_TRUE(second.json()["result"]["isError"].GetBool()) << second.body;
+    EXPECT_NE(textOf(second).find("mcp.max_held_calls_per_agent"), std::string::npos);
+    // Nobody answers: the question times out, the call ends upstream, the slot comes back.
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    expectRefused(call(4, kPushing, answered(state), kKey, kSampling), "has expired");
+    EXPECT_FALSE(stateOf(call(5, kPushing, R"("arguments":{})", kKey, kSampling)).empty());
+}
+
+}  // namespace

@@ -388,12 +388,13 @@ TEST_F(McpModernTest, ACallNeedingAnUndeclaredCapabilityIsRefused) {
     expectError(refused, 400, -32021, 90);
     EXPECT_TRUE(refused.json()["error"]["data"]["requiredCapabilities"].HasMember("sampling"))
         << refused.body;
-    // Declared, it is not refused for it (it cannot be asked yet: the tool's own error result).
+    // Declared, the question goes to the client in an input_required round (the held call).
     const Reply declared =
         post(request(91, "tools/call", call, meta(kVersion, R"({"sampling":{}})")), "tools/call",
              {{"Mcp-Name", "test_missing_capability"}});
     ASSERT_EQ(declared.status, 200) << declared.body;
-    EXPECT_TRUE(declared.json()["result"]["isError"].GetBool()) << declared.body;
+    EXPECT_STREQ(declared.json()["result"]["resultType"].GetString(), "input_required")
+        << declared.body;
 }
 
 TEST_F(McpModernTest, ListensAreBoundedAndDroppedOnesLeaveNothingBehind) {

@@ -132,17 +132,17 @@ TEST(ToolCallRetry, ReadsTheAnswersAndTheStateAsSent) {
         R"({"name":"t","arguments":{},"inputResponses":{"a":{"action":"accept"},"b":{"roots":[]}},)"
         R"("requestState":"v1.abc\u002d"})");
     ASSERT_TRUE(params) << params.error().message;
-    EXPECT_TRUE(params->has_input_responses);
-    EXPECT_EQ(params->input_responses.at("a"), R"({"action":"accept"})");
-    EXPECT_EQ(params->input_responses.at("b"), R"({"roots":[]})");
-    EXPECT_EQ(params->request_state, "v1.abc-");
+    EXPECT_TRUE(params->retry.has_responses);
+    EXPECT_EQ(params->retry.responses.at("a"), R"({"action":"accept"})");
+    EXPECT_EQ(params->retry.responses.at("b"), R"({"roots":[]})");
+    EXPECT_EQ(params->retry.state, "v1.abc-");
     const auto plain = parseToolCallParams(R"({"name":"t"})");
     ASSERT_TRUE(plain);
-    EXPECT_FALSE(plain->has_input_responses);
-    EXPECT_FALSE(plain->request_state);
+    EXPECT_FALSE(plain->retry.has_responses);
+    EXPECT_FALSE(plain->retry.state);
     const auto empty = parseToolCallParams(R"({"name":"t","inputResponses":{}})");
     ASSERT_TRUE(empty);
-    EXPECT_TRUE(empty->has_input_responses);
+    EXPECT_TRUE(empty->retry.has_responses);
 }
 
 TEST(ToolCallRetry, MalformedRetryMembersAreRefusedNamingThem) {
