@@ -117,6 +117,20 @@ ToolDefinition argumentless(std::string name, std::string description) {
 /// The state of the tools that carry one: it must come back byte for byte.
 constexpr const char* kConfirmState = "awaiting-confirmation";
 
+/// A tool that asks for a confirmation with kConfirmState, and answers `done` once the
+/// confirmation comes back with that state.
+mcp::FunctionToolRegistry::Function confirming(std::string done) {
+    return [done = std::move(done)](std::string_view, ToolCall& call) -> Result<ToolResult> {
+        rapidjson::Document answer;
+        const InputRound* round = call.inputRound();
+        if (round == nullptr || !answerOf(call, "confirm", answer) ||
+            round->state != kConfirmState) {
+            return ask({elicitation("confirm", "Please confirm", "ok", "boolean")}, kConfirmState);
+        }
+        return text(done);
+    };
+}
+
 }  // namespace
 
 void addInputRequiredTools(mcp::FunctionToolRegistry& tools) {
@@ -148,16 +162,7 @@ void addInputRequiredTools(mcp::FunctionToolRegistry& tools) {
               });
     tools.add(argumentless("test_input_required_result_request_state",
                            "Asks for a confirmation and carries a state through the round."),
-              [](std::string_view, ToolCall& call) -> Result<ToolResult> {
-                  rapidjson::Document answer;
-                  const InputRound* round = call.inputRound();
-                  if (round == nullptr || !answerOf(call, "confirm", answer) ||
-                      round->state != kConfirmState) {
-                      return ask({elicitation("confirm", "Please confirm", "ok", "boolean")},
-                                 kConfirmState);
-                  }
-                  return text("state-ok: the confirmation came back with its state");
-              });
+              confirming("state-ok: the confirmation came back with its state"));
     tools.add(argumentless("test_input_required_result_multiple_inputs",
                            "Asks a name, a greeting and the roots in one round."),
               [](std::string_view, ToolCall& call) -> Result<ToolResult> {
@@ -195,16 +200,7 @@ void addInputRequiredTools(mcp::FunctionToolRegistry& tools) {
               });
     tools.add(argumentless("test_input_required_result_tampered_state",
                            "Asks for a confirmation; its state is sealed, a forged one refused."),
-              [](std::string_view, ToolCall& call) -> Result<ToolResult> {
-                  rapidjson::Document answer;
-                  const InputRound* round = call.inputRound();
-                  if (round == nullptr || !answerOf(call, "confirm", answer) ||
-                      round->state != kConfirmState) {
-                      return ask({elicitation("confirm", "Please confirm", "ok", "boolean")},
-                                 kConfirmState);
-                  }
-                  return text("confirmed");
-              });
+              confirming("confirmed"));
     tools.add(argumentless("test_input_required_result_capabilities",
                            "Asks only for what the client declared: sampling, elicitation."),
               [](std::string_view, ToolCall& call) -> Result<ToolResult> {
