@@ -3,7 +3,24 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "mcp/json_rpc.h"
+
 namespace crank::mcp {
+
+bool declaresCapability(std::string_view capabilities_json, std::string_view capability) {
+    const Result<std::string> declared =
+        extractMember(capabilities_json.empty() ? "{}" : capabilities_json, capability);
+    return declared && !declared->empty();
+}
+
+bool declaresClientInput(std::string_view capabilities_json) {
+    for (const char* capability : {"sampling", "elicitation", "roots"}) {
+        if (declaresCapability(capabilities_json, capability)) {
+            return true;
+        }
+    }
+    return false;
+}
 
 std::string keptClientCapabilities(const rapidjson::Value& capabilities) {
     if (!capabilities.IsObject()) {

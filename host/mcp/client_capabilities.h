@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include <rapidjson/document.h>
 
@@ -20,5 +21,13 @@ inline constexpr std::size_t kMaxClientCapabilityBytes = 1024;
 /// is not an object is dropped. So a session's capabilities cost at most a few KiB, however large
 /// the client sends them (a body is bounded only by server.max_request_body_bytes).
 std::string keptClientCapabilities(const rapidjson::Value& capabilities);
+
+/// True when `capabilities_json` (a client's capabilities object; "" reads as {}) declares
+/// `capability`.
+bool declaresCapability(std::string_view capabilities_json, std::string_view capability);
+
+/// True when `capabilities_json` declares one a server may ask during a call: sampling,
+/// elicitation or roots.
+bool declaresClientInput(std::string_view capabilities_json);
 
 }  // namespace crank::mcp

@@ -11,6 +11,7 @@
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 
+#include "mcp/client_capabilities.h"
 #include "mcp/input_rounds.h"
 #include "mcp/modern_transport.h"
 #include "mcp/stateless_scope.h"

@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 
 #include "http/responses.h"
+#include "mcp/client_capabilities.h"
 #include "mcp/held_calls.h"
 #include "mcp/input_rounds.h"
 #include "mcp/listen_hub.h"
@@ -251,7 +252,8 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
               MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message), since);
         return;
     }
-    if (auto definition = who.tools->find(params->name)) {
+    const std::optional<ToolDefinition> definition = who.tools->find(params->name);
+    if (definition) {
         if (auto refusal =
                 checkParamHeaders(request, definition->input_schema_json, params->arguments_json)) {
             refuse(response, message, *refusal, since);
@@ -272,8 +274,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     }
     // A tool that may ask the client while it runs, for a client that can be asked: it is held
     // (its progress and logs go on the stream of the request waiting on it, round by round).
-    if (const auto definition = who.tools->find(params->name);
-        definition && definition->requests_client &&
+    if (definition && definition->requests_client &&
         declaresClientInput(meta.client_capabilities_json)) {
         startHeld(
             request, response, message, std::move(*round), meta.client_capabilities_json,

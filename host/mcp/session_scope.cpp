@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "mcp/call_notifications.h"
+#include "mcp/client_capabilities.h"
 #include "mcp/json_rpc.h"
 #include "util/json_string.h"
 
@@ -31,8 +32,7 @@ ToolCall::ClientAnswer SessionToolCall::requestClient(std::string_view method,
     if (capability == nullptr) {
         return {false, notForwardedError(method)};
     }
-    auto declared = extractMember(session_->clientCapabilities(), capability);
-    if (!declared || declared->empty()) {
+    if (!declaresCapability(session_->clientCapabilities(), capability)) {
         return {false, R"({"code":-32601,"message":)" +
                            jsonString(std::string("the client did not declare the ") + capability +
                                       " capability") +
@@ -86,18 +86,11 @@ void SessionToolCall::log(LogLevel level, std::string_view logger, std::string_v
 }
 
 bool SessionToolCall::clientDeclares(std::string_view capability) const {
-    auto declared = extractMember(session_->clientCapabilities(), capability);
-    return declared && !declared->empty();
+    return declaresCapability(session_->clientCapabilities(), capability);
 }
 
 bool clientCanBeAsked(const McpSession& session) {
-    for (const char* capability : {"sampling", "elicitation", "roots"}) {
-        auto declared = extractMember(session.clientCapabilities(), capability);
-        if (declared && !declared->empty()) {
-            return true;
-        }
-    }
-    return false;
+    return declaresClientInput(session.clientCapabilities());
 }
 
 }  // namespace crank::mcp

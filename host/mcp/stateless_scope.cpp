@@ -1,6 +1,7 @@
 #include "mcp/stateless_scope.h"
 
 #include "mcp/call_notifications.h"
+#include "mcp/client_capabilities.h"
 #include "mcp/json_rpc.h"
 #include "mcp/protocol_era.h"
 #include "mcp/request_meta.h"
@@ -30,8 +31,7 @@ bool StatelessToolCall::progressRequested() const {
         // start, and each round's stream carries what comes while it waits.
         return progress_token_.has_value();
     }
-    const HeldCall::Listener to = listenerOf(stream_, progress_token_, log_level_, held_);
-    return to.stream && to.progress_token.has_value();
+    return stream_ && progress_token_.has_value();
 }
 
 void StatelessToolCall::progress(double progress, std::optional<double> total,
@@ -79,9 +79,7 @@ ToolCall::ClientAnswer StatelessToolCall::requestClient(std::string_view method,
 }
 
 bool StatelessToolCall::clientDeclares(std::string_view capability) const {
-    const Result<std::string> declared = extractMember(
-        client_capabilities_json_.empty() ? "{}" : client_capabilities_json_, capability);
-    return declared && !declared->empty();
+    return declaresCapability(client_capabilities_json_, capability);
 }
 
 InputStep StatelessScope::inputRequired(const InputNeed& need, ToolCall& call,
@@ -158,21 +156,6 @@ Result<StatelessRound> openRound(std::string_view method, std::string_view targe
     }
     round.retry = std::move(retry);
     return round;
-}
-
-/// True when client capabilities (JSON text) declare one a call may ask for: sampling,
-/// elicitation or roots.
-bool declaresClientInput(std::string_view capabilities_json) {
-    if (capabilities_json.empty()) {
-        return false;
-    }
-    for (const char* capability : {"sampling", "elicitation", "roots"}) {
-        const Result<std::string> declared = extractMember(capabilities_json, capability);
-        if (declared && !declared->empty()) {
-            return true;
-        }
-    }
-    return false;
 }
 
 }  // namespace crank::mcp

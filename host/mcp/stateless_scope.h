@@ -147,8 +147,4 @@ Result<StatelessRound> openRound(std::string_view method, std::string_view targe
                                  std::string_view arguments_json, const InputRetry& retry,
                                  const Who& who, const RequestStateSeal* seal);
 
-/// True when client capabilities (JSON text) declare one a call may ask for: sampling,
-/// elicitation or roots.
-bool declaresClientInput(std::string_view capabilities_json);
-
 }  // namespace crank::mcp
