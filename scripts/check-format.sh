@@ -14,12 +14,12 @@ if [[ "${1:-}" == "--fix" ]]; then
     clang-format -i "${files[@]}"
     exit 0
 fi
-if ! clang-format --dry-run --Werror "${files[@]}" 2>/tmp/crank-format.$$; then
-    grep -E '^[^ ].*(warning|error):' /tmp/crank-format.$$ | cut -d: -f1 | sort -u |
+report="$(mktemp "${TMPDIR:-/tmp}/crank-format.XXXXXX")"
+trap 'rm -f "$report"' EXIT
+if ! clang-format --dry-run --Werror "${files[@]}" 2>"$report"; then
+    grep -E '^[^ ].*(warning|error):' "$report" | cut -d: -f1 | sort -u |
         sed 's/^/not formatted: /' >&2
-    rm -f /tmp/crank-format.$$
     echo "check-format: run scripts/check-format.sh --fix" >&2
     exit 1
 fi
-rm -f /tmp/crank-format.$$
 echo "check-format: ${#files[@]} files formatted"

@@ -10,10 +10,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${CRANK_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${CRANK_FUZZ_SECONDS:-20}"
-# Hash paths relative to the checkout so that clean clones elsewhere still hit the ccache.
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
-export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
-export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-25G}"
+source "$root/scripts/ccache-env.sh"
 
 if ! command -v clang++-14 >/dev/null; then
     echo "fuzz.sh: clang++-14 is missing (scripts/install-deps.sh installs it)" >&2

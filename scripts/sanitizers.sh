@@ -18,10 +18,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 asan_build="${CRANK_ASAN_BUILD_DIR:-$root/build-asan}"
 tsan_build="${CRANK_TSAN_BUILD_DIR:-$root/build-tsan}"
 supp="$root/tests/sanitizers"
-# The same ccache settings as scripts/build.sh, so these trees share its cache across clones.
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
-export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
-export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-25G}"
+source "$root/scripts/ccache-env.sh"
 
 # The unit tests that the ThreadSanitizer tree builds and runs (tests/unit/runtime, tests/unit/store).
 tsan_targets=(crank_runtime_items_tests crank_runtime_tests crank_store_tests)
