@@ -331,6 +331,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     }
     federation::Federation federation(cfg->upstreams, registry, std::move(federatedTools),
                                       static_cast<std::size_t>(cfg->mcp.tools_page_size), store);
+    federation.limitUpstreams(upstreamSlots);  // catalog requests share the tools' bound
     if (auto started = federation.start(); !started) {
         log::error("{}", started.error().message);
         runner.stop();

@@ -361,6 +361,12 @@ private:
     std::string details_;
 };
 
+/// The name under which the calls and catalog requests of `link` share the node's per-upstream
+/// bound (server.max_calls_per_upstream).
+std::string upstreamKey(const Link& link) {
+    return "mcp:" + link.config.name;
+}
+
 // ----- the federation ------------------------------------------------------------------------
 
 class WorkspaceCatalog;
@@ -371,6 +377,8 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     std::map<std::string, mcp::FunctionToolRegistry*> tools;
     std::size_t pageSize;
     std::shared_ptr<store::Store> store;
+    /// The node's per-upstream bound, shared with the tools' calls (limitUpstreams); null: none.
+    std::shared_ptr<mcp::UpstreamSlots> slots;
 
     std::vector<std::unique_ptr<Link>> links;
     std::map<std::string, std::unique_ptr<WorkspaceCatalog>> catalogs;
@@ -973,8 +981,7 @@ private:
         if (link == nullptr) {
             return error(-32602, "tools/call: unknown tool: " + name.substr(0, 128));
         }
-        Answer a =
-            impl_.request(*link, "tools/call", withStringMember(params, "name", original), &call);
+        Answer a = request(*link, "tools/call", withStringMember(params, "name", original), call);
         if (!a.ok) {
             return mcp::CatalogReply{{}, std::move(a.json)};
         }
@@ -1010,8 +1017,8 @@ private:
             route = it->second;
         }
         const Clock::time_point started = Clock::now();
-        Answer a = impl_.request(*route.link, method,
-                                 withStringMember(params, "taskId", route.upstream_id), &call);
+        Answer a = request(*route.link, method,
+                           withStringMember(params, "taskId", route.upstream_id), call);
         if (method == "tasks/cancel") {
             impl_.audit(*route.link, call, "task_cancel", id, a, started);
         }
@@ -1021,9 +1028,25 @@ private:
 
     mcp::CatalogReply forward(Link& link, std::string_view method, const std::string& params,
                               mcp::ToolCall& call) {
-        Answer a = impl_.request(link, method, params, &call);
+        Answer a = request(link, method, params, call);
         return a.ok ? mcp::CatalogReply{std::move(a.json), {}}
                     : mcp::CatalogReply{{}, std::move(a.json)};
+    }
+
+    /// A request of this catalog to `link`, within the upstream's bound like its tools' calls:
+    /// beyond it, refused at once with an error that names the upstream and the limit, so that
+    /// reads of a slow upstream cannot take every worker.
+    Answer request(Link& link, std::string_view method, std::string_view params,
+                   mcp::ToolCall& call) {
+        std::unique_ptr<mcp::UpstreamSlots::Hold> slot;  // released however the request ends
+        if (impl_.slots) {
+            std::string refusal;
+            slot = impl_.slots->hold(upstreamKey(link), refusal);
+            if (!slot) {
+                return {false, rpcError(-32603, std::string(method) + ": " + refusal)};
+            }
+        }
+        return impl_.request(link, method, params, &call);
     }
 
     /// The upstream that published prompt `name` here (under impl_.mutex).
@@ -1141,7 +1164,7 @@ void Federation::Impl::publish(const std::string& workspace) {
                     d.description = stringMember(doc, "description");
                     d.raw_json = now[name];
                     d.requests_client = true;
-                    d.upstream = "mcp:" + link->config.name;  // its calls share one bound
+                    d.upstream = upstreamKey(*link);  // its calls share one bound
                     if (doc.HasMember("execution") && doc["execution"].IsObject()) {
                         d.task_support = stringMember(doc["execution"], "taskSupport");
                     }
@@ -1239,6 +1262,10 @@ Federation::Federation(std::vector<config::UpstreamConfig> upstreams,
 
 Federation::~Federation() {
     stop();
+}
+
+void Federation::limitUpstreams(std::shared_ptr<mcp::UpstreamSlots> slots) {
+    impl_->slots = std::move(slots);
 }
 
 Result<void> Federation::start() {

@@ -9,6 +9,7 @@
 #include "config/config.h"
 #include "mcp/catalog.h"
 #include "mcp/tool_registry.h"
+#include "mcp/upstream_slots.h"
 #include "plugins/plugin_registry.h"
 #include "store/store.h"
 #include "util/error.h"
@@ -41,6 +42,13 @@ public:
     Federation& operator=(const Federation&) = delete;
     Federation(Federation&&) = delete;
     Federation& operator=(Federation&&) = delete;
+
+    /// The catalog's requests that reach an upstream (resources/read, subscribe and
+    /// unsubscribe, prompts/get, completion/complete, tools/call with a task, tasks/*) take a
+    /// slot of the upstream's bound in `slots`, the one its tools' calls take, and are refused
+    /// with an error naming the upstream and the limit when none is left. Set it before start();
+    /// null: no bound.
+    void limitUpstreams(std::shared_ptr<mcp::UpstreamSlots> slots);
 
     /// Opens every upstream (each connects in the background) and starts fetching their lists.
     /// Fails, naming the upstream, when its adapter is missing, cannot federate, or refuses its

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <exception>
+#include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,6 +53,12 @@ void appendTool(std::string& out, const ToolDefinition& t, bool show_task_suppor
         out += R"(,"execution":{"taskSupport":)" + jsonString(t.task_support) + "}";
     }
     out += '}';
+}
+
+/// The catalog methods it answers from its own lists, which wait on no upstream.
+bool answeredFromMemory(std::string_view method) {
+    return method == "resources/list" || method == "resources/templates/list" ||
+           method == "prompts/list";
 }
 
 }  // namespace
@@ -199,9 +207,22 @@ std::optional<MethodAnswer> MethodTable::inputRound(const InputNeed& need, ToolC
 
 std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& message,
                                                         RequestScope& scope) const {
-    Catalog* catalog = scope.who().catalog;
+    const Who& who = scope.who();
+    Catalog* catalog = who.catalog;
     if (catalog == nullptr) {
         return std::nullopt;
+    }
+    // Every catalog request but the lists (answered from memory) may wait on an upstream: it
+    // takes a call slot like a tools/call (per agent, per workspace, node), released however it
+    // ends, so that reads of a slow upstream cannot hold every worker.
+    std::unique_ptr<CallerQuotas::Hold> slot;
+    if (!answeredFromMemory(message.method)) {
+        std::string refusal;
+        slot = CallerQuotas::hold(quotas_, CallerQuotas::Kind::call, who.agent, who.workspace,
+                                  refusal);
+        if (!slot) {
+            return MethodAnswer::error(kInternalError, message.method + ": " + refusal);
+        }
     }
     std::optional<CatalogReply> reply;
     {

@@ -394,6 +394,18 @@ function createServer() {
             contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }],
         }),
     );
+    // A read that takes {ms} milliseconds (at most 60000; ends early when cancelled): the slow
+    // upstream of the bounds on catalog requests (tests/integration/federation_test.cpp).
+    server.registerResource(
+        'slow',
+        new ResourceTemplate('test://slow/{ms}', { list: undefined }),
+        { description: 'A resource whose read takes ms milliseconds', mimeType: 'text/plain' },
+        async (uri, { ms }, extra) => {
+            const wait = Math.min(Number.parseInt(ms, 10) || 0, 60000);
+            await pause(wait, extra.signal);
+            return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `read after ${wait} ms` }] };
+        },
+    );
     server.registerResource(
         'watched-resource',
         'test://watched-resource',

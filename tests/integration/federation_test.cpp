@@ -6,6 +6,7 @@
 // One crankd, the real mcp plugin, three copies of the fixture server
 // (tests/e2e/reference-server.mjs --stdio) and one upstream whose command does not exist.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -274,6 +275,59 @@ TEST_F(FederationSuite, HostileCatalogRequestsGetErrorsThatNameTheProblem) {
         answerOf(request(13, "tasks/get", R"({"taskId":"up-0123456789abcdef"})"), 13);
     ASSERT_TRUE(task.HasMember("error"));
     EXPECT_EQ(task["error"]["code"].GetInt(), -32602);
+}
+
+// Issue 45: resources/read, prompts/get and completion/complete routed to an upstream take the
+// upstream's slots and the node's call slots as tools/call does. Reads of a slow resource beyond
+// server.max_calls_per_upstream (9 of the default 12 call slots with 16 workers) are refused at
+// once, naming the limit, and /healthz answers while the others still wait on the upstream.
+// Before, every read held a worker until the upstream answered: /healthz waited behind them.
+TEST_F(FederationSuite, ReadsOfASlowUpstreamTakeCallSlotsAndLeaveWorkersFree) {
+    constexpr int kReads = 20;  // more than the 16 workers
+    constexpr int kPerUpstream = 9;
+    std::vector<Reply> replies(kReads);
+    std::atomic<int> finished{0};
+    std::atomic<int> read{0};  // the reads the upstream answered
+    std::vector<std::thread> readers;
+    for (int i = 0; i < kReads; ++i) {
+        readers.emplace_back([&, i] {
+            replies[i] = request(100 + i, "resources/read", R"({"uri":"test://slow/6000"})");
+            if (replies[i].body.find("read after 6000 ms") != std::string::npos) {
+                ++read;
+            }
+            ++finished;
+        });
+    }
+    // The refused reads come back at once; the others wait on the upstream for 6 s.
+    for (int i = 0; i < 400 && finished.load() < kReads - kPerUpstream; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const Reply health = exchange(port_, "GET", "/healthz", {});
+    const int readAtHealth = read.load();
+    for (std::thread& t : readers) {
+        t.join();
+    }
+    EXPECT_EQ(health.status, 200);
+    EXPECT_EQ(readAtHealth, 0) << "/healthz waited for workers that slow reads held";
+    int refused = 0;
+    for (int i = 0; i < kReads; ++i) {
+        const rapidjson::Document answer = answerOf(replies[i], 100 + i);
+        if (answer.HasMember("error")) {
+            ++refused;
+            // Past the upstream's 9, or past the node's 12 call slots, whichever came first.
+            const std::string message = answer["error"]["message"].GetString();
+            EXPECT_EQ(message.rfind("resources/read: ", 0), 0U) << message;
+            EXPECT_TRUE(message.find("(server.max_calls_per_upstream: 9)") != std::string::npos ||
+                        message.find("(server.max_concurrent_calls: ") != std::string::npos)
+                << message;
+        }
+    }
+    EXPECT_EQ(read.load(), kPerUpstream);
+    EXPECT_EQ(refused, kReads - kPerUpstream);
+    // The slots came back: the next read goes through.
+    const rapidjson::Document again =
+        answerOf(request(130, "resources/read", R"({"uri":"test://slow/0"})"), 130);
+    EXPECT_TRUE(again.HasMember("result"));
 }
 
 }  // namespace
