@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -27,14 +28,17 @@
 #include "http/stream_reactor.h"
 #include "log/log.h"
 #include "mcp/mcp_endpoint.h"
+#include "mcp/request_state_seal.h"
 #include "mcp/session_manager.h"
 #include "mcp/tool_registry.h"
+#include "mcp/used_states.h"
 #include "openapi/import_command.h"
 #include "plugins/plugin_registry.h"
 #include "runtime/audit_cleaner.h"
 #include "runtime/audit_writer.h"
 #include "runtime/operation_compiler.h"
 #include "runtime/operation_runner.h"
+#include "runtime/store_used_states.h"
 #include "store/open_store.h"
 #include "util/memory_trimmer.h"
 
@@ -51,6 +55,20 @@ std::string nodeId(const config::ServerConfig& server) {
         return host;
     }
     return "local";
+}
+
+/// The seal of MRTR request states: the configured key (or a random one), this node's name, and
+/// single use for the whole deployment, in the store, within each caller's share and pace.
+std::shared_ptr<const mcp::RequestStateSeal> requestStateSeal(
+    const config::Config& c, const std::shared_ptr<store::Store>& store) {
+    auto used = std::make_shared<mcp::PacedUsedStates>(
+        std::make_shared<runtime::StoreUsedStates>(
+            store, store::UsedStateLimits{c.mcp.max_request_states_per_agent,
+                                          c.mcp.max_request_states_per_workspace}),
+        c.mcp.max_input_rounds_per_minute);
+    return std::make_shared<const mcp::RequestStateSeal>(
+        c.mcp.request_state_key ? c.mcp.request_state_key->reveal() : std::string_view(),
+        nodeId(c.server), std::chrono::milliseconds(c.mcp.request_state_ttl_ms), std::move(used));
 }
 
 store::StoreOptions storeOptions(const config::StoreConfig& c) {
@@ -358,7 +376,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     }
     mcp::McpEndpoint endpoint(*cfg, mcp::ServerIdentity{"crank", kVersion},
                               std::move(endpointTools), sessions, reactor, runner.tasks(),
-                              federation.catalogs());
+                              federation.catalogs(), requestStateSeal(*cfg, store));
 
     admin::AdminApi adminApi(
         catalog, *cfg,

@@ -142,6 +142,12 @@ struct McpConfig {
     /// elicitation, roots), held on this node while the client answers, in all and per agent.
     std::int64_t max_held_calls = 256;
     std::int64_t max_held_calls_per_agent = 16;
+    /// Request states opened and not yet expired (the register that makes each open once, in
+    /// the store), per agent and per workspace: no caller fills the register for the others.
+    std::int64_t max_request_states_per_agent = 1'000;
+    std::int64_t max_request_states_per_workspace = 10'000;
+    /// Request states one agent may open a minute on this node (in bursts of as many).
+    std::int64_t max_input_rounds_per_minute = 120;
 };
 
 /// `jobs`: the worker pool of async_job operations and the ownership of running jobs.

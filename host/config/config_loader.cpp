@@ -419,6 +419,12 @@ void Loader::readMcp(const Json* v) {
     m.max_held_calls = r.positiveInteger("max_held_calls", m.max_held_calls, 100'000);
     m.max_held_calls_per_agent =
         r.positiveInteger("max_held_calls_per_agent", m.max_held_calls_per_agent, 100'000);
+    m.max_request_states_per_agent = r.positiveInteger("max_request_states_per_agent",
+                                                       m.max_request_states_per_agent, 10'000'000);
+    m.max_request_states_per_workspace = r.positiveInteger(
+        "max_request_states_per_workspace", m.max_request_states_per_workspace, 100'000'000);
+    m.max_input_rounds_per_minute =
+        r.positiveInteger("max_input_rounds_per_minute", m.max_input_rounds_per_minute, 1'000'000);
     r.finish();
 }
 

@@ -18,6 +18,7 @@
 #include "mcp/modern_transport.h"
 #include "mcp/protocol_era.h"
 #include "mcp/session_streams.h"
+#include "mcp/used_states.h"
 
 namespace crank::mcp {
 namespace {
@@ -46,12 +47,18 @@ std::shared_ptr<CallerQuotas> quotasOf(const config::Config& c) {
         config::reservedCalls(c));
 }
 
-/// The seal of a node on its own: the configured key (or a random one), states used once in this
-/// process's memory.
+/// The seal of an endpoint given none (crankd gives its own, whose register is the store's): the
+/// configured key (or a random one), states used once in this process's memory, within each
+/// caller's share and pace.
 std::shared_ptr<const RequestStateSeal> localSeal(const config::Config& c) {
+    auto used = std::make_shared<PacedUsedStates>(
+        std::make_shared<MemoryUsedStates>(100'000,
+                                           StateShares{c.mcp.max_request_states_per_agent,
+                                                       c.mcp.max_request_states_per_workspace}),
+        c.mcp.max_input_rounds_per_minute);
     return std::make_shared<RequestStateSeal>(
         c.mcp.request_state_key ? c.mcp.request_state_key->reveal() : std::string_view(),
-        c.server.node_id, std::chrono::milliseconds(c.mcp.request_state_ttl_ms), nullptr);
+        c.server.node_id, std::chrono::milliseconds(c.mcp.request_state_ttl_ms), std::move(used));
 }
 
 }  // namespace

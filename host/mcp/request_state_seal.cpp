@@ -239,7 +239,9 @@ Result<OpenedState> RequestStateSeal::open(std::string_view sealed,
         return refused("has expired: call again without it");
     }
     // The nonce (the first bytes) is the state's id: unique to each seal.
-    const Result<bool> first = used_->consume(base64Url(bytes->substr(0, kNonceBytes)), expires_at);
+    const Result<bool> first =
+        used_->consume(base64Url(bytes->substr(0, kNonceBytes)),
+                       StateOwner{binding.workspace, binding.agent}, expires_at);
     if (!first) {
         return first.error();
     }

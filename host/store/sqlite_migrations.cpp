@@ -110,6 +110,22 @@ const std::vector<SqliteMigration>& sqliteMigrations() {
              R"sql(ALTER TABLE stream_sessions ADD COLUMN owner_node TEXT)sql",
              R"sql(CREATE INDEX stream_sessions_owner ON stream_sessions (owner_node, status))sql",
          }},
+        // MCP 2026-07-28 input_required results: a sealed requestState opens once in the whole
+        // deployment (Store::recordUsedState). Counted per caller (their shares) and deleted by
+        // expiry.
+        {3,
+         "used_request_states",
+         {
+             R"sql(CREATE TABLE used_request_states (
+                 id TEXT PRIMARY KEY,
+                 workspace_id TEXT NOT NULL,
+                 agent_id TEXT NOT NULL,
+                 expires_at INTEGER NOT NULL))sql",
+             R"sql(CREATE INDEX used_request_states_owner
+                 ON used_request_states (workspace_id, agent_id, expires_at))sql",
+             R"sql(CREATE INDEX used_request_states_expiry
+                 ON used_request_states (expires_at))sql",
+         }},
     };
     return migrations;
 }

@@ -85,6 +85,10 @@ public:
     Result<std::int64_t> deleteAuditBefore(std::int64_t before_ts, int limit) override;
     Result<std::int64_t> deleteAuditBeyond(std::int64_t keep, int limit) override;
 
+    Result<UsedStateOutcome> recordUsedState(const UsedStateRecord& record, std::int64_t now_ms,
+                                             const UsedStateLimits& limits) override;
+    Result<std::int64_t> deleteExpiredUsedStates(std::int64_t now_ms, int limit) override;
+
     // ----- diagnostics (SQLite only) ---------------------------------------------------------
 
     /// PRAGMA journal_mode: "wal" for a file database, "memory" for ":memory:".

@@ -44,6 +44,7 @@
 #include "store/session_transition.h"
 #include "store/store_limits.h"
 #include "store/transition_result.h"
+#include "store/used_state.h"
 #include "util/error.h"
 
 namespace crank::store {
@@ -188,6 +189,21 @@ public:
     /// ones beyond the newest `keep`, at most `limit` (clamped to kMaxCleanupBatch, < 1 invalid)
     /// per call, in one transaction; returns how many went. invalid_argument when keep < 0.
     virtual Result<std::int64_t> deleteAuditBeyond(std::int64_t keep, int limit) = 0;
+
+    // ----- used request states (store/used_state.h) -------------------------------------------
+
+    /// Records that the sealed request state `record.id` was opened: recorded the first time,
+    /// used_before when any node recorded it earlier (of several callers at once exactly one
+    /// gets recorded). Nothing is recorded, and agent_full or workspace_full comes back, when the
+    /// record's agent (of its workspace) or its workspace already holds as many records that
+    /// expire after now_ms as `limits` allow. invalid_argument when id or workspace is empty, or
+    /// any of the three is over kMaxShortTextBytes.
+    virtual Result<UsedStateOutcome> recordUsedState(const UsedStateRecord& record,
+                                                     std::int64_t now_ms,
+                                                     const UsedStateLimits& limits) = 0;
+    /// Deletes up to `limit` (clamped to kMaxCleanupBatch, < 1 invalid) records whose expires_at
+    /// <= now_ms, oldest expiry first; returns how many went.
+    virtual Result<std::int64_t> deleteExpiredUsedStates(std::int64_t now_ms, int limit) = 0;
 };
 
 }  // namespace crank::store

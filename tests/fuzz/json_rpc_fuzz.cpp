@@ -233,7 +233,8 @@ void checkModernReaders(std::string_view text) {
 /// long the fuzzer runs.
 class LastUsedState final : public crank::mcp::UsedStates {
 public:
-    crank::Result<bool> consume(std::string_view id, std::int64_t /*expires_at_ms*/) override {
+    crank::Result<bool> consume(std::string_view id, const crank::mcp::StateOwner& /*owner*/,
+                                std::int64_t /*expires_at_ms*/) override {
         if (id == last_) {
             return false;
         }

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -177,6 +178,65 @@ TEST_F(McpInputRequiredTest, AConfiguredKeyOpensStatesAcrossARestartARandomOneDo
     ASSERT_EQ(process_->waitForExit(std::chrono::seconds(20)), 0) << process_->stderrText();
     startCrankd();
     expectRefused(call(4, kAsking, retry(lost)), "not issued by this deployment");
+}
+
+// Issue 45: single use holds for the deployment. Two crankd processes on one store and one key:
+// a state completed on the second is refused as used on the first. Before, each node kept its
+// own register and the state opened once per node.
+TEST_F(McpInputRequiredTest, AStateOpensOnceInTheDeploymentNotOncePerNode) {
+    const std::string keyed = R"(, "mcp": {"request_state_key": {"env": "STATE_KEY"}})";
+    const std::map<std::string, std::string> env{{"STATE_KEY", "a-deployment-secret-0123456789"}};
+    startCrankd(keyed, env);
+    crank::testing::ChildProcess second(
+        std::vector<std::string>{CRANKD_TEST_TOOLS_PATH, "--config", dir_.file("crank.json"),
+                                 "--listen", "127.0.0.1:0"},
+        env);
+    const auto secondPort = second.waitForListeningPort(std::chrono::seconds(20));
+    ASSERT_TRUE(secondPort) << second.stderrText();
+    const std::string state = stateOf(call(1, kAsking, R"("arguments":{})"));
+    ASSERT_FALSE(state.empty());
+
+    const std::uint16_t first = port_;
+    port_ = *secondPort;  // post() goes to the second node
+    EXPECT_EQ(textOf(call(2, kAsking, retry(state))).rfind("state-ok", 0), 0U);
+    port_ = first;
+    expectRefused(call(3, kAsking, retry(state)), "was used already");
+
+    second.signal(SIGTERM);
+    EXPECT_EQ(second.waitForExit(std::chrono::seconds(20)), 0) << second.stderrText();
+}
+
+// Issue 45: one agent looping "call, retry" fills only its own share of the register (and its
+// own pace); the refusal names its own limit, and another agent's rounds still complete. Before,
+// one node-wide register of 100,000 ids was shared by every agent of every workspace.
+TEST_F(McpInputRequiredTest, OneAgentFillingItsShareOfStatesRefusesOnlyItself) {
+    startCrankd(twoAgents() + R"(, "mcp": {"max_request_states_per_agent": 3})",
+                {{"KEY_ALICE", kKey}, {"KEY_BOB", kBobKey}});
+    for (int i = 0; i < 3; ++i) {
+        const std::string state = stateOf(call(10 + 2 * i, kAsking, R"("arguments":{})", kKey));
+        EXPECT_EQ(textOf(call(11 + 2 * i, kAsking, retry(state), kKey)).rfind("state-ok", 0), 0U);
+    }
+    const std::string fourth = stateOf(call(20, kAsking, R"("arguments":{})", kKey));
+    const Reply refused = call(21, kAsking, retry(fourth), kKey);
+    expectRefused(refused, R"(agent "alice" has opened 3 request states)");
+    expectRefused(refused, "mcp.max_request_states_per_agent");
+    EXPECT_EQ(refused.body.find("bob"), std::string::npos) << refused.body;
+    // Bob is untouched.
+    const std::string bobs = stateOf(call(22, kAsking, R"("arguments":{})", kBobKey));
+    EXPECT_EQ(textOf(call(23, kAsking, retry(bobs), kBobKey)).rfind("state-ok", 0), 0U);
+}
+
+TEST_F(McpInputRequiredTest, AnAgentOpensStatesAtItsPaceAndTheStateStaysUnused) {
+    startCrankd(twoAgents() + R"(, "mcp": {"max_input_rounds_per_minute": 2})",
+                {{"KEY_ALICE", kKey}, {"KEY_BOB", kBobKey}});
+    for (int i = 0; i < 2; ++i) {
+        const std::string state = stateOf(call(10 + 2 * i, kAsking, R"("arguments":{})", kKey));
+        EXPECT_EQ(textOf(call(11 + 2 * i, kAsking, retry(state), kKey)).rfind("state-ok", 0), 0U);
+    }
+    const std::string third = stateOf(call(20, kAsking, R"("arguments":{})", kKey));
+    expectRefused(call(21, kAsking, retry(third), kKey), "mcp.max_input_rounds_per_minute: 2");
+    const std::string bobs = stateOf(call(22, kAsking, R"("arguments":{})", kBobKey));
+    EXPECT_EQ(textOf(call(23, kAsking, retry(bobs), kBobKey)).rfind("state-ok", 0), 0U);
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
+constexpr StateOwner kOwner{"ws", "alice"};
+
 StateBinding binding() {
     return StateBinding{"ws", "alice", "tools/call", "book",
                         paramsDigest("book", R"({"room":"a","nights":2})")};
@@ -144,22 +146,71 @@ TEST(ParamsDigest, IgnoresMemberOrderAndWhitespaceButNotValues) {
 TEST(MemoryUsedStates, AnIdIsFirstOnceAndForgottenWhenItExpires) {
     MemoryUsedStates used(10);
     const std::int64_t soon = nowUnixMs() + 20;
-    EXPECT_TRUE(*used.consume("a", soon));
-    EXPECT_FALSE(*used.consume("a", soon));
+    EXPECT_TRUE(*used.consume("a", kOwner, soon));
+    EXPECT_FALSE(*used.consume("a", kOwner, soon));
     std::this_thread::sleep_for(milliseconds(30));
-    EXPECT_TRUE(*used.consume("a", nowUnixMs() + 60'000));  // its state expired: nothing to replay
+    EXPECT_TRUE(
+        *used.consume("a", kOwner, nowUnixMs() + 60'000));  // its state expired: nothing to replay
 }
 
 TEST(MemoryUsedStates, AFullRegisterRefusesRatherThanForgetsALiveId) {
     MemoryUsedStates used(3);
     const std::int64_t later = nowUnixMs() + 60'000;
     for (const char* id : {"a", "b", "c"}) {
-        EXPECT_TRUE(*used.consume(id, later));
+        EXPECT_TRUE(*used.consume(id, kOwner, later));
     }
-    const Result<bool> full = used.consume("d", later);
+    const Result<bool> full = used.consume("d", kOwner, later);
     ASSERT_FALSE(full);
     EXPECT_EQ(full.error().code, ErrorCode::unavailable);
-    EXPECT_FALSE(*used.consume("a", later));
+    EXPECT_FALSE(*used.consume("a", kOwner, later));
+}
+
+// Issue 45: one agent filling the register refuses only itself, naming its own limit; its
+// workspace's share bounds all its agents together; an expired id gives its share back.
+TEST(MemoryUsedStates, EachCallerHasItsShareAndTheRefusalNamesOnlyItsOwnLimit) {
+    MemoryUsedStates used(1000, StateShares{2, 3});
+    const std::int64_t later = nowUnixMs() + 60'000;
+    EXPECT_TRUE(*used.consume("a1", {"ws", "mallory"}, later));
+    EXPECT_TRUE(*used.consume("a2", {"ws", "mallory"}, later));
+    const Result<bool> agentFull = used.consume("a3", {"ws", "mallory"}, later);
+    ASSERT_FALSE(agentFull);
+    EXPECT_EQ(agentFull.error().code, ErrorCode::unavailable);
+    EXPECT_NE(agentFull.error().message.find(R"(agent "mallory")"), std::string::npos);
+    EXPECT_NE(agentFull.error().message.find("mcp.max_request_states_per_agent"),
+              std::string::npos);
+    EXPECT_EQ(agentFull.error().message.find("alice"), std::string::npos);
+    // Another agent of the same workspace still opens, up to the workspace's share.
+    EXPECT_TRUE(*used.consume("b1", {"ws", "alice"}, later));
+    const Result<bool> workspaceFull = used.consume("b2", {"ws", "alice"}, later);
+    ASSERT_FALSE(workspaceFull);
+    EXPECT_NE(workspaceFull.error().message.find("mcp.max_request_states_per_workspace"),
+              std::string::npos);
+    // Another workspace is untouched, and a replay is still a replay.
+    EXPECT_TRUE(*used.consume("c1", {"other", "mallory"}, later));
+    EXPECT_FALSE(*used.consume("a1", {"ws", "mallory"}, later));
+    // Expired ids give their share back.
+    MemoryUsedStates brief(1000, StateShares{1, -1});
+    EXPECT_TRUE(*brief.consume("x", kOwner, nowUnixMs() + 20));
+    EXPECT_FALSE(brief.consume("y", kOwner, later));
+    std::this_thread::sleep_for(milliseconds(30));
+    EXPECT_TRUE(*brief.consume("y", kOwner, later));
+}
+
+TEST(PacedUsedStates, AnAgentOpensAtItsPaceAndOthersAreNotSlowed) {
+    auto inner = std::make_shared<MemoryUsedStates>();
+    PacedUsedStates paced(inner, 3);  // a burst of 3, then one every 20 s
+    const std::int64_t later = nowUnixMs() + 60'000;
+    for (const char* id : {"a", "b", "c"}) {
+        EXPECT_TRUE(*paced.consume(id, {"ws", "mallory"}, later));
+    }
+    const Result<bool> fast = paced.consume("d", {"ws", "mallory"}, later);
+    ASSERT_FALSE(fast);
+    EXPECT_EQ(fast.error().code, ErrorCode::unavailable);
+    EXPECT_NE(fast.error().message.find("mcp.max_input_rounds_per_minute: 3"), std::string::npos);
+    // The refused id was not recorded: the same state opens once the agent's pace allows.
+    EXPECT_TRUE(*inner->consume("d", {"ws", "mallory"}, later));
+    EXPECT_TRUE(*paced.consume("e", {"ws", "alice"}, later));
+    EXPECT_TRUE(*paced.consume("f", {"other", "mallory"}, later));
 }
 
 }  // namespace
