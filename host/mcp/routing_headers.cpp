@@ -1,6 +1,5 @@
 #include "mcp/routing_headers.h"
 
-#include <charconv>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -9,6 +8,7 @@
 #include <Poco/Net/NameValueCollection.h>
 #include <rapidjson/document.h>
 
+#include "json/json_number.h"
 #include "mcp/json_scanner.h"
 
 namespace crank::mcp {
@@ -126,32 +126,30 @@ HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string
     return {std::move(decoded), std::nullopt};
 }
 
-/// The header text a scalar argument is sent as; nullopt for null (no header) and for a type
-/// that no header carries.
-std::optional<std::string> headerTextOf(std::string_view arguments_json, const scan::RawValue& v) {
-    switch (v.type) {
-        case scan::ValueType::string:
-            return v.text;
-        case scan::ValueType::integer:
-            return std::to_string(v.integer);
-        case scan::ValueType::boolean:
-            return std::string(arguments_json.substr(v.start, v.end - v.start));
-        default:
-            return std::nullopt;
-    }
+/// True when a header can carry `v`: a string, a number or a boolean.
+bool carriable(const scan::RawValue& v) {
+    return v.type == scan::ValueType::string || v.type == scan::ValueType::integer ||
+           v.type == scan::ValueType::number || v.type == scan::ValueType::boolean;
 }
 
 /// True when header text `header` carries the argument `v`: the same text for a string, the
-/// same number for an integer (compared numerically), the same word for a boolean.
+/// same number for a number (compared by exact value, whatever either's spelling: 7, 7.0 and 7e0
+/// agree, 2^64 and 2^64+1 do not), the same word for a boolean.
 bool carries(std::string_view header, std::string_view arguments_json, const scan::RawValue& v) {
-    if (v.type == scan::ValueType::integer) {
-        std::int64_t n = 0;
-        const char* end = header.data() + header.size();
-        const auto [at, ec] = std::from_chars(header.data(), end, n);
-        return ec == std::errc() && at == end && n == v.integer;
+    const std::string_view raw = arguments_json.substr(v.start, v.end - v.start);
+    switch (v.type) {
+        case scan::ValueType::string:
+            return header == v.text;
+        case scan::ValueType::integer:
+        case scan::ValueType::number: {
+            const std::optional<std::string> sent = json::canonicalNumber(header);
+            return sent && sent == json::canonicalNumber(raw);
+        }
+        case scan::ValueType::boolean:
+            return header == raw;
+        default:
+            return false;
     }
-    const std::optional<std::string> expected = headerTextOf(arguments_json, v);
-    return expected && header == *expected;
 }
 
 }  // namespace
@@ -275,10 +273,13 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
         }
         const scan::RawValue* v = scan::findMember(arguments, key);
         const bool valued = v != nullptr && v->type != scan::ValueType::null;
-        if (valued && !headerTextOf(arguments_json, *v)) {
-            continue;  // no header carries it (an object, a fraction): the tool refuses it
-        }
         std::string what = "arguments." + key;
+        if (valued && !carriable(*v)) {
+            return mismatch(what + " is " + scan::describe(arguments_json, *v) + ", which no " +
+                            header + " header can carry: " + key +
+                            " declares x-mcp-header, so it must be a string, a number or a "
+                            "boolean");
+        }
         if (!sent.value) {
             if (valued) {
                 return mismatch("the " + header +

@@ -47,9 +47,10 @@ std::optional<EraRefusal> checkStandardHeaders(
 
 /// Checks the Mcp-Param-* headers of a tools/call against its arguments (`arguments_json`, an
 /// object or "") for every property of `input_schema_json` (the tool's inputSchema) that
-/// declares x-mcp-header: a string argument must arrive as the same text, an integer or a
-/// boolean as its decimal or true/false text; a null or absent argument must arrive with no
-/// header; an argument no header can carry (an object, a fraction) is left to the tool to refuse.
+/// declares x-mcp-header: a string argument must arrive as the same text, a number as a JSON
+/// number of the same exact value (json::canonicalNumber), a boolean as true/false; a null or
+/// absent argument must arrive with no header; an object or array there is refused, since no
+/// header carries it.
 /// Headers no property declares are ignored (an intermediary may add its own).
 std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
                                             std::string_view input_schema_json,

@@ -150,6 +150,30 @@ TEST_F(McpModernTest, RoutingHeadersMustAgreeWithTheBody) {
     }
 }
 
+// An integer the schema validator accepts, spelled 7.0 or 7e0 or beyond 64 bits, has its
+// Mcp-Param header checked by exact value like any other: absent or disagreeing, refused.
+TEST_F(McpModernTest, EverySpellingOfAnIntegerHasItsParamHeaderChecked) {
+    startCrankd();
+    const auto call = [&](const std::string& priority, const Headers& params) {
+        const std::string body = request(
+            22, "tools/call",
+            R"("name":"route_echo","arguments":{"region":"eu","priority":)" + priority + "}");
+        Headers headers{{"Mcp-Name", "route_echo"}, {"Mcp-Param-Region", "eu"}};
+        headers.insert(headers.end(), params.begin(), params.end());
+        return post(body, "tools/call", headers);
+    };
+    for (const std::string priority : {"7.0", "7e0", "70E-1"}) {
+        expectError(call(priority, {}), 400, -32020, 22);
+        expectError(call(priority, {{"Mcp-Param-Priority", "8"}}), 400, -32020, 22);
+        const Reply agreed = call(priority, {{"Mcp-Param-Priority", "7"}});
+        EXPECT_EQ(agreed.status, 200) << priority << ": " << agreed.body;
+    }
+    const std::string beyond = "18446744073709551617";
+    expectError(call(beyond, {}), 400, -32020, 22);
+    expectError(call(beyond, {{"Mcp-Param-Priority", "18446744073709551616"}}), 400, -32020, 22);
+    EXPECT_EQ(call(beyond, {{"Mcp-Param-Priority", beyond}}).status, 200);
+}
+
 TEST_F(McpModernTest, GetAndDeleteHaveNoSessionToServe) {
     startCrankd();
     for (const char* verb : {"GET", "DELETE"}) {

@@ -128,7 +128,7 @@ TEST(RoutingHeadersTest, ParamHeadersCarryTheirArguments) {
         kSchema, R"({"region":"us-west1","priority":42,"verbose":false,"query":"q"})"));
     // Numbers compare as numbers; base64 text as its decoded bytes; null means no header.
     EXPECT_FALSE(checkParamHeaders(
-        headers({{"Mcp-Param-Priority", "042"}, {"Mcp-Param-Region", "=?base64?IGxlYWQ=?="}}),
+        headers({{"Mcp-Param-Priority", "4.2e1"}, {"Mcp-Param-Region", "=?base64?IGxlYWQ=?="}}),
         kSchema, R"({"region":" lead","priority":42,"verbose":null})"));
     // No declared property, no header needed; unknown Mcp-Param-* headers are ignored.
     EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-Other", "x"}}), R"({"type":"object"})",
@@ -174,7 +174,42 @@ TEST(RoutingHeadersTest, HostileSchemasAndArgumentsAreHarmless) {
     }
     EXPECT_TRUE(checkParamHeaders(headers({}), kSchema, R"({"region":"eu"})"));
     EXPECT_FALSE(checkParamHeaders(headers({}), kSchema, "not json"));
-    EXPECT_FALSE(checkParamHeaders(headers({}), kSchema, R"({"region":{"nested":1}})"));
+    const auto nested = checkParamHeaders(headers({}), kSchema, R"({"region":{"nested":1}})");
+    ASSERT_TRUE(nested);
+    EXPECT_NE(nested->message.find("no Mcp-Param-Region header can carry"), std::string::npos)
+        << nested->message;
+    EXPECT_TRUE(checkParamHeaders(headers({{"Mcp-Param-Priority", "[1]"}}), kSchema,
+                                  R"({"priority":[1]})"));
+}
+
+// An integer may be spelled 7.0 or 7e0, or lie beyond 64 bits, and still be one the schema
+// validator accepts and the tool acts on: its header is checked all the same, by exact value.
+TEST(RoutingHeadersTest, EverySpellingOfANumberHasItsHeaderChecked) {
+    for (const char* seven : {"7", "7.0", "7e0", "70E-1", "0.7e+1"}) {
+        const std::string arguments = std::string(R"({"priority":)") + seven + "}";
+        EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-Priority", "7"}}), kSchema, arguments))
+            << seven;
+        EXPECT_FALSE(
+            checkParamHeaders(headers({{"Mcp-Param-Priority", "7.00"}}), kSchema, arguments))
+            << seven;
+        const auto absent = checkParamHeaders(headers({}), kSchema, arguments);
+        ASSERT_TRUE(absent) << seven;
+        EXPECT_NE(absent->message.find("Mcp-Param-Priority header is required"), std::string::npos);
+        const auto other =
+            checkParamHeaders(headers({{"Mcp-Param-Priority", "8"}}), kSchema, arguments);
+        ASSERT_TRUE(other) << seven;
+        EXPECT_NE(other->message.find("differs"), std::string::npos) << other->message;
+    }
+    constexpr const char* kBeyond = R"({"priority":18446744073709551617})";
+    EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-Priority", "18446744073709551617"}}),
+                                   kSchema, kBeyond));
+    EXPECT_TRUE(checkParamHeaders(headers({{"Mcp-Param-Priority", "18446744073709551616"}}),
+                                  kSchema, kBeyond));
+    EXPECT_TRUE(checkParamHeaders(headers({}), kSchema, kBeyond));
+    EXPECT_TRUE(
+        checkParamHeaders(headers({{"Mcp-Param-Priority", "7.5"}}), kSchema, R"({"priority":7})"));
+    EXPECT_TRUE(checkParamHeaders(headers({{"Mcp-Param-Priority", "seven"}}), kSchema,
+                                  R"({"priority":7})"));
 }
 
 }  // namespace
