@@ -426,10 +426,17 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     // drain is bounded by the grace period and not by a window's duration.
     runner.stop();
     adminApi.stop();  // test runs end now (their sessions stopped, their jobs cancelled)
+    // At the end of the grace period, requests still waiting on a federated upstream (tools/call,
+    // held calls, catalog requests) are cancelled, their upstreams told, and answer at once.
     const http::ShutdownReport report =
-        server.shutdown(std::chrono::milliseconds(cfg->server.shutdown_grace_ms));
+        server.shutdown(std::chrono::milliseconds(cfg->server.shutdown_grace_ms),
+                        [&federation] { federation.cancelRequests(); });
     if (report.aborted > 0) {
         log::warn("grace period over: closed {} connection(s) still in flight", report.aborted);
+    }
+    if (report.stuck > 0) {
+        log::error("{} request(s) still running after their cancellation; not waiting for them",
+                   report.stuck);
     }
     // Open SSE streams hold no request: flush what is queued on them briefly, then close.
     reactor.shutdown(

@@ -388,6 +388,9 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     std::mutex publishMutex;
     std::condition_variable wake;
     std::atomic<bool> stopping{false};
+    /// Raised by cancelRequests() and stop(): requests in flight end as cancelled (their
+    /// upstreams told), and no new request starts.
+    std::atomic<bool> cancelling{false};
     std::thread refresher;
     /// Per workspace: the tools the federation published there (name -> tool JSON).
     std::map<std::string, std::map<std::string, std::string>> publishedTools;
@@ -489,11 +492,11 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
             const std::lock_guard lock(mutex);
             handle = link.upstream;
         }
-        if (handle == nullptr || stopping.load()) {
+        if (handle == nullptr || stopping.load() || cancelling.load()) {
             return {false, rpcError(-32603, "upstream " + link.config.name + " is closed")};
         }
         FederatedCall c(link, call, Clock::now() + milliseconds(link.config.request_timeout_ms),
-                        stopping);
+                        cancelling);
         plugins::PluginWriter writer(kMaxAnswerBytes);
         // Counted from before the check of `upstream` that stop() makes after raising
         // `stopping`: either stop() sees this request, or this request sees `stopping`.
@@ -503,7 +506,7 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
             const std::lock_guard lock(mutex);
             handle = link.upstream;
         }
-        if (handle != nullptr && !stopping.load()) {
+        if (handle != nullptr && !stopping.load() && !cancelling.load()) {
             status = link.adapter->upstreamRequest(handle, c, method, params, writer.handle());
         } else {
             c.setError(CRANK_ERR_UNAVAILABLE, "the upstream is closed", {});
@@ -1310,8 +1313,13 @@ Result<void> Federation::start() {
     return {};
 }
 
+void Federation::cancelRequests() {
+    impl_->cancelling = true;
+}
+
 void Federation::stop() {
     Impl& impl = *impl_;
+    impl.cancelling = true;
     {
         const std::lock_guard lock(impl.mutex);
         if (impl.stopping.exchange(true)) {

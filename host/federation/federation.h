@@ -50,6 +50,11 @@ public:
     /// null: no bound.
     void limitUpstreams(std::shared_ptr<mcp::UpstreamSlots> slots);
 
+    /// Cancels every request to an upstream in flight (tools/call, held calls, catalog
+    /// requests): each ends at once as cancelled and its upstream is told, and none starts from
+    /// now on; the upstreams stay open until stop(). For the end of the shutdown grace period.
+    void cancelRequests();
+
     /// Opens every upstream (each connects in the background) and starts fetching their lists.
     /// Fails, naming the upstream, when its adapter is missing, cannot federate, or refuses its
     /// config; nothing is left open then.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -140,6 +141,12 @@ ConnectionGateOptions gateOptions(const config::ServerConfig& c) {
     return o;
 }
 
+/// After the grace period, how long cancelled requests get to answer before their connections
+/// are cut.
+constexpr std::chrono::milliseconds kCancelledAnswerWait{2000};
+/// How long the workers get to end after their connections were cut.
+constexpr std::chrono::milliseconds kWorkerJoinWait{3000};
+
 }  // namespace
 
 struct HttpServer::Impl final : ConnectionHome {
@@ -156,6 +163,8 @@ struct HttpServer::Impl final : ConnectionHome {
     std::unique_ptr<ConnectionGate> gate;
     std::atomic<bool> stop_flag{false};
     config::ListenAddress bound;
+    /// shutdown() gave up waiting for some worker: the destructor must not free what it uses.
+    bool workers_stuck = false;
 
     Impl(const config::ServerConfig& c, std::shared_ptr<const Router> r)
         // A worker serves one request at a time; the pool is the bound on requests in progress.
@@ -262,7 +271,13 @@ struct HttpServer::Impl final : ConnectionHome {
 HttpServer::HttpServer(const config::ServerConfig& config, std::shared_ptr<const Router> router)
     : impl_(std::make_unique<Impl>(config, std::move(router))) {}
 
-HttpServer::~HttpServer() = default;
+HttpServer::~HttpServer() {
+    if (impl_ && impl_->workers_stuck) {
+        // A worker still runs a request that ignored its cancellation: it may still touch the
+        // server, and Poco's pool would wait for it. The process is about to exit.
+        (void)impl_.release();  // NOLINT(bugprone-unused-return-value): deliberate leak
+    }
+}
 
 Result<void> HttpServer::start() {
     const config::ServerConfig& c = impl_->config;
@@ -351,7 +366,8 @@ std::uint64_t HttpServer::acceptFailures() const {
     return impl_->gate ? impl_->gate->acceptFailures() : 0;
 }
 
-ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace) {
+ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace,
+                                    const std::function<void()>& on_grace_over) {
     ShutdownReport report;
     Impl& impl = *impl_;
     if (impl.dispatcher == nullptr) {
@@ -390,13 +406,33 @@ ShutdownReport HttpServer::shutdown(std::chrono::milliseconds grace) {
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
     }
+    if (!quiet() && on_grace_over) {
+        // Requests still running are told to end (their upstream calls cancelled), and get a
+        // moment to answer before their connections are cut.
+        on_grace_over();
+        const auto answered = std::chrono::steady_clock::now() + kCancelledAnswerWait;
+        while (busy() && std::chrono::steady_clock::now() < answered) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
     report.aborted = impl.gate ? impl.gate->stop() : 0;
     if (busy()) {
         report.aborted += impl.connections.shutdownAll();
     }
     dispatcher->stop();
-    impl.pool.joinAll();
+    // The workers end as their requests do: a request that ignores both the cancellation and
+    // its cut connection is not waited for beyond kWorkerJoinWait.
+    const auto joined = std::chrono::steady_clock::now() + kWorkerJoinWait;
+    while (impl.pool.used() > 0 && std::chrono::steady_clock::now() < joined) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     report.drained = open >= report.aborted ? open - report.aborted : 0;
+    report.stuck = static_cast<std::size_t>(std::max(impl.pool.used(), 0));
+    if (report.stuck > 0) {
+        impl.workers_stuck = true;  // the destructor leaves what they use in place
+        return report;
+    }
+    impl.pool.joinAll();
     return report;
 }
 

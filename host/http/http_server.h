@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "config/config.h"
@@ -16,6 +17,8 @@ namespace crank::http {
 struct ShutdownReport {
     std::size_t drained = 0;
     std::size_t aborted = 0;
+    /// Workers still running a request when shutdown() stopped waiting for them.
+    std::size_t stuck = 0;
 };
 
 /// crankd's HTTP listener: Poco's HTTP request parsing and handlers, with a thread pool of its
@@ -57,8 +60,13 @@ public:
     std::uint64_t requestsKeptOnWorker() const;
 
     /// Stops accepting connections, lets in-flight requests finish within `grace`, then shuts down
-    /// whatever is still open. Idle keep-alive connections are closed at once. Call once.
-    ShutdownReport shutdown(std::chrono::milliseconds grace);
+    /// whatever is still open. Idle keep-alive connections are closed at once. When requests are
+    /// still running at the end of `grace`, `on_grace_over` (when given) is called to tell them
+    /// to end (cancel what they wait on), and they get 2 s to answer before their connections
+    /// are cut; the workers then get 3 s more to end, and those that do not are left running
+    /// (counted in `stuck`; the server is not freed then). Call once.
+    ShutdownReport shutdown(std::chrono::milliseconds grace,
+                            const std::function<void()>& on_grace_over = {});
 
 private:
     struct Impl;

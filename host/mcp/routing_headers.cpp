@@ -275,10 +275,15 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
         const bool valued = v != nullptr && v->type != scan::ValueType::null;
         std::string what = "arguments." + key;
         if (valued && !carriable(*v)) {
-            return mismatch(what + " is " + scan::describe(arguments_json, *v) + ", which no " +
-                            header + " header can carry: " + key +
-                            " declares x-mcp-header, so it must be a string, a number or a "
-                            "boolean");
+            std::string message = what;
+            message.append(" is ")
+                .append(scan::describe(arguments_json, *v))
+                .append(", which no ")
+                .append(header)
+                .append(" header can carry: ")
+                .append(key)
+                .append(" declares x-mcp-header, so it must be a string, a number or a boolean");
+            return mismatch(std::move(message));
         }
         if (!sent.value) {
             if (valued) {

@@ -332,3 +332,64 @@ TEST_F(FederationSuite, ReadsOfASlowUpstreamTakeCallSlotsAndLeaveWorkersFree) {
 
 }  // namespace
 }  // namespace crank::testing
+
+namespace crank::testing {
+namespace {
+
+// Issue 45: SIGTERM with calls to a federated upstream in flight. At the end of
+// server.shutdown_grace_ms, the calls still waiting on the upstream (a tools/call and a catalog
+// request) are cancelled, their upstream is told (notifications/cancelled), they answer, and
+// crankd exits; before, the worker pool was joined first and crankd stopped only when the
+// upstream answered or the call timed out (40 s here).
+class FederationShutdownSuite : public CrankdSuite<FederationShutdownSuite> {};
+
+TEST_F(FederationShutdownSuite, CallsInFlightAreCancelledWhenTheGracePeriodEnds) {
+    startCrankd(R"("server": {"shutdown_grace_ms": 2000}, "upstreams": [{"name": "slow",
+        "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
+                R"(", "args": [")" CRANK_FIXTURE_SERVER
+                R"(", "--stdio"], "request_timeout_ms": 120000,
+        "close_wait_ms": 500, "term_wait_ms": 500}}])");
+    bool ready = false;
+    for (int i = 0; i < 300 && !ready; ++i) {
+        ready = exchange(port_, "GET", "/readyz", {}).status == 200;
+        if (!ready) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    }
+    ASSERT_TRUE(ready) << process_->stderrText();
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    Reply called;
+    Reply read;
+    std::thread caller([&] {
+        called = client.post(
+            R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow_progress",)"
+            R"("arguments":{"steps":200,"delay_ms":200}}})");
+    });
+    std::thread reader([&] {
+        read = client.post(
+            R"({"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"test://slow/40000"}})");
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // both reach the upstream
+    const auto signalled = std::chrono::steady_clock::now();
+    process_->signal(SIGTERM);
+    const std::optional<int> status = process_->waitForExit(std::chrono::seconds(30));
+    const auto stopped = std::chrono::steady_clock::now() - signalled;
+    caller.join();
+    reader.join();
+    const std::string log = process_->stderrText();
+    EXPECT_EQ(status, 0) << log;
+    // The grace period (2 s), the cancelled calls' answers and the upstream's close: well
+    // within the 40 s the upstream would have taken.
+    EXPECT_LT(stopped, std::chrono::seconds(15)) << log;
+    EXPECT_NE(log.find("slow_progress: cancelled after"), std::string::npos)
+        << "the upstream was not told of the cancellation:\n"
+        << log;
+    EXPECT_NE(called.body.find("cancelled"), std::string::npos) << called.body;
+    EXPECT_NE(read.body.find("cancelled"), std::string::npos) << read.body;
+    delete process_;
+    process_ = nullptr;
+}
+
+}  // namespace
+}  // namespace crank::testing

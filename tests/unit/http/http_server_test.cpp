@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -431,6 +433,112 @@ TEST_F(HttpServerTest, OutOfDescriptorsTheListenerBacksOffAndServesOnceTheyAreBa
     for (auto& c : clients) {
         EXPECT_NE(test::readToEof(c.get()).bytes.find("hello"), std::string::npos);
     }
+}
+
+}  // namespace
+}  // namespace crank::http
+
+namespace crank::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// A request that waits until it is released (or `max_wait` passes), then answers how it ended.
+struct Waiter {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool released = false;
+    std::atomic<int> waiting{0};
+
+    void release() {
+        const std::lock_guard lock(mutex);
+        released = true;
+        changed.notify_all();
+    }
+};
+
+std::shared_ptr<const Router> waitingRouter(const std::shared_ptr<Waiter>& waiter,
+                                            std::chrono::milliseconds max_wait) {
+    auto router = std::make_shared<Router>();
+    router->add("/wait", [waiter, max_wait](Poco::Net::HTTPServerRequest&,
+                                            Poco::Net::HTTPServerResponse& r) {
+        ++waiter->waiting;
+        std::unique_lock lock(waiter->mutex);
+        const bool released =
+            waiter->changed.wait_for(lock, max_wait, [&] { return waiter->released; });
+        lock.unlock();
+        sendBody(r, 200, "text/plain", released ? "cancelled" : "finished");
+    });
+    return router;
+}
+
+/// Starts a GET /wait and returns its connection once the handler waits.
+test::Fd startWaiting(std::uint16_t port, const Waiter& waiter) {
+    test::Fd fd = test::connectLoopback(port);
+    test::writeAll(fd.get(), "GET /wait HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    for (int i = 0; i < 500 && waiter.waiting.load() == 0; ++i) {
+        std::this_thread::sleep_for(10ms);
+    }
+    return fd;
+}
+
+// Issue 45: at the end of the grace period the requests still running are told to end (crankd
+// cancels their upstream calls), and their answers still reach their clients.
+TEST(HttpServerShutdown, RequestsRunningAtTheEndOfTheGraceAreToldToEndAndAnswer) {
+    auto waiter = std::make_shared<Waiter>();
+    config::ServerConfig c;
+    c.listen = config::ListenAddress{"127.0.0.1", 0};
+    HttpServer server(c, waitingRouter(waiter, 60s));
+    ASSERT_TRUE(server.start());
+    test::Fd fd = startWaiting(server.boundAddress().port, *waiter);
+    ASSERT_EQ(waiter->waiting.load(), 1);
+    int told = 0;
+    const ShutdownReport report = server.shutdown(200ms, [&] {
+        ++told;
+        waiter->release();
+    });
+    EXPECT_EQ(told, 1);
+    EXPECT_EQ(report.stuck, 0U);
+    EXPECT_EQ(report.aborted, 0U);  // it answered before connections were cut
+    const test::ReadResult answer = test::readToEof(fd.get());
+    EXPECT_NE(answer.bytes.find("cancelled"), std::string::npos) << answer.bytes;
+}
+
+TEST(HttpServerShutdown, NothingIsToldWhenTheRequestsEndWithinTheGrace) {
+    auto waiter = std::make_shared<Waiter>();
+    config::ServerConfig c;
+    c.listen = config::ListenAddress{"127.0.0.1", 0};
+    HttpServer server(c, waitingRouter(waiter, 300ms));
+    ASSERT_TRUE(server.start());
+    test::Fd fd = startWaiting(server.boundAddress().port, *waiter);
+    int told = 0;
+    const ShutdownReport report = server.shutdown(10s, [&] { ++told; });
+    EXPECT_EQ(told, 0);
+    EXPECT_EQ(report.stuck, 0U);
+    EXPECT_NE(test::readToEof(fd.get()).bytes.find("finished"), std::string::npos);
+}
+
+// A request that ignores both its cancellation and its cut connection is not waited for: the
+// shutdown returns, counting it, and the server is left in place for it.
+TEST(HttpServerShutdown, AWorkerThatIgnoresItsCancellationIsNotWaitedFor) {
+    if (crank::testing::kSanitized) {
+        GTEST_SKIP() << "the server is deliberately leaked, which a leak checker reports";
+    }
+    auto waiter = std::make_shared<Waiter>();
+    config::ServerConfig c;
+    c.listen = config::ListenAddress{"127.0.0.1", 0};
+    auto server = std::make_unique<HttpServer>(c, waitingRouter(waiter, 20s));
+    ASSERT_TRUE(server->start());
+    test::Fd fd = startWaiting(server->boundAddress().port, *waiter);
+    const auto started = std::chrono::steady_clock::now();
+    const ShutdownReport report = server->shutdown(100ms, [] {});
+    const auto took = std::chrono::steady_clock::now() - started;
+    EXPECT_EQ(report.stuck, 1U);
+    EXPECT_EQ(report.aborted, 1U);
+    EXPECT_LT(took, 15s) << "shutdown waited for the request's own 20 s";
+    server.reset();     // leaves what the worker uses in place
+    waiter->release();  // the worker answers into its cut connection, then ends
+    EXPECT_TRUE(test::readToEof(fd.get()).eof);
 }
 
 }  // namespace
