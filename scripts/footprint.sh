@@ -10,7 +10,7 @@
 # trees, .tools/, the e2e node_modules and the run's temporary root), measured, plus a margin.
 # ccache's growth is counted apart, up to its cap (scripts/ccache-env.sh). CRANK_MIN_FREE_MB, when
 # set, replaces the whole requirement (0 turns the check off).
-CRANK_RUN_PEAK_MB="${CRANK_RUN_PEAK_MB:-4096}"
+CRANK_RUN_PEAK_MB="${CRANK_RUN_PEAK_MB:-2560}"
 
 # footprint_mb PATH...: the disk usage of the PATHs that exist, in MB (0 when none does).
 footprint_mb() {
