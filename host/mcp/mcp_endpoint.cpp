@@ -201,6 +201,12 @@ void McpEndpoint::addRoutes(http::Router& router) {
                        impl->handleAndDrain(request, response, ws);
                    });
     }
+    // Any other /w/... path is answered as a workspace's endpoint the caller may not use: 401
+    // without a key, 404 with one, exactly as for a workspace that exists, so that no caller
+    // learns which workspaces exist. The empty name is no workspace's.
+    router.addPrefix("/w/", [impl](HTTPServerRequest& request, HTTPServerResponse& response) {
+        impl->handleAndDrain(request, response, std::optional<std::string>(std::string()));
+    });
 }
 
 }  // namespace crank::mcp

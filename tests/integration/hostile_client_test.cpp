@@ -412,6 +412,33 @@ TEST_F(WorkspaceIsolationTest, CallsToAHangingUpstreamInOneWorkspaceLeaveAnother
     EXPECT_EQ(refused, 1) << "mallory's workspace may take 5 of the 6 slots";
 }
 
+// Issue 45: which workspaces exist cannot be learned from their endpoints: without a key every
+// /w/{name}/mcp answers 401, with another workspace's key 404, whether {name} exists or not.
+TEST_F(WorkspaceIsolationTest, WorkspaceNamesCannotBeEnumerated) {
+    const std::string initialize =
+        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":)"
+        R"("2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+    const auto post = [&](const std::string& path, const std::string& key) {
+        std::vector<std::pair<std::string, std::string>> headers{
+            {"Content-Type", "application/json"}, {"Accept", crank::testing::kAccept}};
+        if (!key.empty()) {
+            headers.emplace_back("Authorization", "Bearer " + key);
+        }
+        return crank::testing::exchange(port_, "POST", path, headers, initialize);
+    };
+    for (const char* path : {"/w/team/mcp", "/w/nosuch/mcp", "/w/default/mcp", "/w/x/y/mcp"}) {
+        const auto anonymous = post(path, "");
+        EXPECT_EQ(anonymous.status, 401) << path << ": " << anonymous.body;
+        EXPECT_EQ(anonymous.header("www-authenticate"), R"(Bearer realm="crank")") << path;
+    }
+    for (const char* path : {"/w/team/mcp", "/w/nosuch/mcp", "/w/x/y/mcp"}) {
+        const auto foreign = post(path, kMalloryKey);
+        EXPECT_EQ(foreign.status, 404) << path << ": " << foreign.body;
+        EXPECT_NE(foreign.body.find("no MCP endpoint at this path"), std::string::npos) << path;
+    }
+    EXPECT_EQ(post("/w/team/mcp", kTeamKey).status, 200);
+}
+
 // ----- A hanging upstream only hurts its own tools ---------------------------------------------
 
 class UpstreamIsolationTest : public crank::testing::CrankdSuite<UpstreamIsolationTest> {
