@@ -121,7 +121,7 @@ std::optional<RequestId> requestIdOf(const RawValue& value) {
     if (value.type == ValueType::integer) {
         return RequestId(value.integer);
     }
-    if (value.type == ValueType::string) {
+    if (value.type == ValueType::string && value.text.size() <= RequestId::kMaxStringBytes) {
         return RequestId(value.text);
     }
     return std::nullopt;
@@ -129,6 +129,12 @@ std::optional<RequestId> requestIdOf(const RawValue& value) {
 
 /// Why `value` is not a valid id (or progress token) for `what`.
 std::string badId(std::string_view what, std::string_view text, const RawValue& value) {
+    if (value.type == ValueType::string) {
+        return std::string(what) + " must be a string of at most " +
+               std::to_string(RequestId::kMaxStringBytes) +
+               " bytes or an integer, got a string of " + std::to_string(value.text.size()) +
+               " bytes";
+    }
     const std::string got = describe(text, value);
     if (value.type == ValueType::number && got.find_first_of(".eE") == std::string::npos) {
         return std::string(what) +

@@ -88,8 +88,8 @@ std::string describe(std::string_view text, const RawValue& value);
 /// Compact JSON text of a recorded value.
 std::string jsonText(std::string_view text, const RawValue& value);
 
-/// The id (or progress token) a value holds when it is a valid one: a string, or an integer
-/// within 64 bits.
+/// The id (or progress token) a value holds when it is a valid one: a string of at most
+/// RequestId::kMaxStringBytes, or an integer within 64 bits.
 std::optional<RequestId> requestIdOf(const RawValue& value);
 
 /// Why `value` (in `text`) is not a valid id for `what` (a quoted member name, for messages).

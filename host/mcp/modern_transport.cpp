@@ -123,8 +123,16 @@ ModernTransport::ModernTransport(const ServerIdentity& identity, const config::M
 void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
                            const ParsedBody& parsed, const EraVerdict& verdict,
                            std::chrono::steady_clock::time_point since) const {
-    // classifyPost() finds the 2026 era only in a body of one message, a request or a
-    // notification.
+    // classifyPost() finds the 2026 era only in a body of one message: a request or a
+    // notification, or one that is not valid JSON-RPC, refused with its own error.
+    if (const auto* rejected = std::get_if<JsonRpcRejection>(&parsed.entries.front())) {
+        const EraRefusal refusal = verdict.refusal.value_or(
+            EraRefusal{400, rejected->code, rejected->message, {}});
+        observer_.counted(methodLabel(""), errorName(refusal.code), since);
+        sendBody(response, refusal.status, "application/json",
+                 makeError(rejected->id, refusal.code, refusal.message, {}));
+        return;
+    }
     const auto& message = std::get<JsonRpcMessage>(parsed.entries.front());
     if (verdict.refusal) {
         refuse(response, message, *verdict.refusal, since);

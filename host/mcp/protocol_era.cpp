@@ -52,6 +52,12 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
     if (parsed.fatal || parsed.batch || parsed.entries.size() != 1) {
         return {};
     }
+    if (const auto* rejection = std::get_if<JsonRpcRejection>(&parsed.entries.front());
+        rejection != nullptr && modernVersionSupported(protocol_header)) {
+        // A message that is not valid JSON-RPC (an id too long, a "jsonrpc" not "2.0") sent as
+        // 2026-era: its own error, not the 2025 era's "initialize first".
+        return refused(400, rejection->code, rejection->message);
+    }
     const auto* message = std::get_if<JsonRpcMessage>(&parsed.entries.front());
     if (message == nullptr ||
         (message->kind != JsonRpcKind::request && message->kind != JsonRpcKind::notification)) {

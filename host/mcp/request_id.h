@@ -40,6 +40,10 @@ public:
     /// so that a hostile id never fills a log line.
     std::string toString() const;
     static constexpr std::size_t kMaxPrintedBytes = 64;
+    /// The longest string id (and progress token) accepted, in bytes of decoded text: ids are
+    /// kept while their request runs (a listen repeats its id in every notification), so a
+    /// client may not make each one megabytes.
+    static constexpr std::size_t kMaxStringBytes = 256;
 
     std::size_t hash() const {
         return std::hash<std::variant<std::int64_t, std::string>>{}(value_);

@@ -174,6 +174,30 @@ TEST_F(McpModernTest, EverySpellingOfAnIntegerHasItsParamHeaderChecked) {
     EXPECT_EQ(call(beyond, {{"Mcp-Param-Priority", beyond}}).status, 200);
 }
 
+// Issue 45: a request's id is kept while it runs (a listen repeats it in every notification),
+// so a string id beyond 256 bytes is refused, in both eras.
+TEST_F(McpModernTest, LongStringIdsAreRefused) {
+    startCrankd();
+    const auto withId = [](const std::string& id) {
+        std::string body = request(1, "tools/list");
+        body.replace(body.find(R"("id":1)"), 6, R"("id":")" + id + "\"");
+        return body;
+    };
+    const Reply ok = post(withId(std::string(256, 'k')), "tools/list");
+    EXPECT_EQ(ok.status, 200) << ok.body;
+    EXPECT_NE(ok.body.find("\"tools\""), std::string::npos) << ok.body;
+    for (const std::size_t size : {std::size_t{257}, std::size_t{100'000}}) {
+        const Reply refused = post(withId(std::string(size, 'k')), "tools/list");
+        const auto doc = refused.json();
+        ASSERT_TRUE(doc.IsObject() && doc.HasMember("error")) << refused.body.substr(0, 300);
+        EXPECT_EQ(doc["error"]["code"].GetInt(), -32600);
+        EXPECT_TRUE(doc["id"].IsNull());
+        EXPECT_NE(std::string(doc["error"]["message"].GetString()).find("at most 256 bytes"),
+                  std::string::npos)
+            << refused.body;
+    }
+}
+
 TEST_F(McpModernTest, GetAndDeleteHaveNoSessionToServe) {
     startCrankd();
     for (const char* verb : {"GET", "DELETE"}) {

@@ -213,10 +213,14 @@ TEST(JsonRpcHostileTest, HugeStringsParse) {
     EXPECT_EQ(m.params_json.size(), params.size());
     EXPECT_TRUE(m.params_json == params);
 
-    const JsonRpcMessage r = onlyMessage(makeResult(RequestId(big), "{}"));
-    ASSERT_TRUE(r.id.has_value());
-    EXPECT_EQ(r.id->asString().size(), big.size());
-    EXPECT_EQ(r.id->toString(), "\"" + std::string(64, 'x') + "\"...");
+    // A huge string id is refused (ids are bounded), without reading it into a message.
+    const JsonRpcRejection r = onlyRejection(makeResult(RequestId(big), "{}"));
+    EXPECT_FALSE(r.id.has_value());
+    EXPECT_NE(r.message.find("at most 256 bytes"), std::string::npos) << r.message;
+    const std::string longest(RequestId::kMaxStringBytes, 'x');
+    const JsonRpcMessage kept = onlyMessage(makeResult(RequestId(longest), "{}"));
+    ASSERT_TRUE(kept.id.has_value());
+    EXPECT_EQ(kept.id->toString(), "\"" + std::string(64, 'x') + "\"...");
 }
 
 TEST(JsonRpcHostileTest, ManyMembersAndLongNames) {

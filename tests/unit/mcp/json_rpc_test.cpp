@@ -39,6 +39,30 @@ TEST(JsonRpcParseTest, Request) {
     EXPECT_EQ(m.error.message, "");
 }
 
+// Issue 45: ids are kept while their request runs (a listen repeats its id in every
+// notification): a string id is bounded, and one beyond the bound is refused naming it.
+TEST(JsonRpcParseTest, StringIdsAreBounded) {
+    const std::string longest(RequestId::kMaxStringBytes, 'i');
+    const JsonRpcMessage m =
+        onlyMessage(R"({"jsonrpc":"2.0","id":")" + longest + R"(","method":"tools/list"})");
+    EXPECT_EQ(m.id, RequestId(longest));
+    // Escapes count as the bytes they decode to: 256 \u0041 are 256 bytes.
+    std::string escaped;
+    for (std::size_t i = 0; i < RequestId::kMaxStringBytes; ++i) {
+        escaped += "\\u0041";
+    }
+    EXPECT_EQ(onlyMessage(R"({"jsonrpc":"2.0","id":")" + escaped + R"(","method":"ping"})").id,
+              RequestId(std::string(RequestId::kMaxStringBytes, 'A')));
+    for (const std::size_t size : {RequestId::kMaxStringBytes + 1, std::size_t{1} << 20}) {
+        expectRejected(
+            R"({"jsonrpc":"2.0","id":")" + std::string(size, 'i') + R"(","method":"tools/list"})",
+            std::nullopt,
+            R"("id" must be a string of at most 256 bytes or an integer, got a )"
+            "string of " +
+                std::to_string(size) + " bytes");
+    }
+}
+
 TEST(JsonRpcParseTest, RequestWithoutParamsHasEmptyParams) {
     const JsonRpcMessage m = onlyMessage(R"({"jsonrpc":"2.0","id":"p","method":"ping"})");
     EXPECT_EQ(m.kind, JsonRpcKind::request);
