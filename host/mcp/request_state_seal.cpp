@@ -11,8 +11,11 @@
 #include <Poco/Base64Decoder.h>
 #include <Poco/Base64Encoder.h>
 #include <rapidjson/document.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/writer.h>
 
+#include "json/json_number.h"
 #include "util/clock.h"
 #include "util/json_string.h"
 #include "util/random.h"
@@ -149,6 +152,59 @@ std::string stringOf(const rapidjson::Value& object, const char* key) {
                : std::string();
 }
 
+/// A reader handler that builds `doc` with every scalar as a tagged string: "s" + the text of a
+/// string, "n" + the canonical text of a number (read from its JSON spelling, never through a
+/// double), "t"/"f"/"0" for true, false and null. Keys stay as they are.
+// NOLINTBEGIN(readability-identifier-naming): RapidJSON's handler names
+class TaggingHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TaggingHandler> {
+public:
+    explicit TaggingHandler(rapidjson::Document& doc) : doc_(doc) {}
+
+    bool Null() { return tagged("0"); }
+    bool Bool(bool b) { return tagged(b ? "t" : "f"); }
+    bool RawNumber(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+        const std::optional<std::string> number =
+            json::canonicalNumber(std::string_view(text, length));
+        return number && tagged("n" + *number);
+    }
+    bool String(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+        return tagged("s" + std::string(text, length));
+    }
+    bool StartObject() { return doc_.StartObject(); }
+    bool Key(const char* text, rapidjson::SizeType length, bool copy) {
+        return doc_.Key(text, length, copy);
+    }
+    bool EndObject(rapidjson::SizeType members) { return doc_.EndObject(members); }
+    bool StartArray() { return doc_.StartArray(); }
+    bool EndArray(rapidjson::SizeType elements) { return doc_.EndArray(elements); }
+
+private:
+    bool tagged(const std::string& text) {
+        return doc_.String(text.data(), static_cast<rapidjson::SizeType>(text.size()), true);
+    }
+
+    rapidjson::Document& doc_;
+};
+// NOLINTEND(readability-identifier-naming)
+
+/// Document::Populate's generator: parses `text` (numbers as their text, iteratively, so that
+/// depth cannot exhaust the stack) through a TaggingHandler; `ok` says whether it was JSON.
+struct TaggingGenerator {
+    std::string_view text;
+    bool ok = false;
+
+    bool operator()(rapidjson::Document& doc) {
+        TaggingHandler handler(doc);
+        rapidjson::MemoryStream stream(text.data(), text.size());
+        rapidjson::Reader reader;
+        ok = !reader
+                  .Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(
+                      stream, handler)
+                  .IsError();
+        return ok;
+    }
+};
+
 /// `value` written with object members sorted by name, no whitespace.
 void writeCanonical(const rapidjson::Value& value, rapidjson::Writer<rapidjson::StringBuffer>& w) {
     if (value.IsObject()) {
@@ -189,12 +245,13 @@ RequestStateSeal::RequestStateSeal(std::string_view key_material, std::string no
 std::string RequestStateSeal::seal(const StateBinding& binding, std::string_view payload, int round,
                                    std::string_view kind) const {
     const std::int64_t expires = nowUnixMs() + ttl_.count();
-    const std::string plain =
-        R"({"w":)" + jsonString(binding.workspace) + R"(,"a":)" + jsonString(binding.agent) +
-        R"(,"m":)" + jsonString(binding.method) + R"(,"t":)" + jsonString(binding.target) +
-        R"(,"d":)" + jsonString(binding.params_digest) + R"(,"e":)" + std::to_string(expires) +
-        R"(,"n":)" + jsonString(node_) + R"(,"r":)" + std::to_string(round) + R"(,"k":)" +
-        jsonString(kind) + R"(,"p":)" + jsonString(payload) + "}";
+    const std::string plain = R"({"w":)" + jsonString(binding.workspace) + R"(,"a":)" +
+                              jsonString(binding.agent) + R"(,"m":)" + jsonString(binding.method) +
+                              R"(,"t":)" + jsonString(binding.target) + R"(,"d":)" +
+                              jsonString(paramsDigest(binding.target, binding.arguments_json)) +
+                              R"(,"e":)" + std::to_string(expires) + R"(,"n":)" +
+                              jsonString(node_) + R"(,"r":)" + std::to_string(round) + R"(,"k":)" +
+                              jsonString(kind) + R"(,"p":)" + jsonString(payload) + "}";
     return std::string(kPrefix) + base64Url(encrypt(key_, plain));
 }
 
@@ -231,7 +288,8 @@ Result<OpenedState> RequestStateSeal::open(std::string_view sealed,
         return refused("was issued for another request (" + stringOf(doc, "m") + " of " +
                        jsonString(stringOf(doc, "t")) + ")");
     }
-    if (!constantTimeEqual(stringOf(doc, "d"), binding.params_digest)) {
+    if (!constantTimeEqual(stringOf(doc, "d"),
+                           paramsDigest(binding.target, binding.arguments_json))) {
         return refused("was issued for other arguments: a retry must repeat the arguments");
     }
     const std::int64_t expires_at = doc["e"].GetInt64();
@@ -258,9 +316,10 @@ Result<OpenedState> RequestStateSeal::open(std::string_view sealed,
 
 std::string paramsDigest(std::string_view target, std::string_view arguments_json) {
     rapidjson::Document doc;
-    doc.Parse(arguments_json.data(), arguments_json.size());
+    TaggingGenerator generator{arguments_json};
+    doc.Populate(generator);
     std::string canonical;
-    if (doc.HasParseError()) {
+    if (!generator.ok) {
         canonical = arguments_json;
     } else {
         rapidjson::StringBuffer buffer;

@@ -29,9 +29,9 @@ namespace crank::mcp {
 struct StateBinding {
     std::string workspace;
     std::string agent;
-    std::string method;         ///< tools/call, prompts/get, resources/read
-    std::string target;         ///< the tool's or prompt's name, the resource's URI
-    std::string params_digest;  ///< paramsDigest() of the request's arguments
+    std::string method;          ///< tools/call, prompts/get, resources/read
+    std::string target;          ///< the tool's or prompt's name, the resource's URI
+    std::string arguments_json;  ///< the request's arguments as sent ("" for none)
 };
 
 /// What an opened state gives back besides its binding.
@@ -72,8 +72,11 @@ private:
 };
 
 /// A digest (hex SHA-256) of a request's `target` and `arguments_json` (a JSON value) that does
-/// not change with the order of object members or with whitespace: a retry that re-serialises
-/// the same arguments matches. Text that is not JSON is digested as it is.
+/// not change with the order of object members, with whitespace, string escapes or the spelling
+/// of a number (json::canonicalNumber: 1, 1.0 and 1e0 agree, 1.0 and 1.00000000000000001 do not,
+/// nor do 2^64 and 2^64+1): a retry that re-serialises the same arguments matches. Strings and
+/// numbers never match each other. Text that is not JSON is digested as it is. Computed only when
+/// a state is sealed or opened (RequestStateSeal), never for a request without one.
 std::string paramsDigest(std::string_view target, std::string_view arguments_json);
 
 }  // namespace crank::mcp

@@ -125,8 +125,9 @@ Result<StatelessRound> openRound(std::string_view method, std::string_view targe
                                  const Who& who, const RequestStateSeal* seal) {
     StatelessRound round;
     round.seal = seal;
+    // The arguments' digest is computed only when a state is sealed or opened.
     round.binding = StateBinding{who.workspace, who.agent, std::string(method), std::string(target),
-                                 paramsDigest(target, arguments_json)};
+                                 std::string(arguments_json)};
     if (!asked.present()) {
         return round;
     }

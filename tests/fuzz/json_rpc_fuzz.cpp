@@ -251,8 +251,7 @@ void checkRequestState(std::string_view text) {
     static const crank::mcp::RequestStateSeal seal("fuzz deployment secret", "fuzz",
                                                    std::chrono::milliseconds(60'000),
                                                    std::make_shared<LastUsedState>());
-    const crank::mcp::StateBinding binding{"ws", "agent", "tools/call", "tool",
-                                           crank::mcp::paramsDigest("tool", text)};
+    const crank::mcp::StateBinding binding{"ws", "agent", "tools/call", "tool", std::string(text)};
     const auto forged = seal.open(text, binding);
     check(!forged, "a requestState the seal never issued opened", std::string(text));
     const std::string sealed = seal.seal(binding, text, 1);

@@ -124,6 +124,23 @@ TEST_F(McpInputRequiredTest, AStateOpensOnlyForItsCallerToolAndArguments) {
     EXPECT_EQ(textOf(call(5, kAsking, retry(state), kKey)).rfind("state-ok", 0), 0U);
 }
 
+// Issue 45: the arguments a state is bound to compare by exact value, read from their text: 1.0
+// and 1 are one number, 1.0 and 1.00000000000000001 are not (through doubles they were).
+TEST_F(McpInputRequiredTest, AStatesArgumentsCompareByExactValue) {
+    startCrankd();
+    const auto retryWith = [](const std::string& arguments, const std::string& state) {
+        return R"("arguments":)" + arguments + R"(,"inputResponses":)" + kConfirmed +
+               R"(,"requestState":")" + state + "\"";
+    };
+    const std::string state = stateOf(call(1, kAsking, R"("arguments":{"n":1.0,"s":"a"})"));
+    ASSERT_FALSE(state.empty());
+    expectRefused(call(2, kAsking, retryWith(R"({"n":1.00000000000000001,"s":"a"})", state)),
+                  "other arguments");
+    expectRefused(call(3, kAsking, retryWith(R"({"n":"1","s":"a"})", state)), "other arguments");
+    EXPECT_EQ(textOf(call(4, kAsking, retryWith(R"({"s":"a","n":1})", state))).rfind("state-ok", 0),
+              0U);
+}
+
 TEST_F(McpInputRequiredTest, AForgedMalformedOrExpiredStateIsRefusedAndReAsksNothing) {
     startCrankd(R"(, "mcp": {"request_state_ttl_ms": 1})");
     const std::string state = stateOf(call(1, kAsking, R"("arguments":{})"));

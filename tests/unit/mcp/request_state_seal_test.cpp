@@ -21,8 +21,7 @@ using std::chrono::milliseconds;
 constexpr StateOwner kOwner{"ws", "alice"};
 
 StateBinding binding() {
-    return StateBinding{"ws", "alice", "tools/call", "book",
-                        paramsDigest("book", R"({"room":"a","nights":2})")};
+    return StateBinding{"ws", "alice", "tools/call", "book", R"({"room":"a","nights":2})"};
 }
 
 RequestStateSeal sealOf(std::string_view key = "a long enough deployment secret",
@@ -122,8 +121,12 @@ TEST(RequestStateSeal, AStateOfAnotherCallerToolOrArgumentsIsRefused) {
     other.method = "prompts/get";
     expectRefused(seal.open(seal.seal(binding(), "x", 1), other), "another request");
     other = binding();
-    other.params_digest = paramsDigest("book", R"({"room":"b","nights":2})");
-    expectRefused(seal.open(seal.seal(binding(), "x", 1), other), "other arguments");
+    other.arguments_json = R"({"nights":2,"room":"b"})";
+    expectRefused(seal.open(seal.seal(binding(), "x", 1), other),
+                  "other arguments");  // The same arguments spelled otherwise (member order,
+                                       // whitespace, 2 as 2.0) open it.
+    other.arguments_json = R"( {"nights": 2.0, "room": "a"} )";
+    EXPECT_TRUE(seal.open(seal.seal(binding(), "x", 1), other));
 }
 
 TEST(RequestStateSeal, AnExpiredStateIsRefused) {
@@ -139,6 +142,16 @@ TEST(ParamsDigest, IgnoresMemberOrderAndWhitespaceButNotValues) {
     EXPECT_NE(paramsDigest("t", R"({"a":1})"), paramsDigest("t", R"({"a":2})"));
     EXPECT_NE(paramsDigest("t", R"({"a":[1,2]})"), paramsDigest("t", R"({"a":[2,1]})"));
     EXPECT_NE(paramsDigest("t", R"({})"), paramsDigest("u", R"({})"));
+    // Numbers compare by their exact value, whatever their spelling; never as strings.
+    EXPECT_EQ(paramsDigest("t", R"({"a":1})"), paramsDigest("t", R"({"a":1.0})"));
+    EXPECT_EQ(paramsDigest("t", R"({"a":[150]})"), paramsDigest("t", R"({"a":[1.5e2]})"));
+    EXPECT_NE(paramsDigest("t", R"({"a":1.0})"), paramsDigest("t", R"({"a":1.00000000000000001})"));
+    EXPECT_NE(paramsDigest("t", R"({"a":18446744073709551616})"),
+              paramsDigest("t", R"({"a":18446744073709551617})"));
+    EXPECT_NE(paramsDigest("t", R"({"a":1})"), paramsDigest("t", R"({"a":"n1"})"));
+    EXPECT_NE(paramsDigest("t", R"({"a":1})"), paramsDigest("t", R"({"a":"1"})"));
+    EXPECT_NE(paramsDigest("t", R"({"a":null})"), paramsDigest("t", R"({"a":"0"})"));
+    EXPECT_EQ(paramsDigest("t", R"({"a":"\u00e9"})"), paramsDigest("t", "{\"a\":\"\xc3\xa9\"}"));
     EXPECT_EQ(paramsDigest("t", "not json"), paramsDigest("t", "not json"));
     EXPECT_NE(paramsDigest("t", "not json"), paramsDigest("t", "not json!"));
 }
