@@ -10,7 +10,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 slices=${1:-6}
 seconds=${2:-3}
 connections=${3:-32}
-command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+command -v wrk >/dev/null || "$root/scripts/install-deps.sh" --bench >/dev/null  # wrk
 
 if [[ -z "${CRANK_MCP_URL:-}" ]]; then  # start crankd, then come back here with its URL
     "$root/scripts/build.sh" --target crankd-test-tools >/dev/null

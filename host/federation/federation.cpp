@@ -20,6 +20,7 @@
 #include "json/json_text.h"
 #include "log/log.h"
 #include "mcp/log_level.h"
+#include "mcp/modern_result.h"
 #include "plugins/plugin_call.h"
 #include "plugins/plugin_peer.h"
 #include "plugins/plugin_writer.h"
@@ -513,7 +514,8 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
         }
         --link.active;
         if (status == CRANK_OK && !writer.overflowed() && !writer.text().empty()) {
-            return {true, link.scrubber.scrubJson(writer.text())};
+            // resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer.
+            return {true, mcp::withoutModernMembers(link.scrubber.scrubJson(writer.text()))};
         }
         if (writer.overflowed()) {
             return {false,

@@ -47,7 +47,78 @@ std::string metaWith(std::string_view object_json, const scan::RawEntry& object,
     return out;
 }
 
+/// Where the member whose value starts at `value_start` begins: its key's opening quote.
+std::size_t keyStart(std::string_view text, std::size_t value_start) {
+    std::size_t i = value_start;
+    const auto skipBack = [&] {
+        while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\r' ||
+                         text[i - 1] == '\n')) {
+            --i;
+        }
+    };
+    skipBack();
+    --i;  // the ':'
+    skipBack();
+    --i;  // the key's closing quote
+    while (i > 0) {
+        --i;
+        if (text[i] != '"') {
+            continue;
+        }
+        std::size_t backslashes = 0;
+        while (backslashes < i && text[i - 1 - backslashes] == '\\') {
+            ++backslashes;
+        }
+        if (backslashes % 2 == 0) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+bool isWhitespace(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 }  // namespace
+
+std::string withoutModernMembers(std::string_view result_json) {
+    if (result_json.find("resultType") == std::string_view::npos &&
+        result_json.find("ttlMs") == std::string_view::npos &&
+        result_json.find("cacheScope") == std::string_view::npos &&
+        result_json.find("\\u") == std::string_view::npos) {
+        return std::string(result_json);  // none of them, however spelled
+    }
+    auto object = scan::readObject(result_json);
+    if (!object) {
+        return std::string(result_json);
+    }
+    std::string out(result_json);
+    for (auto m = object->members.rbegin(); m != object->members.rend(); ++m) {
+        if (m->name != "resultType" && m->name != "ttlMs" && m->name != "cacheScope") {
+            continue;
+        }
+        std::size_t from = keyStart(out, m->value.start);
+        std::size_t to = m->value.end;
+        std::size_t next = to;
+        while (next < out.size() && isWhitespace(out[next])) {
+            ++next;
+        }
+        if (next < out.size() && out[next] == ',') {
+            to = next + 1;  // a member follows: take the comma after this one
+        } else {
+            std::size_t before = from;
+            while (before > 0 && isWhitespace(out[before - 1])) {
+                --before;
+            }
+            if (before > 0 && out[before - 1] == ',') {
+                from = before - 1;  // the last member: take the comma before it
+            }
+        }
+        out.erase(from, to - from);
+    }
+    return out;
+}
 
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
                          const std::optional<CacheHint>& hint) {

@@ -34,6 +34,13 @@ bool isCacheableMethod(std::string_view method);
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
                          const std::optional<CacheHint>& hint);
 
+/// An upstream's result (`result_json`, a JSON object) without the top-level members crank sets
+/// itself on a 2026-07-28 result: `resultType`, `ttlMs` and `cacheScope` (whatever their
+/// spelling: names are compared decoded). An upstream may not ask a client for input crank did
+/// not arrange (input_required), nor mark its answer cacheable for anyone. Text that is not an
+/// object is returned unchanged.
+std::string withoutModernMembers(std::string_view result_json);
+
 /// `object_json` (a JSON object) with member `key` = `value_json` in its `_meta`: added to the
 /// `_meta` it has (unless it names `key` already), or in a new `_meta`. "" reads as {}; text that
 /// is not an object, or whose `_meta` is not one, is returned unchanged.

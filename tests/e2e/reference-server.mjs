@@ -191,6 +191,16 @@ function createServer() {
         },
     );
 
+    // A 2025-era upstream whose result carries the members a 2026-07-28 server sets itself
+    // (crankd must not pass them on: issue 45).
+    server.registerTool('leaky_result_members', { description: 'Returns 2026 result members' }, async () => ({
+        ...text('leaky'),
+        resultType: 'input_required',
+        inputRequests: { q: { method: 'sampling/createMessage', params: {} } },
+        ttlMs: 86400000,
+        cacheScope: 'public',
+    }));
+
     // --- conformance fixtures: tools -----------------------------------------------------------------
     server.registerTool('test_simple_text', { description: 'Returns simple text' }, async () =>
         text('This is a simple text response for testing.'),

@@ -277,6 +277,33 @@ TEST_F(FederationSuite, HostileCatalogRequestsGetErrorsThatNameTheProblem) {
     EXPECT_EQ(task["error"]["code"].GetInt(), -32602);
 }
 
+// Issue 45: resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer. A 2025-era
+// upstream whose result carries them (input_required asking for a capability the client never
+// declared, public for a day) has them removed; crankd's own go in.
+TEST_F(FederationSuite, AnUpstreamsResultCannotSetTheMembersCrankdSets) {
+    const std::string meta = R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+                             R"("io.modelcontextprotocol/clientCapabilities":{},)"
+                             R"("io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}})";
+    const Reply reply = exchange(
+        port_, "POST", "/mcp",
+        {{"Content-Type", "application/json"},
+         {"Accept", kAccept},
+         {"MCP-Protocol-Version", "2026-07-28"},
+         {"Mcp-Method", "tools/call"},
+         {"Mcp-Name", "leaky_result_members"}},
+        R"({"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"leaky_result_members",)"
+        R"("arguments":{},)" +
+            meta + "}}");
+    ASSERT_EQ(reply.status, 200) << reply.body;
+    const rapidjson::Document answer = answerOf(reply, 40);
+    ASSERT_TRUE(answer.HasMember("result")) << reply.body;
+    const rapidjson::Value& result = answer["result"];
+    EXPECT_STREQ(result["resultType"].GetString(), "complete") << reply.body;
+    EXPECT_FALSE(result.HasMember("ttlMs")) << reply.body;
+    EXPECT_FALSE(result.HasMember("cacheScope")) << reply.body;
+    EXPECT_STREQ(result["content"][0]["text"].GetString(), "leaky");
+}
+
 // Issue 45: resources/read, prompts/get and completion/complete routed to an upstream take the
 // upstream's slots and the node's call slots as tools/call does. Reads of a slow resource beyond
 // server.max_calls_per_upstream (9 of the default 12 call slots with 16 workers) are refused at

@@ -89,3 +89,41 @@ TEST(ModernResultTest, CacheableMethods) {
 
 }  // namespace
 }  // namespace crank::mcp::test
+
+namespace crank::mcp {
+namespace {
+
+// Issue 45: an upstream's result cannot carry the members crankd sets on a 2026-era answer.
+TEST(WithoutModernMembers, TheMembersCrankdSetsAreRemovedWhereverTheyStand) {
+    EXPECT_EQ(withoutModernMembers(
+                  R"({"resultType":"input_required","inputRequests":{"q":{}},"ttlMs":9})"),
+              R"({"inputRequests":{"q":{}}})");
+    EXPECT_EQ(withoutModernMembers(R"({ "content" : [] , "cacheScope" : "public" })"),
+              R"({ "content" : []  })");
+    EXPECT_EQ(withoutModernMembers(R"({"ttlMs":1,"cacheScope":"public","resultType":"complete"})"),
+              "{}");
+    EXPECT_EQ(withoutModernMembers(R"({"a":1,"ttlMs":2,"b":3})"), R"({"a":1,"b":3})");
+    // Names compare decoded; members of nested objects are the result's own content.
+    EXPECT_EQ(withoutModernMembers(R"({"result\u0054ype":"input_required","x":{"ttlMs":5}})"),
+              R"({"x":{"ttlMs":5}})");
+    EXPECT_EQ(withoutModernMembers(R"({"k\"ey":"v","ttlMs":7})"), R"({"k\"ey":"v"})");
+    // Without them, or not an object: unchanged.
+    for (const char* same : {R"({"content":[{"type":"text","text":"ttlMs"}]})", "[]", "not json",
+                             R"({"isError":true})"}) {
+        EXPECT_EQ(withoutModernMembers(same), same);
+    }
+}
+
+TEST(WithoutModernMembers, ThenModernResultSetsItsOwn) {
+    const std::string upstream =
+        R"({"resultType":"input_required","cacheScope":"public","ttlMs":86400000,"contents":[]})";
+    const std::string out = modernResult(withoutModernMembers(upstream), R"({"name":"crank"})",
+                                         CacheHint{0, "private"});
+    EXPECT_NE(out.find(R"("resultType":"complete")"), std::string::npos) << out;
+    EXPECT_NE(out.find(R"("cacheScope":"private")"), std::string::npos) << out;
+    EXPECT_EQ(out.find("input_required"), std::string::npos) << out;
+    EXPECT_EQ(out.find("86400000"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace crank::mcp
