@@ -2,6 +2,7 @@
 
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/String.h>
 #include <fmt/core.h>
 
 #include "http/responses.h"
@@ -75,6 +76,18 @@ std::optional<std::string> readBody(Poco::Net::HTTPServerRequest& request,
 }
 
 bool postHeadersOk(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
+    // One protocol version per request: a proxy reading the first and crankd another would
+    // disagree on the era (a second Mcp-Method is refused alike, routing_headers.h).
+    std::size_t versions = 0;
+    for (const auto& [name, value] : request) {
+        versions += Poco::icompare(name, std::string("MCP-Protocol-Version")) == 0 ? 1 : 0;
+    }
+    if (versions > 1) {
+        sendHttpError(
+            response, 400, kInvalidRequest,
+            "MCP-Protocol-Version is sent " + std::to_string(versions) + " times; send it once");
+        return false;
+    }
     const std::string accept = request.get("Accept", "");
     if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
         sendHttpError(response, 406, kInvalidRequest,

@@ -107,7 +107,8 @@ struct HeaderRead {
     std::optional<EraRefusal> refusal;
 };
 
-HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string_view name) {
+HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string_view name,
+                      bool literal = false) {
     const std::vector<std::string> values = valuesOf(headers, name);
     if (values.empty()) {
         return {};
@@ -117,6 +118,11 @@ HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string
                                        std::to_string(values.size()) + " times; send it once")};
     }
     auto decoded = decodeHeaderValue(values.front());
+    if (literal && decoded && trimmed(values.front()) != *decoded) {
+        return {std::nullopt,
+                mismatch(std::string(name) + " " + shown(values.front()) +
+                         " must be the method name itself: it is never base64-encoded")};
+    }
     if (!decoded) {
         return {std::nullopt,
                 mismatch(std::string(name) + " " + shown(values.front()) +
@@ -157,7 +163,7 @@ bool carries(std::string_view header, std::string_view arguments_json, const sca
 std::optional<std::string> decodeHeaderValue(std::string_view raw) {
     const std::string_view value = trimmed(raw);
     if (value.size() >= kBase64Prefix.size() + kBase64Suffix.size() &&
-        startsWithNoCase(value, kBase64Prefix) &&
+        value.substr(0, kBase64Prefix.size()) == kBase64Prefix &&
         value.substr(value.size() - kBase64Suffix.size()) == kBase64Suffix) {
         return decodeBase64(value.substr(
             kBase64Prefix.size(), value.size() - kBase64Prefix.size() - kBase64Suffix.size()));
@@ -188,7 +194,7 @@ std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollect
                                                const JsonRpcMessage& message,
                                                const std::optional<std::string_view>& target) {
     const bool request = message.kind == JsonRpcKind::request;
-    HeaderRead method = readHeader(headers, "Mcp-Method");
+    HeaderRead method = readHeader(headers, "Mcp-Method", /*literal=*/true);
     if (method.refusal) {
         return method.refusal;
     }

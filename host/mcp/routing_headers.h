@@ -9,7 +9,9 @@
 // - `Mcp-Param-{Name}`: a tools/call argument whose property in the tool's inputSchema declares
 //   `"x-mcp-header": "{Name}"`.
 // Header names are case-insensitive and values case-sensitive; optional whitespace around a value
-// is not part of it. A value that is not plain visible ASCII is sent as `=?base64?{UTF-8}?=`.
+// is not part of it. A value that is not plain visible ASCII is sent as `=?base64?{UTF-8}?=` (the
+// prefix in lower case, as a proxy following the specification reads it); Mcp-Method never is,
+// since method names are plain ASCII.
 // Any disagreement, a missing header, or a malformed value is refused 400 + -32020.
 //
 // THREADING: pure functions.

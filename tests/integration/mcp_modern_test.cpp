@@ -129,6 +129,15 @@ TEST_F(McpModernTest, RoutingHeadersMustAgreeWithTheBody) {
     expectError(post(echo, "tools/call", {{"Mcp-Name", "wrong_tool_name"}}), 400, -32020, 20);
     EXPECT_EQ(post(echo, "tools/call", {{"mcp-name", "  echo "}}).status, 200);
     EXPECT_EQ(post(echo, "tools/call", {{"Mcp-Name", "=?base64?ZWNobw==?="}}).status, 200);
+    // Read as a proxy following the specification reads them (issue 45): the base64 prefix in
+    // lower case only, Mcp-Method never encoded, MCP-Protocol-Version once.
+    expectError(post(echo, "tools/call", {{"Mcp-Name", "=?BASE64?ZWNobw==?="}}), 400, -32020, 20);
+    expectError(post(request(20, "tools/list"), "=?base64?dG9vbHMvbGlzdA==?="), 400, -32020, 20);
+    const Reply twice =
+        post(request(20, "tools/list"), "tools/list", {{"MCP-Protocol-Version", "2025-11-25"}});
+    EXPECT_EQ(twice.status, 400) << twice.body;
+    EXPECT_NE(twice.body.find("MCP-Protocol-Version is sent 2 times"), std::string::npos)
+        << twice.body;
 
     // Mcp-Param-* of x-mcp-header properties carry their arguments.
     const std::string routed = request(

@@ -40,7 +40,10 @@ TEST(RoutingHeadersTest, DecodesLiteralsAndBase64) {
     EXPECT_EQ(decodeHeaderValue("inner space"), "inner space");
     EXPECT_EQ(decodeHeaderValue(""), "");
     EXPECT_EQ(decodeHeaderValue("=?base64?SGVsbG8=?="), "Hello");
-    EXPECT_EQ(decodeHeaderValue("=?BASE64?SGVsbG8=?="), "Hello");
+    // The prefix is lower case, as a proxy following the specification reads it: in another
+    // case the value is literal text.
+    EXPECT_EQ(decodeHeaderValue("=?BASE64?SGVsbG8=?="), "=?BASE64?SGVsbG8=?=");
+    EXPECT_EQ(decodeHeaderValue("=?Base64?SGVsbG8=?="), "=?Base64?SGVsbG8=?=");
     EXPECT_EQ(decodeHeaderValue("=?base64?5pel5pys?="), "\xe6\x97\xa5\xe6\x9c\xac");  // 日本
     EXPECT_EQ(decodeHeaderValue("=?base64?"
                                 "?="),
@@ -68,7 +71,10 @@ TEST(RoutingHeadersTest, McpMethodIsRequiredAndCaseSensitive) {
              {{"Mcp-Method", "TOOLS/LIST"}},
              {{"Mcp-Method", "prompts/list"}},
              {{"Mcp-Method", "tools/list"}, {"mcp-method", "tools/list"}},
-             {{"Mcp-Method", "=?base64?!!?="}}}) {
+             {{"Mcp-Method", "=?base64?!!?="}},
+             // Method names are plain ASCII: a proxy routes on the header as it is, so its
+             // base64 form (of the right name) is refused rather than decoded.
+             {{"Mcp-Method", "=?base64?dG9vbHMvbGlzdA==?="}}}) {
         const auto refusal = checkStandardHeaders(headers(sent), list);
         ASSERT_TRUE(refusal);
         EXPECT_EQ(refusal->status, 400);
