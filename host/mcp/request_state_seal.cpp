@@ -296,6 +296,14 @@ Result<OpenedState> RequestStateSeal::open(std::string_view sealed,
     if (nowUnixMs() >= expires_at) {
         return refused("has expired: call again without it");
     }
+    // A held call lives on the node that sealed its state: on another node the state is refused
+    // before it is used, so that the retry can still reach that node. Node names are the
+    // deployment's own business, not shown to clients.
+    if (stringOf(doc, "k") == "held" && stringOf(doc, "n") != node_) {
+        return refused(
+            "belongs to a call held by another node of this deployment: the retry must reach "
+            "the node that answered the request before it");
+    }
     // The nonce (the first bytes) is the state's id: unique to each seal.
     const Result<bool> first =
         used_->consume(base64Url(bytes->substr(0, kNonceBytes)),

@@ -57,7 +57,8 @@ public:
     /// The state `sealed` carries when it was sealed by this deployment for `binding`, has not
     /// expired and was not opened before; otherwise ErrorCode::invalid_argument naming why
     /// (malformed, tampered or sealed with another key, another caller's, another tool's, other
-    /// arguments, expired, already used) without telling anything of what it holds.
+    /// arguments, expired, already used; a held call's state sealed by another node, refused before
+    /// it is used) without telling anything of what it holds.
     Result<OpenedState> open(std::string_view sealed, const StateBinding& binding) const;
 
     std::chrono::milliseconds ttl() const { return ttl_; }

@@ -143,12 +143,7 @@ Result<StatelessRound> openRound(std::string_view method, std::string_view targe
             return opened.error();
         }
         if (opened->kind == "held") {
-            if (opened->node != seal->node()) {
-                return Error{ErrorCode::invalid_argument,
-                             "requestState belongs to a call held by node " +
-                                 jsonString(opened->node) + ", not this one (" +
-                                 jsonString(seal->node()) + "): the retry must reach that node"};
-            }
+            // RequestStateSeal::open refused a held call's state sealed by another node.
             round.held_id = opened->payload;
         } else {
             retry.state = std::move(opened->payload);

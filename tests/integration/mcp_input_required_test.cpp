@@ -6,7 +6,9 @@
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -308,3 +310,44 @@ TEST_F(McpInputRequiredTest, AHeldCallIsItsAgentsAndAnAbandonedOneGivesItsSlotBa
 }
 
 }  // namespace
+
+namespace crank::testing {
+namespace {
+
+// Issue 45: a held call lives on the node that runs it. Its retry on another node of the same
+// store and key is refused, and the refusal names no node (node names are the deployment's).
+TEST_F(McpInputRequiredTest, AHeldCallsRetryOnAnotherNodeIsRefusedWithoutNamingNodes) {
+    const std::map<std::string, std::string> env{{"STATE_KEY", "a-deployment-secret-0123456789"}};
+    startCrankd(R"(, "server": {"node_id": "node-alpha"},
+        "mcp": {"request_state_key": {"env": "STATE_KEY"}})",
+                env);
+    std::ostringstream text;
+    text << std::ifstream(dir_.file("crank.json")).rdbuf();
+    std::string config = text.str();
+    config.replace(config.find("node-alpha"), 10, "node-bravo");
+    crank::testing::ChildProcess second(
+        std::vector<std::string>{CRANKD_TEST_TOOLS_PATH, "--config",
+                                 dir_.write("crank-bravo.json", config), "--listen", "127.0.0.1:0"},
+        env);
+    const auto secondPort = second.waitForListeningPort(std::chrono::seconds(20));
+    ASSERT_TRUE(secondPort) << second.stderrText();
+    const std::string state = stateOf(call(1, kPushing, R"("arguments":{})", "", kSampling));
+    ASSERT_FALSE(state.empty());
+
+    const std::uint16_t first = port_;
+    port_ = *secondPort;
+    const Reply elsewhere = call(2, kPushing, answered(state), "", kSampling);
+    port_ = first;
+    expectRefused(elsewhere, "held by another node of this deployment");
+    EXPECT_EQ(elsewhere.body.find("node-alpha"), std::string::npos) << elsewhere.body;
+    EXPECT_EQ(elsewhere.body.find("node-bravo"), std::string::npos) << elsewhere.body;
+    // On its own node the retry completes the call.
+    const Reply done = call(3, kPushing, answered(state), "", kSampling);
+    EXPECT_NE(textOf(done).find("hi back"), std::string::npos) << done.body;
+
+    second.signal(SIGTERM);
+    EXPECT_EQ(second.waitForExit(std::chrono::seconds(20)), 0) << second.stderrText();
+}
+
+}  // namespace
+}  // namespace crank::testing
