@@ -29,6 +29,18 @@ std::string fixtureUpstream(const std::string& name, const std::string& naming) 
            R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500}})";
 }
 
+/// True once crankd's /readyz turns 200: every upstream's lists were fetched (or failed to be);
+/// false after 30 s.
+bool becameReady(std::uint16_t port) {
+    for (int i = 0; i < 300; ++i) {
+        if (exchange(port, "GET", "/readyz", {}).status == 200) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+}
+
 /// The JSON-RPC message answering request `id` in a reply (JSON, or the SSE stream's events).
 rapidjson::Document answerOf(const Reply& reply, int id) {
     rapidjson::Document doc;
@@ -83,15 +95,7 @@ protected:
               "protocol": "mcp", "config": {"upstream": "web", "tool": "echo_header",
                 "arguments": {"name": "x-api-key"}}, "execution": {"mode": "unary"}}])",
                     {{"CRANK_FED_TEST_KEY", kUpstreamKey}});
-        // /readyz turns 200 once every upstream's lists were fetched (or failed to be).
-        bool ready = false;
-        for (int i = 0; i < 300 && !ready; ++i) {
-            ready = exchange(port_, "GET", "/readyz", {}).status == 200;
-            if (!ready) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            }
-        }
-        ASSERT_TRUE(ready) << process_->stderrText();
+        ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
     }
 
     static void TearDownTestSuite() {
@@ -376,14 +380,7 @@ TEST_F(FederationShutdownSuite, CallsInFlightAreCancelledWhenTheGracePeriodEnds)
                 R"(", "args": [")" CRANK_FIXTURE_SERVER
                 R"(", "--stdio"], "request_timeout_ms": 120000,
         "close_wait_ms": 500, "term_wait_ms": 500}}])");
-    bool ready = false;
-    for (int i = 0; i < 300 && !ready; ++i) {
-        ready = exchange(port_, "GET", "/readyz", {}).status == 200;
-        if (!ready) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-    }
-    ASSERT_TRUE(ready) << process_->stderrText();
+    ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
     McpClient client(port_);
     ASSERT_TRUE(client.open());
     Reply called;

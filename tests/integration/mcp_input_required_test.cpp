@@ -65,6 +65,13 @@ protected:
                R"(,"requestState":")" + state + "\"";
     }
 
+    /// One whole round of `key`'s agent, request ids `id` and `id + 1`: the call asks, the retry
+    /// with its state completes.
+    void expectRoundCompletes(int id, const std::string& key) {
+        const std::string state = stateOf(call(id, kAsking, R"("arguments":{})", key));
+        EXPECT_EQ(textOf(call(id + 1, kAsking, retry(state), key)).rfind("state-ok", 0), 0U) << id;
+    }
+
     /// Expects `reply` to be -32602 whose message says `why`.
     static void expectRefused(const Reply& reply, const std::string& why) {
         EXPECT_EQ(reply.status, 200) << reply.body;
@@ -232,30 +239,25 @@ TEST_F(McpInputRequiredTest, OneAgentFillingItsShareOfStatesRefusesOnlyItself) {
     startCrankd(twoAgents() + R"(, "mcp": {"max_request_states_per_agent": 3})",
                 {{"KEY_ALICE", kKey}, {"KEY_BOB", kBobKey}});
     for (int i = 0; i < 3; ++i) {
-        const std::string state = stateOf(call(10 + 2 * i, kAsking, R"("arguments":{})", kKey));
-        EXPECT_EQ(textOf(call(11 + 2 * i, kAsking, retry(state), kKey)).rfind("state-ok", 0), 0U);
+        expectRoundCompletes(10 + 2 * i, kKey);
     }
     const std::string fourth = stateOf(call(20, kAsking, R"("arguments":{})", kKey));
     const Reply refused = call(21, kAsking, retry(fourth), kKey);
     expectRefused(refused, R"(agent "alice" has opened 3 request states)");
     expectRefused(refused, "mcp.max_request_states_per_agent");
     EXPECT_EQ(refused.body.find("bob"), std::string::npos) << refused.body;
-    // Bob is untouched.
-    const std::string bobs = stateOf(call(22, kAsking, R"("arguments":{})", kBobKey));
-    EXPECT_EQ(textOf(call(23, kAsking, retry(bobs), kBobKey)).rfind("state-ok", 0), 0U);
+    expectRoundCompletes(22, kBobKey);  // Bob is untouched
 }
 
 TEST_F(McpInputRequiredTest, AnAgentOpensStatesAtItsPaceAndTheStateStaysUnused) {
     startCrankd(twoAgents() + R"(, "mcp": {"max_input_rounds_per_minute": 2})",
                 {{"KEY_ALICE", kKey}, {"KEY_BOB", kBobKey}});
     for (int i = 0; i < 2; ++i) {
-        const std::string state = stateOf(call(10 + 2 * i, kAsking, R"("arguments":{})", kKey));
-        EXPECT_EQ(textOf(call(11 + 2 * i, kAsking, retry(state), kKey)).rfind("state-ok", 0), 0U);
+        expectRoundCompletes(10 + 2 * i, kKey);
     }
     const std::string third = stateOf(call(20, kAsking, R"("arguments":{})", kKey));
     expectRefused(call(21, kAsking, retry(third), kKey), "mcp.max_input_rounds_per_minute: 2");
-    const std::string bobs = stateOf(call(22, kAsking, R"("arguments":{})", kBobKey));
-    EXPECT_EQ(textOf(call(23, kAsking, retry(bobs), kBobKey)).rfind("state-ok", 0), 0U);
+    expectRoundCompletes(22, kBobKey);
 }
 
 }  // namespace

@@ -472,6 +472,13 @@ std::shared_ptr<const Router> waitingRouter(const std::shared_ptr<Waiter>& waite
     return router;
 }
 
+/// A server config on a free loopback port.
+config::ServerConfig loopback() {
+    config::ServerConfig c;
+    c.listen = config::ListenAddress{"127.0.0.1", 0};
+    return c;
+}
+
 /// Starts a GET /wait and returns its connection once the handler waits.
 test::Fd startWaiting(std::uint16_t port, const Waiter& waiter) {
     test::Fd fd = test::connectLoopback(port);
@@ -486,9 +493,7 @@ test::Fd startWaiting(std::uint16_t port, const Waiter& waiter) {
 // cancels their upstream calls), and their answers still reach their clients.
 TEST(HttpServerShutdown, RequestsRunningAtTheEndOfTheGraceAreToldToEndAndAnswer) {
     auto waiter = std::make_shared<Waiter>();
-    config::ServerConfig c;
-    c.listen = config::ListenAddress{"127.0.0.1", 0};
-    HttpServer server(c, waitingRouter(waiter, 60s));
+    HttpServer server(loopback(), waitingRouter(waiter, 60s));
     ASSERT_TRUE(server.start());
     test::Fd fd = startWaiting(server.boundAddress().port, *waiter);
     ASSERT_EQ(waiter->waiting.load(), 1);
@@ -506,9 +511,7 @@ TEST(HttpServerShutdown, RequestsRunningAtTheEndOfTheGraceAreToldToEndAndAnswer)
 
 TEST(HttpServerShutdown, NothingIsToldWhenTheRequestsEndWithinTheGrace) {
     auto waiter = std::make_shared<Waiter>();
-    config::ServerConfig c;
-    c.listen = config::ListenAddress{"127.0.0.1", 0};
-    HttpServer server(c, waitingRouter(waiter, 300ms));
+    HttpServer server(loopback(), waitingRouter(waiter, 300ms));
     ASSERT_TRUE(server.start());
     test::Fd fd = startWaiting(server.boundAddress().port, *waiter);
     int told = 0;
@@ -525,9 +528,7 @@ TEST(HttpServerShutdown, AWorkerThatIgnoresItsCancellationIsNotWaitedFor) {
         GTEST_SKIP() << "the server is deliberately leaked, which a leak checker reports";
     }
     auto waiter = std::make_shared<Waiter>();
-    config::ServerConfig c;
-    c.listen = config::ListenAddress{"127.0.0.1", 0};
-    auto server = std::make_unique<HttpServer>(c, waitingRouter(waiter, 20s));
+    auto server = std::make_unique<HttpServer>(loopback(), waitingRouter(waiter, 20s));
     ASSERT_TRUE(server->start());
     test::Fd fd = startWaiting(server->boundAddress().port, *waiter);
     const auto started = std::chrono::steady_clock::now();
