@@ -126,8 +126,8 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
     // classifyPost() finds the 2026 era only in a body of one message: a request or a
     // notification, or one that is not valid JSON-RPC, refused with its own error.
     if (const auto* rejected = std::get_if<JsonRpcRejection>(&parsed.entries.front())) {
-        const EraRefusal refusal = verdict.refusal.value_or(
-            EraRefusal{400, rejected->code, rejected->message, {}});
+        const EraRefusal refusal =
+            verdict.refusal.value_or(EraRefusal{400, rejected->code, rejected->message, {}});
         observer_.counted(methodLabel(""), errorName(refusal.code), since);
         sendBody(response, refusal.status, "application/json",
                  makeError(rejected->id, refusal.code, refusal.message, {}));
