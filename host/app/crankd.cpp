@@ -31,7 +31,6 @@
 #include "mcp/request_state_seal.h"
 #include "mcp/session_manager.h"
 #include "mcp/tool_registry.h"
-#include "mcp/used_states.h"
 #include "openapi/import_command.h"
 #include "plugins/plugin_registry.h"
 #include "runtime/audit_cleaner.h"
@@ -57,18 +56,15 @@ std::string nodeId(const config::ServerConfig& server) {
     return "local";
 }
 
-/// The seal of MRTR request states: the configured key (or a random one), this node's name, and
-/// single use for the whole deployment, in the store, within each caller's share and pace.
+/// The seal of MRTR request states: single use for the whole deployment, in the store, within
+/// each caller's share.
 std::shared_ptr<const mcp::RequestStateSeal> requestStateSeal(
     const config::Config& c, const std::shared_ptr<store::Store>& store) {
-    auto used = std::make_shared<mcp::PacedUsedStates>(
+    return mcp::configuredSeal(
+        c.mcp, nodeId(c.server),
         std::make_shared<runtime::StoreUsedStates>(
             store, store::UsedStateLimits{c.mcp.max_request_states_per_agent,
-                                          c.mcp.max_request_states_per_workspace}),
-        c.mcp.max_input_rounds_per_minute);
-    return std::make_shared<const mcp::RequestStateSeal>(
-        c.mcp.request_state_key ? c.mcp.request_state_key->reveal() : std::string_view(),
-        nodeId(c.server), std::chrono::milliseconds(c.mcp.request_state_ttl_ms), std::move(used));
+                                          c.mcp.max_request_states_per_workspace}));
 }
 
 store::StoreOptions storeOptions(const config::StoreConfig& c) {

@@ -2,11 +2,11 @@
 
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
-#include <Poco/String.h>
 #include <fmt/core.h>
 
 #include "http/responses.h"
 #include "mcp/json_rpc.h"
+#include "mcp/routing_headers.h"
 
 namespace crank::mcp {
 namespace {
@@ -78,10 +78,7 @@ std::optional<std::string> readBody(Poco::Net::HTTPServerRequest& request,
 bool postHeadersOk(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
     // One protocol version per request: a proxy reading the first and crankd another would
     // disagree on the era (a second Mcp-Method is refused alike, routing_headers.h).
-    std::size_t versions = 0;
-    for (const auto& [name, value] : request) {
-        versions += Poco::icompare(name, std::string("MCP-Protocol-Version")) == 0 ? 1 : 0;
-    }
+    const std::size_t versions = headerValues(request, "MCP-Protocol-Version").size();
     if (versions > 1) {
         sendHttpError(
             response, 400, kInvalidRequest,

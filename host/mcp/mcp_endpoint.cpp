@@ -47,18 +47,13 @@ std::shared_ptr<CallerQuotas> quotasOf(const config::Config& c) {
         config::reservedCalls(c));
 }
 
-/// The seal of an endpoint given none (crankd gives its own, whose register is the store's): the
-/// configured key (or a random one), states used once in this process's memory, within each
-/// caller's share and pace.
+/// The seal of an endpoint given none (crankd gives its own, whose register is the store's):
+/// states used once in this process's memory, within each caller's share.
 std::shared_ptr<const RequestStateSeal> localSeal(const config::Config& c) {
-    auto used = std::make_shared<PacedUsedStates>(
-        std::make_shared<MemoryUsedStates>(100'000,
-                                           StateShares{c.mcp.max_request_states_per_agent,
-                                                       c.mcp.max_request_states_per_workspace}),
-        c.mcp.max_input_rounds_per_minute);
-    return std::make_shared<RequestStateSeal>(
-        c.mcp.request_state_key ? c.mcp.request_state_key->reveal() : std::string_view(),
-        c.server.node_id, std::chrono::milliseconds(c.mcp.request_state_ttl_ms), std::move(used));
+    return configuredSeal(c.mcp, c.server.node_id,
+                          std::make_shared<MemoryUsedStates>(
+                              100'000, StateShares{c.mcp.max_request_states_per_agent,
+                                                   c.mcp.max_request_states_per_workspace}));
 }
 
 }  // namespace

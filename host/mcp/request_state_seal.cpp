@@ -322,6 +322,15 @@ Result<OpenedState> RequestStateSeal::open(std::string_view sealed,
     return opened;
 }
 
+std::shared_ptr<const RequestStateSeal> configuredSeal(const config::McpConfig& mcp,
+                                                       std::string node,
+                                                       std::shared_ptr<UsedStates> used) {
+    return std::make_shared<const RequestStateSeal>(
+        mcp.request_state_key ? mcp.request_state_key->reveal() : std::string_view(),
+        std::move(node), std::chrono::milliseconds(mcp.request_state_ttl_ms),
+        std::make_shared<PacedUsedStates>(std::move(used), mcp.max_input_rounds_per_minute));
+}
+
 std::string paramsDigest(std::string_view target, std::string_view arguments_json) {
     rapidjson::Document doc;
     TaggingGenerator generator{arguments_json};

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/config.h"
 #include "mcp/used_states.h"
 #include "util/error.h"
 
@@ -71,6 +72,13 @@ private:
     std::chrono::milliseconds ttl_;
     std::shared_ptr<UsedStates> used_;
 };
+
+/// The seal `mcp` describes: its key (mcp.request_state_key, else a random one), its states'
+/// lifetime (mcp.request_state_ttl_ms), sealed as `node`, opened once in `used` (the store's
+/// register in crankd, memory elsewhere) at each agent's pace (mcp.max_input_rounds_per_minute).
+std::shared_ptr<const RequestStateSeal> configuredSeal(const config::McpConfig& mcp,
+                                                       std::string node,
+                                                       std::shared_ptr<UsedStates> used);
 
 /// A digest (hex SHA-256) of a request's `target` and `arguments_json` (a JSON value) that does
 /// not change with the order of object members, with whitespace, string escapes or the spelling

@@ -79,18 +79,6 @@ bool startsWithNoCase(std::string_view text, std::string_view prefix) {
     return true;
 }
 
-/// Every value of header `name` (names compare case-insensitively).
-std::vector<std::string> valuesOf(const Poco::Net::NameValueCollection& headers,
-                                  std::string_view name) {
-    std::vector<std::string> values;
-    for (const auto& [key, value] : headers) {
-        if (key.size() == name.size() && startsWithNoCase(key, name)) {
-            values.push_back(value);
-        }
-    }
-    return values;
-}
-
 EraRefusal mismatch(std::string message) {
     return EraRefusal{400, kHeaderMismatch, std::move(message), {}};
 }
@@ -109,7 +97,7 @@ struct HeaderRead {
 
 HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string_view name,
                       bool literal = false) {
-    const std::vector<std::string> values = valuesOf(headers, name);
+    const std::vector<std::string> values = headerValues(headers, name);
     if (values.empty()) {
         return {};
     }
@@ -159,6 +147,17 @@ bool carries(std::string_view header, std::string_view arguments_json, const sca
 }
 
 }  // namespace
+
+std::vector<std::string> headerValues(const Poco::Net::NameValueCollection& headers,
+                                      std::string_view name) {
+    std::vector<std::string> values;
+    for (const auto& [key, value] : headers) {
+        if (key.size() == name.size() && startsWithNoCase(key, name)) {
+            values.push_back(value);
+        }
+    }
+    return values;
+}
 
 std::optional<std::string> decodeHeaderValue(std::string_view raw) {
     const std::string_view value = trimmed(raw);

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mcp/json_rpc.h"
 #include "mcp/protocol_era.h"
@@ -34,6 +35,11 @@ namespace crank::mcp {
 /// is malformed (a character outside its alphabet, missing or misplaced padding), or a literal
 /// holds a byte outside visible ASCII, space and tab.
 std::optional<std::string> decodeHeaderValue(std::string_view raw);
+
+/// Every value of header `name` in `headers`, in order (names compare case-insensitively): a
+/// header sent twice is two values.
+std::vector<std::string> headerValues(const Poco::Net::NameValueCollection& headers,
+                                      std::string_view name);
 
 /// The member of `params` that Mcp-Name repeats for `method` ("name", "uri", "taskId"); "" for
 /// a method without one.

@@ -73,32 +73,29 @@ Result<bool> MemoryUsedStates::consume(std::string_view id, const StateOwner& ow
     return true;
 }
 
+namespace {
+
+/// Agents whose pace is kept apart; beyond them (agents are configured, so never in practice)
+/// the others share one.
+constexpr std::size_t kMaxPacedAgents = 65'536;
+
+}  // namespace
+
 PacedUsedStates::PacedUsedStates(std::shared_ptr<UsedStates> inner, std::int64_t per_minute)
-    : inner_(std::move(inner)), per_minute_(per_minute < 1 ? 1 : per_minute) {}
+    : inner_(std::move(inner)),
+      per_minute_(per_minute < 1 ? 1 : per_minute),
+      pace_(static_cast<std::size_t>(per_minute_), std::chrono::minutes(1), kMaxPacedAgents) {}
 
 Result<bool> PacedUsedStates::consume(std::string_view id, const StateOwner& owner,
                                       std::int64_t expires_at_ms) {
-    {
-        const auto now = std::chrono::steady_clock::now();
-        const std::lock_guard lock(mutex_);
-        auto [it, fresh] =
-            buckets_.try_emplace({std::string(owner.workspace), std::string(owner.agent)},
-                                 Bucket{static_cast<double>(per_minute_), now});
-        Bucket& bucket = it->second;
-        if (!fresh) {
-            const double minutes = std::chrono::duration<double>(now - bucket.at).count() / 60.0;
-            bucket.tokens = std::min(static_cast<double>(per_minute_),
-                                     bucket.tokens + minutes * static_cast<double>(per_minute_));
-            bucket.at = now;
-        }
-        if (bucket.tokens < 1.0) {
-            return Error{ErrorCode::unavailable,
-                         fmt::format("agent {} opened request states faster than its limit "
-                                     "(mcp.max_input_rounds_per_minute: {}); retry in a few "
-                                     "seconds",
-                                     jsonString(owner.agent), per_minute_)};
-        }
-        bucket.tokens -= 1.0;
+    std::string agent(owner.workspace);
+    agent.append(1, '\0').append(owner.agent);
+    std::uint64_t refused_before = 0;
+    if (!pace_.admit(agent, refused_before)) {
+        return Error{ErrorCode::unavailable,
+                     fmt::format("agent {} opened request states faster than its limit "
+                                 "(mcp.max_input_rounds_per_minute: {}); retry within a minute",
+                                 jsonString(owner.agent), per_minute_)};
     }
     return inner_->consume(id, owner, expires_at_ms);
 }

@@ -10,7 +10,6 @@
 //
 // THREADING: consume() may be called from any thread, concurrently.
 
-#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,6 +18,7 @@
 #include <string_view>
 #include <utility>
 
+#include "log/throttle.h"
 #include "util/error.h"
 
 namespace crank::mcp {
@@ -77,10 +77,10 @@ private:
     std::map<std::string, std::int64_t> held_by_workspace_;
 };
 
-/// At most `per_minute` states opened by one agent (of one workspace) a minute on this node, in
-/// bursts of up to as many, before `inner` is asked: a caller looping "call, retry" is slowed
-/// before it reaches the register. The pace is this node's own (a node on its own is bounded
-/// exactly; n nodes allow n times it). Agents are the configured ones, so the table is bounded.
+/// At most `per_minute` states opened by one agent (of one workspace) in each minute on this
+/// node (a log::KeyedThrottle per agent), before `inner` is asked: a caller looping "call, retry"
+/// is slowed before it reaches the register. The pace is this node's own (a node on its own is
+/// bounded exactly; n nodes allow n times it).
 class PacedUsedStates final : public UsedStates {
 public:
     PacedUsedStates(std::shared_ptr<UsedStates> inner, std::int64_t per_minute);
@@ -88,14 +88,9 @@ public:
                          std::int64_t expires_at_ms) override;
 
 private:
-    struct Bucket {
-        double tokens = 0;
-        std::chrono::steady_clock::time_point at;
-    };
     std::shared_ptr<UsedStates> inner_;
     std::int64_t per_minute_;
-    std::mutex mutex_;
-    std::map<std::pair<std::string, std::string>, Bucket> buckets_;
+    log::KeyedThrottle pace_;
 };
 
 }  // namespace crank::mcp

@@ -211,7 +211,7 @@ TEST(MemoryUsedStates, EachCallerHasItsShareAndTheRefusalNamesOnlyItsOwnLimit) {
 
 TEST(PacedUsedStates, AnAgentOpensAtItsPaceAndOthersAreNotSlowed) {
     auto inner = std::make_shared<MemoryUsedStates>();
-    PacedUsedStates paced(inner, 3);  // a burst of 3, then one every 20 s
+    PacedUsedStates paced(inner, 3);  // 3 a minute
     const std::int64_t later = nowUnixMs() + 60'000;
     for (const char* id : {"a", "b", "c"}) {
         EXPECT_TRUE(*paced.consume(id, {"ws", "mallory"}, later));
