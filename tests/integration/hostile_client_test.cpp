@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -180,7 +181,19 @@ protected:
               {"name": "feed", "description": "three items", "protocol": "synthetic",
                "config": {"items": 3},
                "execution": {"mode": "window", "transport_behavior": "server_stream"}}])",
-                    {{"KEY_MALLORY", kMalloryKey}, {"KEY_ALICE", kAliceKey}});
+                    {{"KEY_MALLORY", kMalloryKey},
+                     {"KEY_ALICE", kAliceKey},
+                     // What a session keeps is read from crankd's resident size: one malloc arena
+                     // (glibc gives each worker thread its own, and which workers parse the warm-up
+                     // round's bodies decides how much the second round finds free), and under
+                     // AddressSanitizer no quarantine (which keeps every freed body resident).
+                     {"MALLOC_ARENA_MAX", "1"},
+                     {"ASAN_OPTIONS", asanOptions() + "quarantine_size_mb=0"}});
+    }
+
+    static std::string asanOptions() {
+        const char* inherited = std::getenv("ASAN_OPTIONS");
+        return inherited != nullptr && *inherited != '\0' ? std::string(inherited) + ":" : "";
     }
 
     static Reply initialize(const std::string& key, const std::string& capabilities = "{}") {
