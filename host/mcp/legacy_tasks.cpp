@@ -32,14 +32,6 @@ std::string relatedTaskMeta(std::string_view task_id) {
 
 }  // namespace
 
-std::string taskIdOf(std::string_view params_json) {
-    rapidjson::Document params;
-    if (!parseParamsObject(params_json, params)) {
-        return {};
-    }
-    return memberString(params, "taskId");
-}
-
 LegacyTasks::LegacyTasks(TaskBackend* backend, bool auth_required, SessionStreams& streams,
                          const MethodTable& methods, const EndpointObserver& observer)
     : backend_(backend),

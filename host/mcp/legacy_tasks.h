@@ -86,7 +86,4 @@ private:
     std::multimap<std::string, Waiter> waiters_;                 // task -> tasks/result
 };
 
-/// `params.taskId` of a tasks/* request; "" when absent.
-std::string taskIdOf(std::string_view params_json);
-
 }  // namespace crank::mcp

@@ -88,7 +88,7 @@ struct McpEndpoint::Impl {
           tasks(backend, access.authRequired(), streams, methods, observer),
           legacy(identity, sessions, streams, tasks, methods, quotas, observer),
           modern(identity, c.mcp, access.authRequired(), methods, reactor, quotas, listens,
-                 seal ? std::move(seal) : localSeal(c), observer) {}
+                 seal ? std::move(seal) : localSeal(c), backend, observer) {}
 
     /// `route_workspace`: the workspace of a `/w/{workspace}/mcp` path; nullopt for the main
     /// path, which serves the agent's own workspace.

@@ -27,9 +27,6 @@ using http::sendBody;
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
 
-/// The Tasks extension of MCP 2026-07-28 (SEP-2663).
-constexpr std::string_view kTasksExtension = "io.modelcontextprotocol/tasks";
-
 /// Methods of the 2025 era that 2026-07-28 removed: a request for one of them that claims the
 /// new era is answered 404 + -32601, like an unknown method.
 bool isRemovedMethod(std::string_view method) {
@@ -74,16 +71,6 @@ std::optional<LogLevel> logLevelOf(std::string_view json) {
     return parseLogLevel(std::string_view(doc.GetString(), doc.GetStringLength()));
 }
 
-/// True when client capabilities (JSON text) declare extension `id` under `extensions`.
-bool declaresExtension(std::string_view capabilities_json, std::string_view id) {
-    const Result<std::string> extensions = extractMember(capabilities_json, "extensions");
-    if (!extensions || extensions->empty() || extensions->front() != '{') {
-        return false;
-    }
-    const Result<std::string> extension = extractMember(*extensions, id);
-    return extension && !extension->empty();
-}
-
 MethodAnswer badLogLevel() {
     return MethodAnswer::error(kInvalidParams,
                                "params._meta[\"" + std::string(kMetaLogLevel) +
@@ -102,7 +89,7 @@ ModernTransport::ModernTransport(const ServerIdentity& identity, const config::M
                                  bool private_lists, const MethodTable& methods,
                                  http::StreamReactor& reactor, std::shared_ptr<CallerQuotas> quotas,
                                  std::shared_ptr<ListenHub> listens,
-                                 std::shared_ptr<const RequestStateSeal> seal,
+                                 std::shared_ptr<const RequestStateSeal> seal, TaskBackend* tasks,
                                  const EndpointObserver& observer)
     : server_info_json_(R"({"name":)" + jsonString(identity.name) + R"(,"version":)" +
                         jsonString(identity.version) + "}"),
@@ -116,6 +103,7 @@ ModernTransport::ModernTransport(const ServerIdentity& identity, const config::M
       listens_(std::move(listens)),
       seal_(std::move(seal)),
       max_input_rounds_(mcp.max_input_rounds),
+      tasks_(tasks),
       observer_(observer),
       held_(std::make_unique<HeldCalls>(mcp.max_held_calls_per_agent, mcp.max_held_calls,
                                         std::chrono::milliseconds(mcp.request_state_ttl_ms))) {}
@@ -219,14 +207,12 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
     }
     if (method.rfind("tasks/", 0) == 0) {
         if (!declaresExtension(meta.client_capabilities_json, kTasksExtension)) {
-            return MethodAnswer::error(kMissingRequiredClientCapability,
-                                       method + " needs the " + std::string(kTasksExtension) +
-                                           " extension, declared in params._meta[\"" +
-                                           std::string(kMetaClientCapabilities) + "\"].extensions",
-                                       R"({"requiredCapabilities":{"extensions":{)" +
-                                           jsonString(kTasksExtension) + ":{}}}}");
+            return tasksExtensionRequired(method);
         }
-        return notFound(method, "is not served: crankd does not offer the tasks extension");
+        if (!tasks_.offered()) {
+            return notFound(method, "is not served: crankd runs no tasks here");
+        }
+        return tasks_.method(message, who);
     }
     StatelessScope scope(who, meta.client_capabilities_json);
     if (auto answered = methods_.answer(message, scope)) {
@@ -240,7 +226,8 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
 
 MethodAnswer ModernTransport::discover(const Who& who) const {
     return MethodAnswer::result(R"({"supportedVersions":)" + supportedVersionsJson() +
-                                R"(,"capabilities":{)" + methods_.capabilitiesJson(who) + "}}");
+                                R"(,"capabilities":{)" + methods_.capabilitiesJson(who) +
+                                tasks_.capabilityJson() + "}}");
 }
 
 void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& response,
@@ -292,7 +279,14 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
             since);
         return;
     }
-    // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663).
+    // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663),
+    // made for a request that declared the extension (a round of input comes before it).
+    if (auto task =
+            tasks_.call(*params, definition ? &*definition : nullptr,
+                        declaresExtension(meta.client_capabilities_json, kTasksExtension), who)) {
+        reply(response, message, *task, since);
+        return;
+    }
     if (!meta.progress_token && !level) {
         StatelessScope scope(who, meta.client_capabilities_json, nullptr, std::nullopt,
                              std::move(*round));

@@ -17,6 +17,7 @@
 #include "mcp/method_answer.h"
 #include "mcp/method_table.h"
 #include "mcp/modern_result.h"
+#include "mcp/modern_tasks.h"
 #include "mcp/protocol_era.h"
 #include "mcp/protocol_version.h"
 #include "mcp/request_state_seal.h"
@@ -49,10 +50,12 @@ public:
     /// `reactor`: where a request answered as an SSE stream goes (within mcp.max_streams and the
     /// caller's stream `quotas`); `listens`: where open subscriptions/listen streams are kept.
     /// `seal`: where the requestState of input_required results is sealed and opened.
+    /// `tasks`: where the tasks of the Tasks extension run; nullptr: the extension is not offered.
     ModernTransport(const ServerIdentity& identity, const config::McpConfig& mcp,
                     bool private_lists, const MethodTable& methods, http::StreamReactor& reactor,
                     std::shared_ptr<CallerQuotas> quotas, std::shared_ptr<ListenHub> listens,
-                    std::shared_ptr<const RequestStateSeal> seal, const EndpointObserver& observer);
+                    std::shared_ptr<const RequestStateSeal> seal, TaskBackend* tasks,
+                    const EndpointObserver& observer);
 
     /// A POST that classifyPost() found to be of the 2026-07-28 era (`verdict`), its body read
     /// and parsed (`since`: when it was).
@@ -131,6 +134,7 @@ private:
     std::shared_ptr<ListenHub> listens_;
     std::shared_ptr<const RequestStateSeal> seal_;
     std::int64_t max_input_rounds_;
+    ModernTasks tasks_;
     const EndpointObserver& observer_;
     /// Last: destroyed first, it waits for the held calls' threads, which use the members above.
     std::unique_ptr<HeldCalls> held_;

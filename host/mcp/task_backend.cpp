@@ -1,7 +1,9 @@
 #include "mcp/task_backend.h"
 
 #include <fmt/core.h>
+#include <rapidjson/document.h>
 
+#include "mcp/params_object.h"
 #include "util/clock.h"
 #include "util/json_string.h"
 
@@ -39,6 +41,14 @@ std::string TaskInfo::toJson() const {
     out += R"(,"ttl":)" + (ttl_ms ? std::to_string(*ttl_ms) : std::string("null"));
     out += fmt::format(R"(,"pollInterval":{}}})", poll_interval_ms);
     return out;
+}
+
+std::string taskIdOf(std::string_view params_json) {
+    rapidjson::Document params;
+    if (!parseParamsObject(params_json, params)) {
+        return {};
+    }
+    return memberString(params, "taskId");
 }
 
 }  // namespace crank::mcp

@@ -76,4 +76,7 @@ public:
     virtual void subscribe(Listener listener) = 0;
 };
 
+/// `params.taskId` of a tasks/* request (either era); "" when absent or not a string.
+std::string taskIdOf(std::string_view params_json);
+
 }  // namespace crank::mcp

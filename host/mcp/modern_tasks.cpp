@@ -1,0 +1,170 @@
+#include "mcp/modern_tasks.h"
+
+#include <utility>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "mcp/params_object.h"
+#include "mcp/protocol_era.h"
+#include "mcp/request_meta.h"
+#include "util/clock.h"
+#include "util/json_string.h"
+
+namespace crank::mcp {
+namespace {
+
+/// The answer to a backend's refusal of task `task_id`: an unknown task (or another caller's)
+/// is -32602, as the extension asks; the rest are internal errors that say why.
+MethodAnswer refusal(std::string_view method, const Error& error) {
+    if (error.code == ErrorCode::not_found) {
+        return MethodAnswer::error(kInvalidParams, std::string(method) + ": task not found");
+    }
+    return MethodAnswer::error(
+        error.code == ErrorCode::invalid_argument ? kInvalidParams : kInternalError,
+        std::string(method) + ": " + error.message);
+}
+
+}  // namespace
+
+bool declaresExtension(std::string_view capabilities_json, std::string_view id) {
+    const Result<std::string> extensions = extractMember(capabilities_json, "extensions");
+    if (!extensions || extensions->empty() || extensions->front() != '{') {
+        return false;
+    }
+    const Result<std::string> extension = extractMember(*extensions, id);
+    return extension && !extension->empty() && extension->front() == '{';
+}
+
+std::string flatTaskMembers(const TaskInfo& task) {
+    std::string out = R"("taskId":)" + jsonString(task.task_id) + R"(,"status":)" +
+                      jsonString(toString(task.status));
+    if (!task.status_message.empty()) {
+        out += R"(,"statusMessage":)" + jsonString(task.status_message);
+    }
+    out += R"(,"createdAt":)" + jsonString(formatRfc3339(task.created_at_ms));
+    out += R"(,"lastUpdatedAt":)" + jsonString(formatRfc3339(task.last_updated_at_ms));
+    out += R"(,"ttlMs":)" + (task.ttl_ms ? std::to_string(*task.ttl_ms) : std::string("null"));
+    out += fmt::format(R"(,"pollIntervalMs":{})", task.poll_interval_ms);
+    return out;
+}
+
+MethodAnswer tasksExtensionRequired(std::string_view what) {
+    return MethodAnswer::error(
+        kMissingRequiredClientCapability,
+        std::string(what) + " needs the " + std::string(kTasksExtension) +
+            " extension, declared in params._meta[\"" + std::string(kMetaClientCapabilities) +
+            "\"].extensions",
+        R"({"requiredCapabilities":{"extensions":{)" + jsonString(kTasksExtension) + ":{}}}}");
+}
+
+std::string ModernTasks::capabilityJson() const {
+    if (backend_ == nullptr) {
+        return {};
+    }
+    return R"(,"extensions":{)" + jsonString(kTasksExtension) + ":{}}";
+}
+
+std::optional<MethodAnswer> ModernTasks::call(const ToolCallParams& params,
+                                              const ToolDefinition* definition, bool declared,
+                                              const Who& who) const {
+    if (backend_ == nullptr || definition == nullptr || definition->task_support.empty()) {
+        return std::nullopt;
+    }
+    if (!declared) {
+        if (definition->task_support == "required") {
+            return tasksExtensionRequired("tool " + params.name + " runs only as a task: it");
+        }
+        return std::nullopt;
+    }
+    // The legacy `params.task` (and its ttl) is not read: the task is the server's choice, and
+    // the backend keeps it as long as the operation says.
+    Result<TaskInfo> created =
+        backend_->create(params.name, params.arguments_json, who.caller(), std::nullopt);
+    if (!created) {
+        if (created.error().code == ErrorCode::not_found) {
+            return std::nullopt;  // a tool the backend cannot run (e.g. an upstream's): run it
+        }
+        return refusal("tools/call", created.error());
+    }
+    return MethodAnswer::result(R"({"resultType":"task",)" + flatTaskMembers(*created) + "}");
+}
+
+MethodAnswer ModernTasks::method(const JsonRpcMessage& message, const Who& who) const {
+    if (backend_ == nullptr) {
+        return MethodAnswer::error(kMethodNotFound,
+                                   message.method + " is not served: no task backend");
+    }
+    const std::string taskId = taskIdOf(message.params_json);
+    if (taskId.empty()) {
+        return MethodAnswer::error(kInvalidParams,
+                                   message.method + ": params.taskId must be a non-empty string");
+    }
+    if (message.method == "tasks/get") {
+        return get(taskId, who);
+    }
+    if (message.method == "tasks/update") {
+        return update(taskId, message.params_json, who);
+    }
+    if (message.method == "tasks/cancel") {
+        return cancel(taskId, who);
+    }
+    return MethodAnswer::error(kMethodNotFound, "method " + message.method.substr(0, 100) +
+                                                    " is not part of the tasks extension");
+}
+
+MethodAnswer ModernTasks::get(const std::string& task_id, const Who& who) const {
+    Result<TaskInfo> task = backend_->get(task_id, who.caller());
+    if (!task) {
+        return refusal("tasks/get", task.error());
+    }
+    std::string out = "{" + flatTaskMembers(*task);
+    if (task->status == TaskStatus::completed) {
+        Result<std::optional<ToolResult>> result = backend_->result(task_id, who.caller());
+        if (!result) {
+            return refusal("tasks/get", result.error());
+        }
+        if (*result) {
+            out += R"(,"result":)" + (*result)->toJson();
+        }
+    } else if (task->status == TaskStatus::failed) {
+        const std::string why =
+            task->status_message.empty() ? std::string("the task failed") : task->status_message;
+        out += R"(,"error":{"code":)" + std::to_string(kInternalError) + R"(,"message":)" +
+               jsonString(why) + "}";
+    }
+    return MethodAnswer::result(out + "}");
+}
+
+MethodAnswer ModernTasks::update(const std::string& task_id, std::string_view params_json,
+                                 const Who& who) const {
+    rapidjson::Document params;
+    if (!parseParamsObject(params_json, params)) {
+        return MethodAnswer::error(kInvalidParams, "tasks/update: params must be an object");
+    }
+    const rapidjson::Value& members = params;
+    if (const auto it = members.FindMember("inputResponses");
+        it != members.MemberEnd() && !it->value.IsObject()) {
+        return MethodAnswer::error(kInvalidParams,
+                                   "tasks/update: params.inputResponses must be an object");
+    }
+    Result<TaskInfo> task = backend_->get(task_id, who.caller());
+    if (!task) {
+        return refusal("tasks/update", task.error());
+    }
+    // The backend's tasks never ask for input: there is nothing waiting for these answers, and
+    // answers to keys the task did not ask for are ignored (the extension's rule).
+    return MethodAnswer::result("{}");
+}
+
+MethodAnswer ModernTasks::cancel(const std::string& task_id, const Who& who) const {
+    Result<TaskInfo> cancelled = backend_->cancel(task_id, who.caller());
+    if (!cancelled && cancelled.error().code != ErrorCode::invalid_argument) {
+        return refusal("tasks/cancel", cancelled.error());
+    }
+    // Cancellation is cooperative and acknowledged alike whether the task was live or had ended
+    // (invalid_argument: a terminal task, which stays as it ended).
+    return MethodAnswer::result("{}");
+}
+
+}  // namespace crank::mcp
