@@ -15,11 +15,23 @@
 #include "mcp/log_level.h"
 #include "mcp/message_outcome.h"
 #include "mcp/params_object.h"
+#include "mcp/request_meta.h"
 #include "mcp/session_scope.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
 namespace {
+
+/// The trace context of a request that is not a tools/call (whose params are read anyway): its
+/// `_meta` is read only when the params mention a traceparent at all.
+TraceContext traceOf(const JsonRpcMessage& message, const HeaderTrace& headers) {
+    if (message.params_json.find("traceparent") != std::string::npos) {
+        if (Result<RequestMeta> meta = readRequestMeta(message.params_json)) {
+            return requestTraceContext(meta->traceparent, meta->tracestate, headers);
+        }
+    }
+    return requestTraceContext({}, {}, headers);
+}
 
 using http::sendBody;
 using Poco::Net::HTTPServerRequest;
@@ -69,7 +81,8 @@ std::shared_ptr<McpSession> LegacyTransport::sessionOf(HTTPServerRequest& reques
 }
 
 void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
-                           const ParsedBody& parsed, std::chrono::steady_clock::time_point since,
+                           const ParsedBody& parsed, const HeaderTrace& headers,
+                           std::chrono::steady_clock::time_point since,
                            const std::optional<Result<ToolCallParams>>& tool_call) {
     if (parsed.fatal) {
         observer_.counted("invalid", errorName(parsed.fatal->code), since);
@@ -119,7 +132,7 @@ void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
             sendBody(response, 202, "", "");
             return;
         }
-        this->request(request, response, message, session, who, since, tool_call);
+        this->request(request, response, message, session, who, headers, since, tool_call);
         return;
     }
     // A 2025-03-26 batch: every request answered in one JSON array.
@@ -134,7 +147,7 @@ void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         } else {
             const auto& message = std::get<JsonRpcMessage>(entry);
             if (message.kind == JsonRpcKind::request) {
-                reply = toMessage(*message.id, answer(message, session, who));
+                reply = toMessage(*message.id, answer(message, session, who, headers));
                 observer_.answered(message.method, reply, entrySince);
             } else {
                 notify(message, *session, who);
@@ -173,6 +186,7 @@ bool LegacyTransport::streamed(const ToolCallParams& call, const McpSession& ses
 void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& response,
                               const JsonRpcMessage& message,
                               const std::shared_ptr<McpSession>& session, const Who& who,
+                              const HeaderTrace& headers,
                               std::chrono::steady_clock::time_point since,
                               const std::optional<Result<ToolCallParams>>& tool_call) {
     if (message.method == "tasks/result" && tasks_.enabled(*session)) {
@@ -192,7 +206,7 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
         if (!streams_.open(request, response, session, stream, std::nullopt)) {
             return;
         }
-        const MethodAnswer answered = answer(message, session, who, stream, call);
+        const MethodAnswer answered = answer(message, session, who, headers, stream, call);
         if (answered.isNone()) {
             observer_.counted(message.method, "cancelled", since);
         } else {
@@ -205,7 +219,7 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
     }
     // A cancelled call is answered with an empty body (the client no longer reads it).
     const std::string reply =
-        toMessage(*message.id, answer(message, session, who, std::nullopt, call));
+        toMessage(*message.id, answer(message, session, who, headers, std::nullopt, call));
     observer_.answered(message.method, reply.empty() ? "{}" : reply, since);
     sendBody(response, 200, "application/json", reply);
 }
@@ -292,6 +306,7 @@ void LegacyTransport::notify(const JsonRpcMessage& message, McpSession& session,
 
 MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
                                      const std::shared_ptr<McpSession>& session, const Who& who,
+                                     const HeaderTrace& headers,
                                      std::optional<std::uint64_t> stream,
                                      const Result<ToolCallParams>* call) {
     if (message.method == "ping") {
@@ -313,9 +328,10 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
     }
     if (message.method == "tools/call") {
         if (call != nullptr) {
-            return toolsCall(message, *call, session, who, stream);
+            return toolsCall(message, *call, session, who, headers, stream);
         }
-        return toolsCall(message, parseToolCallParams(message.params_json), session, who, stream);
+        return toolsCall(message, parseToolCallParams(message.params_json), session, who, headers,
+                         stream);
     }
     if (tasks_.enabled(*session) &&
         (message.method == "tasks/get" || message.method == "tasks/list" ||
@@ -327,6 +343,7 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
                                    "initialize: this session is already initialized");
     }
     SessionScope scope(session, who, stream, tasks_.enabled(*session));
+    scope.setTrace(traceOf(message, headers));
     if (auto answered = methods_.answer(message, scope)) {
         return std::move(*answered);
     }
@@ -337,6 +354,7 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
 MethodAnswer LegacyTransport::toolsCall(const JsonRpcMessage& message,
                                         const Result<ToolCallParams>& params,
                                         const std::shared_ptr<McpSession>& session, const Who& who,
+                                        const HeaderTrace& headers,
                                         std::optional<std::uint64_t> stream) {
     if (!params) {
         return MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message);
@@ -352,6 +370,7 @@ MethodAnswer LegacyTransport::toolsCall(const JsonRpcMessage& message,
         }
     }
     SessionScope scope(session, who, stream, tasks_.enabled(*session));
+    scope.setTrace(requestTraceContext(params->meta.traceparent, params->meta.tracestate, headers));
     // Progress needs a stream to go on: a call answered as one JSON body gets none.
     return methods_.toolsCall(*message.id, *params, scope,
                               stream ? params->meta.progress_token : std::nullopt);

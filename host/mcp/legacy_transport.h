@@ -16,6 +16,7 @@
 #include "mcp/protocol_version.h"
 #include "mcp/session_manager.h"
 #include "mcp/session_streams.h"
+#include "mcp/trace_context.h"
 
 namespace Poco::Net {
 class HTTPServerRequest;
@@ -40,7 +41,8 @@ public:
     /// A POST whose body has been read and parsed (`since`: when it was). `tool_call`: the
     /// params of a body that is one tools/call, when they were read already.
     void post(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-              const Who& who, const ParsedBody& parsed, std::chrono::steady_clock::time_point since,
+              const Who& who, const ParsedBody& parsed, const HeaderTrace& headers,
+              std::chrono::steady_clock::time_point since,
               const std::optional<Result<ToolCallParams>>& tool_call = std::nullopt);
     /// GET: the session's standalone stream, or the resumption of one (Last-Event-ID).
     void get(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
@@ -69,18 +71,21 @@ private:
     /// The answer to one request of a session (all but tasks/result), on `stream` when it is
     /// answered as SSE.
     /// `call`: a tools/call's params when the caller has read them already.
+    /// `headers`: the trace context of the request's HTTP headers.
     MethodAnswer answer(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
-                        const Who& who, std::optional<std::uint64_t> stream = std::nullopt,
+                        const Who& who, const HeaderTrace& headers,
+                        std::optional<std::uint64_t> stream = std::nullopt,
                         const Result<ToolCallParams>* call = nullptr);
     MethodAnswer toolsCall(const JsonRpcMessage& message, const Result<ToolCallParams>& params,
                            const std::shared_ptr<McpSession>& session, const Who& who,
-                           std::optional<std::uint64_t> stream);
+                           const HeaderTrace& headers, std::optional<std::uint64_t> stream);
     /// A notification, or the client's answer to a request the server sent.
     void notify(const JsonRpcMessage& message, McpSession& session, const Who& who);
     /// A single request (not a batch) of a session.
     void request(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                  const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
-                 const Who& who, std::chrono::steady_clock::time_point since,
+                 const Who& who, const HeaderTrace& headers,
+                 std::chrono::steady_clock::time_point since,
                  const std::optional<Result<ToolCallParams>>& tool_call);
     /// True when a tools/call is answered as an SSE stream: it carries a progress token, or the
     /// tool may ask the client something and the client can be asked.

@@ -111,10 +111,13 @@ struct McpEndpoint::Impl {
             const ParsedBody parsed = parseJsonRpcBody(*body);
             const EraVerdict verdict =
                 classifyPost(parsed, request.get("MCP-Protocol-Version", ""));
+            // The trace context of the HTTP headers, for the messages whose _meta has none.
+            const HeaderTrace headers{request.get("traceparent", ""),
+                                      request.get("tracestate", "")};
             if (verdict.era == Era::modern) {
-                modern.post(request, response, *who, parsed, verdict, since);
+                modern.post(request, response, *who, parsed, verdict, headers, since);
             } else {
-                legacy.post(request, response, *who, parsed, since, verdict.tool_call);
+                legacy.post(request, response, *who, parsed, headers, since, verdict.tool_call);
             }
         } else if ((method == "GET" || method == "DELETE") && !request.has("Mcp-Session-Id") &&
                    modernVersionSupported(request.get("MCP-Protocol-Version", ""))) {

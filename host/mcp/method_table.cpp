@@ -145,6 +145,7 @@ MethodAnswer MethodTable::toolsCall(const RequestId& id, const ToolCallParams& p
     bool cancelled = false;
     {
         const std::unique_ptr<ToolCall> call = scope.beginCall(id, std::move(progress_token));
+        call->setTrace(scope.trace());
         const auto run = [&] {
             try {
                 result = who.tools->call(params.name, params.arguments_json, *call);
@@ -227,6 +228,7 @@ std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& me
     std::optional<CatalogReply> reply;
     {
         const std::unique_ptr<ToolCall> call = scope.beginCall(*message.id, std::nullopt);
+        call->setTrace(scope.trace());
         try {
             reply = catalog->handle(message.method, message.params_json, *call, scope.sessionId());
         } catch (const std::exception& e) {

@@ -25,14 +25,15 @@ using Poco::Net::HTTPServerResponse;
 void ModernTransport::startHeld(HTTPServerRequest& request, HTTPServerResponse& response,
                                 const JsonRpcMessage& message, StatelessRound round,
                                 const std::string& capabilities, const HeldCall::Listener& wants,
-                                const Who& who, HeldWork work,
+                                const Who& who, const TraceContext& trace, HeldWork work,
                                 std::chrono::steady_clock::time_point since) const {
     const StateBinding binding = round.binding;
     const int previous = round.retry ? round.retry->round : 0;
     auto held = held_->start(
-        who.agent, [who, round = std::move(round), capabilities,
+        who.agent, [who, round = std::move(round), capabilities, trace,
                     work = std::move(work)](const std::shared_ptr<HeldCall>& call) mutable {
             StatelessScope scope(who, capabilities, nullptr, std::nullopt, std::move(round), call);
+            scope.setTrace(trace);
             MethodAnswer answered = work(scope);
             if (auto refusal = scope.undeclared()) {
                 return std::move(*refusal);
@@ -131,7 +132,7 @@ MethodAnswer ModernTransport::answerOf(HeldEvent& event, const std::shared_ptr<H
 
 bool ModernTransport::catalogWithInput(HTTPServerRequest& request, HTTPServerResponse& response,
                                        const JsonRpcMessage& message, const RequestMeta& meta,
-                                       const Who& who,
+                                       const Who& who, const TraceContext& trace,
                                        std::chrono::steady_clock::time_point since) const {
     if (message.method != "prompts/get" && message.method != "resources/read") {
         return false;
@@ -158,6 +159,7 @@ bool ModernTransport::catalogWithInput(HTTPServerRequest& request, HTTPServerRes
     }
     startHeld(
         request, response, message, std::move(*round), meta.client_capabilities_json, wants, who,
+        trace,
         [this, message](StatelessScope& scope) {
             return methods_.catalogRequest(message, scope)
                 .value_or(MethodAnswer::error(kMethodNotFound,

@@ -110,6 +110,7 @@ ModernTransport::ModernTransport(const ServerIdentity& identity, const config::M
 
 void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& response, const Who& who,
                            const ParsedBody& parsed, const EraVerdict& verdict,
+                           const HeaderTrace& headers,
                            std::chrono::steady_clock::time_point since) const {
     // classifyPost() finds the 2026 era only in a body of one message: a request or a
     // notification, or one that is not valid JSON-RPC, refused with its own error.
@@ -143,18 +144,20 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         sendBody(response, 202, "", "");
         return;
     }
+    const TraceContext trace =
+        requestTraceContext(verdict.meta.traceparent, verdict.meta.tracestate, headers);
     if (call) {
-        toolsCall(request, response, message, *call, verdict.meta, who, since);
+        toolsCall(request, response, message, *call, verdict.meta, who, trace, since);
         return;
     }
     if (message.method == "subscriptions/listen") {
         listen(request, response, message, who, since);
         return;
     }
-    if (catalogWithInput(request, response, message, verdict.meta, who, since)) {
+    if (catalogWithInput(request, response, message, verdict.meta, who, trace, since)) {
         return;
     }
-    reply(response, message, answer(message, verdict.meta, who), since);
+    reply(response, message, answer(message, verdict.meta, who, trace), since);
 }
 
 std::string ModernTransport::messageOf(const JsonRpcMessage& message,
@@ -191,7 +194,7 @@ void ModernTransport::reply(HTTPServerResponse& response, const JsonRpcMessage& 
 }
 
 MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const RequestMeta& meta,
-                                     const Who& who) const {
+                                     const Who& who, const TraceContext& trace) const {
     if (!meta.log_level_json.empty() && !logLevelOf(meta.log_level_json)) {
         return badLogLevel();
     }
@@ -215,6 +218,7 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
         return tasks_.method(message, who);
     }
     StatelessScope scope(who, meta.client_capabilities_json);
+    scope.setTrace(trace);
     if (auto answered = methods_.answer(message, scope)) {
         if (auto refusal = scope.undeclared()) {
             return std::move(*refusal);
@@ -232,7 +236,7 @@ MethodAnswer ModernTransport::discover(const Who& who) const {
 
 void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& response,
                                 const JsonRpcMessage& message, const Result<ToolCallParams>& params,
-                                const RequestMeta& meta, const Who& who,
+                                const RequestMeta& meta, const Who& who, const TraceContext& trace,
                                 std::chrono::steady_clock::time_point since) const {
     std::optional<LogLevel> level;
     if (!meta.log_level_json.empty()) {
@@ -273,7 +277,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
         declaresClientInput(meta.client_capabilities_json)) {
         startHeld(
             request, response, message, std::move(*round), meta.client_capabilities_json,
-            HeldCall::Listener{nullptr, meta.progress_token, level}, who,
+            HeldCall::Listener{nullptr, meta.progress_token, level}, who, trace,
             [this, id = *message.id, params = *params, token = meta.progress_token](
                 StatelessScope& scope) { return methods_.toolsCall(id, params, scope, token); },
             since);
@@ -290,6 +294,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     if (!meta.progress_token && !level) {
         StatelessScope scope(who, meta.client_capabilities_json, nullptr, std::nullopt,
                              std::move(*round));
+        scope.setTrace(trace);
         MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, std::nullopt);
         reply(response, message, scope.undeclared().value_or(std::move(answered)), since);
         return;
@@ -301,6 +306,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
         return;
     }
     StatelessScope scope(who, meta.client_capabilities_json, stream, level, std::move(*round));
+    scope.setTrace(trace);
     MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, meta.progress_token);
     if (auto refusal = scope.undeclared()) {
         answered = std::move(*refusal);

@@ -23,6 +23,7 @@
 #include "mcp/request_state_seal.h"
 #include "mcp/stateless_scope.h"
 #include "mcp/tool_call_params.h"
+#include "mcp/trace_context.h"
 
 namespace Poco::Net {
 class HTTPServerRequest;
@@ -61,18 +62,18 @@ public:
     /// and parsed (`since`: when it was).
     void post(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
               const Who& who, const ParsedBody& parsed, const EraVerdict& verdict,
-              std::chrono::steady_clock::time_point since) const;
+              const HeaderTrace& headers, std::chrono::steady_clock::time_point since) const;
 
 private:
     /// The answer to one request (but tools/call) whose envelope and headers were checked.
-    MethodAnswer answer(const JsonRpcMessage& message, const RequestMeta& meta,
-                        const Who& who) const;
+    MethodAnswer answer(const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
+                        const TraceContext& trace) const;
     MethodAnswer discover(const Who& who) const;
     /// tools/call: its Mcp-Param-* headers checked, then run; answered as an SSE stream when the
     /// request asked for progress or logs, as JSON otherwise. `since`: when the body was read.
     void toolsCall(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                    const JsonRpcMessage& message, const Result<ToolCallParams>& params,
-                   const RequestMeta& meta, const Who& who,
+                   const RequestMeta& meta, const Who& who, const TraceContext& trace,
                    std::chrono::steady_clock::time_point since) const;
     /// subscriptions/listen: the acknowledgement of the honoured kinds on a stream that stays
     /// open in the ListenHub until the client closes it.
@@ -95,7 +96,8 @@ private:
     void startHeld(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                    const JsonRpcMessage& message, StatelessRound round,
                    const std::string& capabilities, const HeldCall::Listener& wants, const Who& who,
-                   HeldWork work, std::chrono::steady_clock::time_point since) const;
+                   const TraceContext& trace, HeldWork work,
+                   std::chrono::steady_clock::time_point since) const;
     /// A retry answering the questions of the held call `round` names.
     void resumeHeld(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                     const JsonRpcMessage& message, const InputRetry& retry,
@@ -115,7 +117,7 @@ private:
     /// that can be asked): answered here, true; false for the other requests.
     bool catalogWithInput(Poco::Net::HTTPServerRequest& request,
                           Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,
-                          const RequestMeta& meta, const Who& who,
+                          const RequestMeta& meta, const Who& who, const TraceContext& trace,
                           std::chrono::steady_clock::time_point since) const;
 
     /// The JSON-RPC message of `answered`; "" for none.

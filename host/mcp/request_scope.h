@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "mcp/endpoint_access.h"
 #include "mcp/input_rounds.h"
@@ -41,6 +42,13 @@ public:
     /// call's stream, each answer awaited at most `wait`).
     virtual InputStep inputRequired(const InputNeed& need, ToolCall& call, std::string_view tool,
                                     std::chrono::milliseconds wait) = 0;
+
+    /// The request's W3C trace context (set by its transport), given to every call it begins.
+    const TraceContext& trace() const { return trace_; }
+    void setTrace(TraceContext trace) { trace_ = std::move(trace); }
+
+private:
+    TraceContext trace_;
 };
 
 }  // namespace crank::mcp

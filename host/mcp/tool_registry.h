@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mcp/log_level.h"
+#include "mcp/trace_context.h"
 #include "mcp/upstream_slots.h"
 #include "util/error.h"
 
@@ -125,8 +126,15 @@ public:
     /// Set by the host before the tool runs.
     void setInputRound(std::optional<InputRound> round) { input_round_ = std::move(round); }
 
+    /// The client's W3C trace context, passed on to every upstream request of the call; empty
+    /// when the request carried none.
+    const TraceContext& trace() const { return trace_; }
+    /// Set by the host before the tool runs.
+    void setTrace(TraceContext trace) { trace_ = std::move(trace); }
+
 private:
     std::optional<InputRound> input_round_;
+    TraceContext trace_;
 };
 
 /// A tool's answer: the MCP CallToolResult parts, as JSON text.

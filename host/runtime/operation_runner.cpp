@@ -218,7 +218,8 @@ mcp::ToolResult OperationRunner::cancelJob(const Operation& op, std::string_view
 
 mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
                                               std::string_view arguments_json,
-                                              const mcp::Caller& caller) {
+                                              const mcp::Caller& caller,
+                                              const mcp::TraceContext& trace) {
     if (stopping_.load()) {
         return textResult(op->scrubber, "crankd is shutting down", true);
     }
@@ -226,6 +227,8 @@ mcp::ToolResult OperationRunner::startSession(const OperationPtr& op,
     if (auto failed = prepare(*op, arguments_json, request)) {
         return std::move(*failed);
     }
+    request.traceparent = trace.traceparent;  // every poll's upstream request carries it
+    request.tracestate = trace.tracestate;
     auto started =
         sessions_.start(op, request, samplingSeed(op->config.execution), options_.safety, caller);
     if (!started) {
@@ -306,6 +309,8 @@ mcp::ToolResult OperationRunner::run(const Operation& op, std::string_view argum
     if (auto failed = prepare(op, arguments_json, request)) {
         return std::move(*failed);
     }
+    request.traceparent = call.trace().traceparent;
+    request.tracestate = call.trace().tracestate;
     switch (op.config.execution.mode) {
         case config::ExecutionMode::unary:
             return runUnary(op, request, call);
@@ -736,7 +741,8 @@ OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
             tools.emplace_back(std::move(start),
                                [op, &runner](std::string_view arguments_json,
                                              mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                                   return runner.startSession(op, arguments_json, call.caller());
+                                   return runner.startSession(op, arguments_json, call.caller(),
+                                                              call.trace());
                                });
             mcp::ToolDefinition poll;
             poll.name = names[1];

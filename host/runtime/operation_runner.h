@@ -47,9 +47,10 @@ public:
                          mcp::ToolCall& tool_call);
 
     /// The tools of a session operation: `{name}_start` (the operation's input), `{name}_poll`
-    /// and `{name}_stop` (see SessionRegistry).
+    /// and `{name}_stop` (see SessionRegistry). `trace`: the client's trace context, carried
+    /// by every upstream request of the session.
     mcp::ToolResult startSession(const OperationPtr& op, std::string_view arguments_json,
-                                 const mcp::Caller& caller);
+                                 const mcp::Caller& caller, const mcp::TraceContext& trace = {});
     mcp::ToolResult pollSession(const Operation& op, std::string_view arguments_json,
                                 const mcp::Caller& caller);
     mcp::ToolResult stopSession(const Operation& op, std::string_view arguments_json,

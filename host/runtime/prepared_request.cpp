@@ -22,6 +22,8 @@ crank_request PreparedRequest::view(const Operation& op) const {
     r.cursor = str(cursor);
     r.timeout_ms = timeout_ms;
     r.max_item_bytes = max_item_bytes;
+    r.traceparent = str(traceparent);
+    r.tracestate = str(tracestate);
     return r;
 }
 

@@ -17,6 +17,9 @@ struct PreparedRequest {
     std::string cursor;
     std::int64_t timeout_ms = 0;
     std::int64_t max_item_bytes = 0;
+    /// The client's W3C trace context (checked), passed on to the upstream; empty: none.
+    std::string traceparent;
+    std::string tracestate;
     /// Called (on the plugin's thread) with every cursor the plugin sets during a unary call;
     /// async jobs persist it so that the call can be followed again after a restart.
     std::function<void(std::string_view)> on_cursor;

@@ -66,6 +66,9 @@ Plan makePlan(const sdk::Request& request, bool stream) {
         }
     }
     sdk::http::applySettings(c.http, h);
+    for (const auto& [name, value] : request.traceHeaders()) {
+        h.extra_headers.emplace_back(std::string(name), std::string(value));
+    }
     h.options.user_agent = "crank-rest/1.0";
     if (stream) {
         return plan;  // the window bounds a stream

@@ -115,6 +115,9 @@ Prepared prepare(const sdk::Request& request) {
     p.config = std::move(*config);
     p.headers = p.config.headers;
     applyAuth(request.auth_json, p.config, p.headers);
+    for (const auto& [name, value] : request.traceHeaders()) {
+        p.headers.emplace_back(std::string(name), std::string(value));
+    }
     return p;
 }
 

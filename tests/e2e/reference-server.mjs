@@ -172,6 +172,11 @@ function createServer() {
         async ({ name }, extra) => text(`${name}: ${extra.requestInfo?.headers?.[name.toLowerCase()] ?? ''}`),
     );
     server.registerTool(
+        'echo_trace',
+        { description: "Returns the W3C trace context of the call's _meta" },
+        async (extra) => text(`traceparent: ${extra._meta?.traceparent ?? ''}; tracestate: ${extra._meta?.tracestate ?? ''}`),
+    );
+    server.registerTool(
         'slow_progress',
         {
             description: 'Sends one progress notification per step, delay_ms apart, then completes',

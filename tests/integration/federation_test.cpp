@@ -171,6 +171,26 @@ TEST_F(FederationSuite, TheOperationRunsTheUpstreamToolAndThePrefixedToolAnswers
     EXPECT_STREQ(direct["result"]["content"][0]["text"].GetString(), "hi");
 }
 
+TEST_F(FederationSuite, TheClientsTraceContextReachesTheUpstreamInMeta) {
+    const std::string parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const rapidjson::Document traced =
+        answerOf(request(40, "tools/call",
+                         R"({"name":"t.echo_trace","arguments":{},"_meta":{"traceparent":")" +
+                             parent + R"(","tracestate":"rojo=00f067aa0ba902b7"}})"),
+                 40);
+    ASSERT_TRUE(traced.HasMember("result"));
+    EXPECT_EQ(std::string(traced["result"]["content"][0]["text"].GetString()),
+              "traceparent: " + parent + "; tracestate: rojo=00f067aa0ba902b7");
+    // None sent, none passed on; a malformed one neither.
+    for (const std::string meta : {"", R"(,"_meta":{"traceparent":"00-bad"})"}) {
+        const rapidjson::Document plain = answerOf(
+            request(41, "tools/call", R"({"name":"t.echo_trace","arguments":{})" + meta + "}"), 41);
+        ASSERT_TRUE(plain.HasMember("result"));
+        EXPECT_STREQ(plain["result"]["content"][0]["text"].GetString(),
+                     "traceparent: ; tracestate: ");
+    }
+}
+
 TEST_F(FederationSuite, AnUpstreamThatEchoesASecretHeaderGetsItScrubbed) {
     // The header reaches the upstream (the key made the difference) ...
     const rapidjson::Document other = answerOf(

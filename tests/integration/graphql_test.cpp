@@ -802,6 +802,20 @@ TEST_F(GraphqlTest, TheUpstreamsValidationErrorsAnswer400) {
                 contains(badDate, "DateTime cannot represent \"yesterday\""));
 }
 
+TEST_F(GraphqlTest, TheClientsTraceContextIsSentAsHeaders) {
+    const rapidjson::Document result = client_->callTool(
+        "secure", "{}", nullptr,
+        R"({"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",)"
+        R"("tracestate":"rojo=00f067aa0ba902b7"})");
+    EXPECT_FALSE(isError(result)) << text(result);
+    const rapidjson::Document s = stats();
+    EXPECT_EQ(textAt(s, "last_headers.traceparent"),
+              R"("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")")
+        << text(s);
+    EXPECT_EQ(textAt(s, "last_headers.tracestate"), R"("rojo=00f067aa0ba902b7")") << text(s);
+    drain();
+}
+
 TEST_F(GraphqlTest, HttpErrorsAndAnAuthProfile) {
     const std::string status = failed("status_500");
     EXPECT_TRUE(contains(status, "POST " + base() + "/status/500: answered 500"));

@@ -760,6 +760,20 @@ TEST_F(GrpcTest, MetadataTemplatesAreRenderedFromTheInput) {
     EXPECT_EQ(member(without["metadata"], "x-static"), "fixed");
 }
 
+TEST_F(GrpcTest, TheClientsTraceContextIsSentAsMetadata) {
+    const rapidjson::Document result = client_->callTool(
+        "echo_metadata", R"({"text": "x"})", nullptr,
+        R"({"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",)"
+        R"("tracestate":"rojo=00f067aa0ba902b7"})");
+    ASSERT_FALSE(isError(result)) << text(result);
+    const rapidjson::Value& m = result["structuredContent"]["metadata"];
+    EXPECT_EQ(member(m, "traceparent"), "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        << text(m);
+    EXPECT_EQ(member(m, "tracestate"), "rojo=00f067aa0ba902b7") << text(m);
+    const auto without = ok("echo_metadata", R"({"text": "x"})");
+    EXPECT_FALSE(without["metadata"].HasMember("traceparent")) << text(without);
+}
+
 TEST_F(GrpcTest, AnAuthProfileAddsAuthorizationAndItsSecretIsScrubbed) {
     const rapidjson::Document result = call("echo_auth");
     ASSERT_FALSE(isError(result)) << text(result);

@@ -445,6 +445,79 @@ TEST_F(RestTest, PathQueryArrayAndHeaderTemplatesReachTheUpstream) {
     EXPECT_STREQ(r["headers"]["x-request-id"].GetString(), "req-a b/c");
 }
 
+TEST_F(RestTest, TheClientsTraceContextReachesTheUpstream) {
+    constexpr const char* kParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    constexpr const char* kOther = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+    const std::string arguments = R"({"id": "t", "tags": [], "limit": 1, "q": "x"})";
+    // The upstream's echo of the headers it got, for a tools/call with `meta` and `headers`.
+    const auto upstreamHeaders = [&](const std::string& meta,
+                                     const std::vector<std::pair<std::string, std::string>>&
+                                         headers) {
+        const Reply reply = client_->post(
+            R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo_templates",)"
+            R"("arguments":)" +
+                arguments + (meta.empty() ? "" : R"(,"_meta":)" + meta) + "}}",
+            headers);
+        rapidjson::Document doc = parse(reply.body);
+        rapidjson::Document out;
+        out.SetObject();
+        if (doc.HasMember("result") && doc["result"].HasMember("structuredContent")) {
+            out.CopyFrom(doc["result"]["structuredContent"]["headers"], out.GetAllocator());
+        } else {
+            ADD_FAILURE() << reply.body;
+        }
+        return out;
+    };
+    // From _meta, both members.
+    auto got = upstreamHeaders(R"({"traceparent":")" + std::string(kParent) +
+                                   R"(","tracestate":"congo=t61rcWkgMzE, rojo=00f067aa0ba902b7"})",
+                               {});
+    ASSERT_TRUE(got.HasMember("traceparent")) << text(got);
+    EXPECT_STREQ(got["traceparent"].GetString(), kParent);
+    EXPECT_STREQ(got["tracestate"].GetString(), "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7");
+    // From the HTTP headers when _meta has none; _meta wins when it has one.
+    got = upstreamHeaders("", {{"traceparent", kOther}});
+    ASSERT_TRUE(got.HasMember("traceparent")) << text(got);
+    EXPECT_STREQ(got["traceparent"].GetString(), kOther);
+    EXPECT_FALSE(got.HasMember("tracestate")) << text(got);
+    got = upstreamHeaders(R"({"traceparent":")" + std::string(kParent) + R"("})",
+                          {{"traceparent", kOther}, {"tracestate", "a=1"}});
+    EXPECT_STREQ(got["traceparent"].GetString(), kParent);
+    EXPECT_FALSE(got.HasMember("tracestate")) << text(got);
+    // A 2026-07-28 request, stateless: its headers' context.
+    const Reply modern = crank::testing::exchange(
+        port_, "POST", "/mcp",
+        {{"Content-Type", "application/json"},
+         {"Accept", crank::testing::kAccept},
+         {"MCP-Protocol-Version", "2026-07-28"},
+         {"Mcp-Method", "tools/call"},
+         {"Mcp-Name", "echo_templates"},
+         {"traceparent", kOther},
+         {"tracestate", "m=1"}},
+        R"({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo_templates",)"
+        R"("arguments":)" +
+            arguments +
+            R"(,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+            R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
+    const rapidjson::Document modernDoc = parse(modern.body);
+    ASSERT_TRUE(modernDoc.HasMember("result")) << modern.body;
+    const rapidjson::Value& seen = modernDoc["result"]["structuredContent"]["headers"];
+    EXPECT_STREQ(seen["traceparent"].GetString(), kOther) << modern.body;
+    EXPECT_STREQ(seen["tracestate"].GetString(), "m=1") << modern.body;
+    // Nothing of a malformed one, nor of its tracestate.
+    for (const std::string bad :
+         {"00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01",
+          "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+          "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
+          "ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+          "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra", "garbage"}) {
+        SCOPED_TRACE(bad);
+        got = upstreamHeaders(R"({"traceparent":")" + bad + R"(","tracestate":"a=1"})", {});
+        EXPECT_FALSE(got.HasMember("traceparent")) << text(got);
+        EXPECT_FALSE(got.HasMember("tracestate")) << text(got);
+    }
+}
+
 TEST_F(RestTest, UnfilteredUrlTemplatesAreEncodedWhereTheyLand) {
     // Without `| url`, a value can still neither climb the path, nor add a segment or a query
     // parameter, nor smuggle an encoded slash or a fragment.

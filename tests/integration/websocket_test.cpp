@@ -767,6 +767,21 @@ TEST_F(WebSocketTest, HandshakeHeadersCarryTemplatesAndTheAuthProfile) {
     EXPECT_TRUE(lacks(crankd_->stderrText(), kToken)) << "a secret in crankd's log";
 }
 
+TEST_F(WebSocketTest, TheClientsTraceContextGoesInTheHandshake) {
+    const rapidjson::Document result = client_->callTool(
+        "headers", R"({"tenant": "acme"})", nullptr,
+        R"({"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",)"
+        R"("tracestate":"rojo=00f067aa0ba902b7"})");
+    ASSERT_FALSE(isError(result)) << text(result);
+    const auto r = structured(result);
+    ASSERT_GE(r["items"].Size(), 1U) << text(r);
+    const rapidjson::Value& h = r["items"][0]["headers"];
+    EXPECT_EQ(member(h, "traceparent"), "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+        << text(h);
+    EXPECT_EQ(member(h, "tracestate"), "rojo=00f067aa0ba902b7") << text(h);
+    drain();
+}
+
 TEST_F(WebSocketTest, ATemplateValueInTheUrlIsPercentEncodedAndCannotAddParameters) {
     // A value that would end the parameter, add one, climb the path and start a fragment.
     const rapidjson::Document result = call("headers_tagged", R"({"tag": "a&count=9/../x#y z"})");

@@ -200,10 +200,12 @@ public:
         return true;
     }
 
-    /// A POST to the endpoint with the session's headers.
-    Reply post(const std::string& body) const {
+    /// A POST to the endpoint with the session's headers (and `extra`).
+    Reply post(const std::string& body,
+               const std::vector<std::pair<std::string, std::string>>& extra = {}) const {
         std::vector<std::pair<std::string, std::string>> headers{
             {"Content-Type", "application/json"}, {"Accept", kAccept}};
+        headers.insert(headers.end(), extra.begin(), extra.end());
         if (!session_.empty()) {
             headers.emplace_back("Mcp-Session-Id", session_);
             headers.emplace_back("MCP-Protocol-Version", "2025-11-25");
@@ -216,11 +218,14 @@ public:
 
     /// tools/call's `result` object (a copy in its own document; ADD_FAILURE and {} when the
     /// answer has none). The whole HTTP response body goes to `body` when given.
+    /// `meta_json`: the params' `_meta` object, when not empty.
     rapidjson::Document callTool(const std::string& tool, const std::string& arguments,
-                                 std::string* body = nullptr) const {
+                                 std::string* body = nullptr,
+                                 const std::string& meta_json = "") const {
         const Reply reply =
             post(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":")" + tool +
-                 R"(","arguments":)" + arguments + "}}");
+                 R"(","arguments":)" + arguments +
+                 (meta_json.empty() ? "" : R"(,"_meta":)" + meta_json) + "}}");
         EXPECT_EQ(reply.status, 200) << reply.body;
         if (body != nullptr) {
             *body = reply.body;

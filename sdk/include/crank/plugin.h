@@ -1,5 +1,5 @@
 /*
- * Crank plugin ABI, version 1 (minor 3).
+ * Crank plugin ABI, version 1 (minor 4).
  *
  * This header is the whole contract between crankd (the host) and a plugin library. It is pure C
  * and includes only <stddef.h> and <stdint.h>, so a plugin can be written in any language that can
@@ -39,7 +39,7 @@ extern "C" {
 /* NOLINTBEGIN(readability-identifier-naming,modernize-use-using,cppcoreguidelines-macro-usage) */
 
 #define CRANK_ABI_MAJOR 1
-#define CRANK_ABI_MINOR 3
+#define CRANK_ABI_MINOR 4
 
 /* The one symbol every plugin exports (see crank_plugin_entry_fn). */
 #define CRANK_PLUGIN_ENTRY_SYMBOL "crank_plugin_entry"
@@ -250,6 +250,12 @@ typedef struct crank_request {
     int64_t timeout_ms;
     /* No single item may be longer than this many bytes (0: no limit of the host's). */
     int64_t max_item_bytes;
+    /* ABI 1.4. The W3C trace context of the client's request (https://www.w3.org/TR/trace-context/),
+     * checked by the host, or empty: an adapter passes both on to its upstream unchanged, as HTTP
+     * headers `traceparent` and `tracestate` (gRPC metadata, WebSocket handshake headers).
+     * `tracestate` is empty whenever `traceparent` is. */
+    crank_str traceparent;
+    crank_str tracestate;
 } crank_request;
 
 /* ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "crank/sdk/types.hpp"
 #include <crank/plugin.h>
@@ -25,8 +27,24 @@ struct Request {
     std::string_view cursor;        ///< where to resume from, or empty
     std::int64_t timeout_ms = 0;    ///< the upstream must answer within this (0: no limit)
     std::int64_t max_item_bytes = 0;  ///< no single item may be longer (0: no limit)
+    /// ABI 1.4: the client's W3C trace context, to pass on to the upstream as is (empty: none).
+    std::string_view traceparent;
+    std::string_view tracestate;
 
     Request() = default;
+
+    /// The trace context as the header (or gRPC metadata) pairs to send upstream: none,
+    /// `traceparent`, or both.
+    std::vector<std::pair<std::string_view, std::string_view>> traceHeaders() const {
+        std::vector<std::pair<std::string_view, std::string_view>> out;
+        if (!traceparent.empty()) {
+            out.emplace_back("traceparent", traceparent);
+            if (!tracestate.empty()) {
+                out.emplace_back("tracestate", tracestate);
+            }
+        }
+        return out;
+    }
 
     /// Reads `request` (may be NULL: everything empty).
     explicit Request(const crank_request* request) noexcept {
@@ -60,6 +78,12 @@ struct Request {
         }
         if (has(offsetof(crank_request, max_item_bytes), sizeof(std::int64_t))) {
             max_item_bytes = request->max_item_bytes;
+        }
+        if (has(offsetof(crank_request, traceparent), sizeof(crank_str))) {
+            traceparent = toView(request->traceparent);
+        }
+        if (has(offsetof(crank_request, tracestate), sizeof(crank_str))) {
+            tracestate = toView(request->tracestate);
         }
     }
 };
