@@ -1,7 +1,10 @@
 #include "mcp/listen_hub.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
+
+#include <rapidjson/document.h>
 
 #include "mcp/json_rpc.h"
 #include "mcp/json_scanner.h"
@@ -53,6 +56,36 @@ Result<ListenFilter> parseListenFilter(std::string_view params_json) {
         }
         *flag = text.substr(v->start, v->end - v->start) == "true";
     }
+    const scan::RawValue* ids = scan::findMember(kinds->members, "taskIds");
+    if (ids == nullptr || ids->type == scan::ValueType::null) {
+        return filter;
+    }
+    const auto badIds = [&] {
+        return Error{ErrorCode::invalid_argument,
+                     "params.notifications.taskIds must be an array of at most " +
+                         std::to_string(kMaxListenTaskIds) +
+                         " task ids (strings of 1 to 256 bytes), got " +
+                         scan::describe(text, *ids)};
+    };
+    if (ids->type != scan::ValueType::array) {
+        return badIds();
+    }
+    rapidjson::Document doc;
+    const std::string_view array = text.substr(ids->start, ids->end - ids->start);
+    doc.Parse(array.data(), array.size());
+    if (doc.HasParseError() || !doc.IsArray() || doc.Size() > kMaxListenTaskIds) {
+        return badIds();
+    }
+    for (const auto& id : doc.GetArray()) {
+        if (!id.IsString() || id.GetStringLength() == 0 || id.GetStringLength() > 256) {
+            return badIds();
+        }
+        std::string value(id.GetString(), id.GetStringLength());
+        if (std::find(filter.task_ids.begin(), filter.task_ids.end(), value) ==
+            filter.task_ids.end()) {
+            filter.task_ids.push_back(std::move(value));
+        }
+    }
     return filter;
 }
 
@@ -66,6 +99,13 @@ std::string acknowledgement(const ListenFilter& honoured, std::string_view liste
             kinds += (kinds.empty() ? "" : ",") + jsonString(name) + ":true";
         }
     }
+    if (!honoured.task_ids.empty()) {
+        kinds += std::string(kinds.empty() ? "" : ",") + R"("taskIds":[)";
+        for (std::size_t i = 0; i < honoured.task_ids.size(); ++i) {
+            kinds += (i == 0 ? "" : ",") + jsonString(honoured.task_ids[i]);
+        }
+        kinds += "]";
+    }
     return R"({"notifications":{)" + kinds + R"(},"_meta":{)" + jsonString(kSubscriptionId) + ":" +
            std::string(listen_id_json) + "}}";
 }
@@ -76,15 +116,16 @@ std::string tagged(std::string_view notification_method, std::string_view params
                             withMetaMember(params_json, kSubscriptionId, listen_id_json));
 }
 
-std::uint64_t ListenHub::add(const std::string& workspace, const ListenFilter& filter,
-                             std::string listen_id_json, std::shared_ptr<RequestStream> stream,
-                             std::string_view first) {
+std::uint64_t ListenHub::add(const std::string& workspace, const std::string& agent,
+                             const ListenFilter& filter, std::string listen_id_json,
+                             std::shared_ptr<RequestStream> stream, std::string_view first) {
     const std::lock_guard lock(mutex_);
     // Queued under the lock: a notice sent by another thread either finds the listen in (and is
     // queued after this), or was collected before it joined.
     stream->send(first);
     const std::uint64_t key = next_++;
-    listens_.emplace(key, Listen{workspace, filter, std::move(listen_id_json), std::move(stream)});
+    listens_.emplace(
+        key, Listen{workspace, agent, filter, std::move(listen_id_json), std::move(stream)});
     return key;
 }
 
@@ -126,6 +167,30 @@ void ListenHub::deliver(const std::string& workspace, const CatalogNotice& notic
     } else if (notice.method == "notifications/resources/list_changed") {
         send(workspace, notice.method,
              [](const ListenFilter& f) { return f.resources_list_changed; });
+    }
+}
+
+void ListenHub::taskChanged(const std::string& task_id, const DetailedTask& detailed) {
+    struct Target {
+        std::shared_ptr<RequestStream> stream;
+        std::string id_json;
+        std::string workspace;
+        std::string agent;
+    };
+    std::vector<Target> targets;
+    {
+        const std::lock_guard lock(mutex_);
+        for (const auto& [key, listen] : listens_) {
+            const auto& ids = listen.filter.task_ids;
+            if (std::find(ids.begin(), ids.end(), task_id) != ids.end()) {
+                targets.push_back({listen.stream, listen.id_json, listen.workspace, listen.agent});
+            }
+        }
+    }
+    for (const Target& t : targets) {
+        if (const std::optional<std::string> task = detailed(t.workspace, t.agent)) {
+            t.stream->send(tagged("notifications/tasks", *task, t.id_json));
+        }
     }
 }
 

@@ -6,12 +6,16 @@
 // notification of those kinds, each tagged with the listen request's id in
 // `_meta["io.modelcontextprotocol/subscriptionId"]`. The client ends it by closing the stream.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mcp/catalog.h"
 #include "mcp/request_stream.h"
@@ -19,17 +23,22 @@
 
 namespace crank::mcp {
 
+/// The task ids one listen may follow, at most (notifications.taskIds of the Tasks extension).
+inline constexpr std::size_t kMaxListenTaskIds = 64;
+
 /// The kinds of notification a listen asks for (params.notifications).
 struct ListenFilter {
     bool tools_list_changed = false;
     bool prompts_list_changed = false;
     bool resources_list_changed = false;
+    /// notifications/tasks for these tasks (the Tasks extension), each at most 256 bytes.
+    std::vector<std::string> task_ids;
 };
 
 /// Reads params.notifications of a subscriptions/listen request (`params_json`; "" reads as
-/// none asked). invalid_argument naming the member when notifications is not an object or a
-/// kind is not a boolean. Kinds this server does not serve (resourceSubscriptions, taskIds) are
-/// not honoured, so not acknowledged.
+/// none asked). invalid_argument naming the member when notifications is not an object, a kind
+/// is not a boolean, or taskIds is not an array of at most kMaxListenTaskIds strings of at most
+/// 256 bytes. resourceSubscriptions is not served, so not honoured nor acknowledged.
 Result<ListenFilter> parseListenFilter(std::string_view params_json);
 
 /// The params of notifications/subscriptions/acknowledged: the honoured kinds, tagged with
@@ -50,9 +59,10 @@ public:
     /// Keeps a listen of `workspace` until remove(); returns its key. `first` (the
     /// acknowledgement) goes on the stream as it joins, so that it comes before any notification
     /// and no notice sent after it is missed.
-    std::uint64_t add(const std::string& workspace, const ListenFilter& filter,
-                      std::string listen_id_json, std::shared_ptr<RequestStream> stream,
-                      std::string_view first);
+    /// `agent`: who opened it (tasks are followed for their owner only).
+    std::uint64_t add(const std::string& workspace, const std::string& agent,
+                      const ListenFilter& filter, std::string listen_id_json,
+                      std::shared_ptr<RequestStream> stream, std::string_view first);
     void remove(std::uint64_t key);
 
     /// notifications/tools/list_changed to the listens of `workspace` that asked for it.
@@ -60,12 +70,18 @@ public:
     /// A catalog's list_changed notice to the listens of `workspace` that asked for it (other
     /// notices have no listen kind and are not sent).
     void deliver(const std::string& workspace, const CatalogNotice& notice);
+    /// Task `task_id` changed: notifications/tasks to the listens that follow it, each with what
+    /// `detailed` gives for the listen's workspace and agent (nullopt: nothing for that caller).
+    using DetailedTask = std::function<std::optional<std::string>(const std::string& workspace,
+                                                                  const std::string& agent)>;
+    void taskChanged(const std::string& task_id, const DetailedTask& detailed);
 
     std::size_t size() const;
 
 private:
     struct Listen {
         std::string workspace;
+        std::string agent;
         ListenFilter filter;
         std::string id_json;
         std::shared_ptr<RequestStream> stream;

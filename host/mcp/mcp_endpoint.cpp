@@ -176,6 +176,7 @@ McpEndpoint::McpEndpoint(const config::Config& config, const ServerIdentity& ide
         tasks->subscribe([weak](const TaskInfo& task) {
             if (auto impl = weak.lock()) {
                 impl->tasks.onTask(task);
+                impl->modern.taskChanged(task);
             }
         });
     }

@@ -114,26 +114,43 @@ MethodAnswer ModernTasks::method(const JsonRpcMessage& message, const Who& who) 
 }
 
 MethodAnswer ModernTasks::get(const std::string& task_id, const Who& who) const {
-    Result<TaskInfo> task = backend_->get(task_id, who.caller());
+    Result<std::string> detailed = detailedTask(task_id, who.caller());
+    if (!detailed) {
+        return refusal("tasks/get", detailed.error());
+    }
+    return MethodAnswer::result(std::move(*detailed));
+}
+
+Result<std::string> ModernTasks::detailedTask(const std::string& task_id,
+                                              const Caller& caller) const {
+    Result<TaskInfo> task = backend_->get(task_id, caller);
     if (!task) {
-        return refusal("tasks/get", task.error());
+        return task.error();
+    }
+    // The extension keeps `failed` for JSON-RPC errors: a job that failed or was interrupted
+    // ran and ended with a tool error (its result says why, isError), which is `completed`.
+    if (task->status == TaskStatus::failed) {
+        task->status = TaskStatus::completed;
     }
     std::string out = "{" + flatTaskMembers(*task);
     if (task->status == TaskStatus::completed) {
-        Result<std::optional<ToolResult>> result = backend_->result(task_id, who.caller());
+        Result<std::optional<ToolResult>> result = backend_->result(task_id, caller);
         if (!result) {
-            return refusal("tasks/get", result.error());
+            return result.error();
         }
         if (*result) {
             out += R"(,"result":)" + (*result)->toJson();
         }
-    } else if (task->status == TaskStatus::failed) {
-        const std::string why =
-            task->status_message.empty() ? std::string("the task failed") : task->status_message;
-        out += R"(,"error":{"code":)" + std::to_string(kInternalError) + R"(,"message":)" +
-               jsonString(why) + "}";
     }
-    return MethodAnswer::result(out + "}");
+    return out + "}";
+}
+
+bool ModernTasks::follow(const std::string& task_id, const Caller& caller) const {
+    if (backend_ == nullptr || !backend_->get(task_id, caller)) {
+        return false;
+    }
+    backend_->watch(task_id);
+    return true;
 }
 
 MethodAnswer ModernTasks::update(const std::string& task_id, std::string_view params_json,

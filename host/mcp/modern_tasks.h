@@ -56,6 +56,15 @@ public:
     /// caller checks the declaration and refuses tasks/result and tasks/list).
     MethodAnswer method(const JsonRpcMessage& message, const Who& who) const;
 
+    /// The task `task_id` of `caller` as tasks/get and notifications/tasks show it (a
+    /// DetailedTask: the flat task with its result once it completed), as a JSON object's text;
+    /// not_found for an unknown task or another caller's.
+    Result<std::string> detailedTask(const std::string& task_id, const Caller& caller) const;
+
+    /// True when `task_id` is a task of `caller` that a listen may follow; the backend then
+    /// reports its changes even when another node runs it.
+    bool follow(const std::string& task_id, const Caller& caller) const;
+
 private:
     MethodAnswer get(const std::string& task_id, const Who& who) const;
     MethodAnswer update(const std::string& task_id, std::string_view params_json,

@@ -151,7 +151,7 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         return;
     }
     if (message.method == "subscriptions/listen") {
-        listen(request, response, message, who, since);
+        listen(request, response, message, verdict.meta, who, since);
         return;
     }
     if (catalogWithInput(request, response, message, verdict.meta, who, trace, since)) {
@@ -322,13 +322,19 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
 }
 
 void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& response,
-                             const JsonRpcMessage& message, const Who& who,
+                             const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
                              std::chrono::steady_clock::time_point since) const {
     auto asked = parseListenFilter(message.params_json);
     if (!asked) {
         reply(response, message,
               MethodAnswer::error(kInvalidParams, "subscriptions/listen: " + asked.error().message),
               since);
+        return;
+    }
+    if (!asked->task_ids.empty() &&
+        !declaresExtension(meta.client_capabilities_json, kTasksExtension)) {
+        reply(response, message,
+              tasksExtensionRequired("subscriptions/listen with notifications.taskIds"), since);
         return;
     }
     // Honoured: what was asked that this workspace can change.
@@ -341,6 +347,12 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
     };
     honoured.prompts_list_changed = asked->prompts_list_changed && offers("prompts");
     honoured.resources_list_changed = asked->resources_list_changed && offers("resources");
+    // The caller's own tasks only: another's, or an unknown id, is silently not followed.
+    for (const std::string& id : asked->task_ids) {
+        if (tasks_.follow(id, who.caller())) {
+            honoured.task_ids.push_back(id);
+        }
+    }
 
     // The listen leaves the hub when its stream ends; the key is known once it is in.
     auto key = std::make_shared<std::atomic<std::uint64_t>>(0);
@@ -357,11 +369,24 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
     const std::string id = message.id->toJson();
     const std::string ack =
         makeNotification("notifications/subscriptions/acknowledged", acknowledgement(honoured, id));
-    key->store(listens_->add(who.workspace, honoured, id, stream, ack));
+    key->store(listens_->add(who.workspace, who.agent, honoured, id, stream, ack));
     if (stream->closed()) {
         listens_->remove(key->load());  // it ended before it was in
     }
     observer_.counted(message.method, "ok", since);
+}
+
+void ModernTransport::taskChanged(const TaskInfo& task) const {
+    listens_->taskChanged(task.task_id,
+                          [this, &task](const std::string& workspace,
+                                        const std::string& agent) -> std::optional<std::string> {
+                              Result<std::string> detailed =
+                                  tasks_.detailedTask(task.task_id, Caller{workspace, agent});
+                              if (!detailed) {
+                                  return std::nullopt;
+                              }
+                              return std::move(*detailed);
+                          });
 }
 
 std::optional<CacheHint> ModernTransport::hintOf(std::string_view method) const {

@@ -64,6 +64,10 @@ public:
               const Who& who, const ParsedBody& parsed, const EraVerdict& verdict,
               const HeaderTrace& headers, std::chrono::steady_clock::time_point since) const;
 
+    /// A task changed (the task backend's listener): notifications/tasks to the listens that
+    /// follow it.
+    void taskChanged(const TaskInfo& task) const;
+
 private:
     /// The answer to one request (but tools/call) whose envelope and headers were checked.
     MethodAnswer answer(const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
@@ -78,7 +82,7 @@ private:
     /// subscriptions/listen: the acknowledgement of the honoured kinds on a stream that stays
     /// open in the ListenHub until the client closes it.
     void listen(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-                const JsonRpcMessage& message, const Who& who,
+                const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
                 std::chrono::steady_clock::time_point since) const;
     /// Sends `refusal` (its status, and a JSON-RPC error with the id of a request).
     void refuse(Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,

@@ -361,7 +361,7 @@ TEST_F(McpModernTest, AListenIsAcknowledgedThenToldOfToolChanges) {
                       {"Mcp-Method", "subscriptions/listen"}},
                      request(60, "subscriptions/listen",
                              R"("notifications":{"toolsListChanged":true,)"
-                             R"("promptsListChanged":true,"taskIds":["t"]})"));
+                             R"("promptsListChanged":true})"));
     EXPECT_NE(listen.head().find("text/event-stream"), std::string::npos) << listen.head();
     const auto ack = listen.next();
     ASSERT_TRUE(ack);
@@ -369,11 +369,10 @@ TEST_F(McpModernTest, AListenIsAcknowledgedThenToldOfToolChanges) {
     doc.Parse(ack->data.c_str());
     ASSERT_FALSE(doc.HasParseError()) << ack->data;
     EXPECT_STREQ(doc["method"].GetString(), "notifications/subscriptions/acknowledged");
-    // Honoured: tools only (this workspace has no prompts, and no tasks extension).
+    // Honoured: tools only (this workspace has no prompts). taskIds: modern_tasks_test.cpp.
     const auto& honoured = doc["params"]["notifications"];
     EXPECT_TRUE(honoured["toolsListChanged"].GetBool());
     EXPECT_FALSE(honoured.HasMember("promptsListChanged"));
-    EXPECT_FALSE(honoured.HasMember("taskIds"));
     EXPECT_EQ(doc["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].GetInt(), 60);
 
     // A change of the tools reaches the open listen, tagged with its id.

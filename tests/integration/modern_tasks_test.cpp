@@ -177,15 +177,16 @@ TEST_F(ModernTasksTest, WithoutTheExtensionStartAnswersTheJobHandle) {
     EXPECT_STREQ(legacy.json()["result"]["resultType"].GetString(), "complete") << legacy.body;
 }
 
-TEST_F(ModernTasksTest, AFailedJobIsAFailedTaskWithAnErrorAndNoResult) {
+TEST_F(ModernTasksTest, AFailedJobCompletesWithAToolErrorNotAProtocolOne) {
+    // The extension keeps `failed` for JSON-RPC errors; a job's failure is the tool's.
     const std::string id = created(R"({"items": 3, "fail_after": 1})");
     ASSERT_FALSE(id.empty());
     const rapidjson::Document done = settled(id);
-    EXPECT_STREQ(done["status"].GetString(), "failed") << text(done);
-    ASSERT_TRUE(done.HasMember("error")) << text(done);
-    EXPECT_TRUE(done["error"]["code"].IsInt());
-    EXPECT_FALSE(std::string(done["error"]["message"].GetString()).empty());
-    EXPECT_FALSE(done.HasMember("result")) << text(done);
+    EXPECT_STREQ(done["status"].GetString(), "completed") << text(done);
+    ASSERT_TRUE(done.HasMember("result")) << text(done);
+    EXPECT_TRUE(done["result"]["isError"].GetBool()) << text(done);
+    EXPECT_FALSE(std::string(done["result"]["content"][0]["text"].GetString()).empty());
+    EXPECT_FALSE(done.HasMember("error")) << text(done);
 }
 
 TEST_F(ModernTasksTest, CancelAndUpdateAreAcknowledgedLiveOrEnded) {
@@ -248,6 +249,52 @@ TEST_F(ModernTasksTest, AnotherAgentsTaskIsNotFound) {
     ASSERT_EQ(mine.status, 200) << mine.body;
     EXPECT_STREQ(mine.json()["result"]["status"].GetString(), "working") << mine.body;
     EXPECT_EQ(task("cancel", id).status, 200);
+}
+
+TEST_F(ModernTasksTest, AListenFollowsTheCallersOwnTasksOnly) {
+    const std::string id = created(R"({"items": 1, "delay_ms": 800})");
+    const std::string bobs = [&] {
+        const Reply reply = start(R"({"items": 1, "delay_ms": 30000})", true, kBob);
+        return std::string(reply.json()["result"]["taskId"].GetString());
+    }();
+    ASSERT_FALSE(id.empty());
+    // Without the extension declared: -32021.
+    const Reply undeclared =
+        call(request(20, "subscriptions/listen", R"("notifications":{"taskIds":[")" + id + "\"]}"),
+             "subscriptions/listen", "");
+    expectError(undeclared, 400, -32021, 20);
+    // Declared: the acknowledgement names alice's task, not bob's nor an unknown one.
+    crank::testing::SseReader listen(
+        port_, "POST",
+        {{"Content-Type", "application/json"},
+         {"Accept", crank::testing::kAccept},
+         {"MCP-Protocol-Version", "2026-07-28"},
+         {"Mcp-Method", "subscriptions/listen"},
+         {"Authorization", std::string("Bearer ") + kAlice}},
+        request(21, "subscriptions/listen",
+                R"("notifications":{"taskIds":[")" + id + R"(",")" + bobs + R"(","job_nope"]})",
+                declaring()));
+    const auto first = listen.next();
+    ASSERT_TRUE(first) << listen.head();
+    const std::string ack = first->data;
+    EXPECT_NE(ack.find("notifications/subscriptions/acknowledged"), std::string::npos) << ack;
+    EXPECT_NE(ack.find(id), std::string::npos) << ack;
+    EXPECT_EQ(ack.find(bobs), std::string::npos) << ack;
+    EXPECT_EQ(ack.find("job_nope"), std::string::npos) << ack;
+    // The task's end arrives as notifications/tasks with the result, tagged with the listen.
+    std::string done;
+    for (int i = 0; i < 20 && done.find("\"completed\"") == std::string::npos; ++i) {
+        const auto event = listen.next();
+        if (!event) {
+            break;
+        }
+        done = event->data;
+    }
+    EXPECT_NE(done.find("notifications/tasks"), std::string::npos) << done;
+    EXPECT_NE(done.find("\"completed\""), std::string::npos) << done;
+    EXPECT_NE(done.find("\"result\""), std::string::npos) << done;
+    EXPECT_NE(done.find("io.modelcontextprotocol/subscriptionId"), std::string::npos) << done;
+    EXPECT_EQ(task("cancel", bobs, kBob).status, 200);
 }
 
 }  // namespace

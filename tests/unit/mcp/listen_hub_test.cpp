@@ -4,6 +4,7 @@
 #include "mcp/listen_hub.h"
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -26,6 +27,7 @@ TEST(ListenHubTest, ReadsTheKindsAskedFor) {
     EXPECT_TRUE(filter->tools_list_changed);
     EXPECT_FALSE(filter->prompts_list_changed);
     EXPECT_FALSE(filter->resources_list_changed);
+    EXPECT_EQ(filter->task_ids, std::vector<std::string>{"x"});
     for (const char* none : {"", "{}", R"({"notifications":null})", R"({"notifications":{}})"}) {
         auto empty = parseListenFilter(none);
         ASSERT_TRUE(empty) << none;
@@ -45,6 +47,9 @@ TEST(ListenHubTest, RefusesAMalformedFilterNamingTheMember) {
          "params.notifications.toolsListChanged must be a boolean"},
         {R"({"notifications":{"resourcesListChanged":1}})",
          "params.notifications.resourcesListChanged must be a boolean"},
+        {R"({"notifications":{"taskIds":"t1"}})", "params.notifications.taskIds must be an array"},
+        {R"({"notifications":{"taskIds":[1]}})", "params.notifications.taskIds must be an array"},
+        {R"({"notifications":{"taskIds":[""]}})", "params.notifications.taskIds must be an array"},
         {"[1]", "params"},
         {R"({"notifications":{"toolsListChanged":true)", "params"},
     };
@@ -54,6 +59,19 @@ TEST(ListenHubTest, RefusesAMalformedFilterNamingTheMember) {
         EXPECT_NE(filter.error().message.find(c.names), std::string::npos)
             << filter.error().message;
     }
+}
+
+TEST(ListenHubTest, TaskIdsAreBoundedInCountAndLengthAndKeptOnce) {
+    std::string ids;
+    for (std::size_t i = 0; i <= kMaxListenTaskIds; ++i) {
+        ids += (i == 0 ? "" : ",") + std::string("\"t") + std::to_string(i) + "\"";
+    }
+    EXPECT_FALSE(parseListenFilter(R"({"notifications":{"taskIds":[)" + ids + "]}}"));
+    EXPECT_FALSE(
+        parseListenFilter(R"({"notifications":{"taskIds":[")" + std::string(257, 'x') + R"("]}})"));
+    auto repeated = parseListenFilter(R"({"notifications":{"taskIds":["a","b","a"]}})");
+    ASSERT_TRUE(repeated);
+    EXPECT_EQ(repeated->task_ids, (std::vector<std::string>{"a", "b"}));
 }
 
 TEST(ListenHubTest, AcknowledgesTheHonouredKindsWithTheListensId) {
@@ -66,6 +84,12 @@ TEST(ListenHubTest, AcknowledgesTheHonouredKindsWithTheListensId) {
     EXPECT_FALSE(doc["notifications"].HasMember("promptsListChanged"));
     EXPECT_STREQ(doc["_meta"]["io.modelcontextprotocol/subscriptionId"].GetString(), "L-1");
     EXPECT_EQ(parsed(acknowledgement(ListenFilter{}, "7"))["notifications"].MemberCount(), 0U);
+    ListenFilter tasks;
+    tasks.task_ids = {"job_1", "job_2"};
+    const auto withTasks = parsed(acknowledgement(tasks, "8"));
+    ASSERT_TRUE(withTasks["notifications"]["taskIds"].IsArray());
+    EXPECT_EQ(withTasks["notifications"]["taskIds"].Size(), 2U);
+    EXPECT_STREQ(withTasks["notifications"]["taskIds"][1].GetString(), "job_2");
 }
 
 TEST(ListenHubTest, TagsNotificationsWithTheSubscriptionId) {
