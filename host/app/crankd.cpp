@@ -31,6 +31,7 @@
 #include "mcp/request_state_seal.h"
 #include "mcp/session_manager.h"
 #include "mcp/tool_registry.h"
+#include "mcp/tool_tasks.h"
 #include "openapi/import_command.h"
 #include "plugins/plugin_registry.h"
 #include "runtime/audit_cleaner.h"
@@ -370,8 +371,12 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     if (addTools) {
         addTools(tools);
     }
+    // Tasks: the async jobs (durable, any node), then host tools that can run as tasks (this
+    // node's; declared before the endpoint, so that they outlive it).
+    mcp::ToolTasks toolTasks(mcp::ToolTasks::Options{}, endpointTools);
+    mcp::TaskBackends taskBackends({runner.tasks(), &toolTasks});
     mcp::McpEndpoint endpoint(*cfg, mcp::ServerIdentity{"crank", kVersion},
-                              std::move(endpointTools), sessions, reactor, runner.tasks(),
+                              std::move(endpointTools), sessions, reactor, &taskBackends,
                               federation.catalogs(), requestStateSeal(*cfg, store));
 
     admin::AdminApi adminApi(

@@ -170,27 +170,28 @@ void ListenHub::deliver(const std::string& workspace, const CatalogNotice& notic
     }
 }
 
-void ListenHub::taskChanged(const std::string& task_id, const DetailedTask& detailed) {
-    struct Target {
-        std::shared_ptr<RequestStream> stream;
-        std::string id_json;
-        std::string workspace;
-        std::string agent;
-    };
-    std::vector<Target> targets;
+void ListenHub::taskChanged(const std::string& task_id, const Caller& owner,
+                            const DetailedTask& detailed) {
+    std::vector<std::pair<std::shared_ptr<RequestStream>, std::string>> targets;
     {
         const std::lock_guard lock(mutex_);
         for (const auto& [key, listen] : listens_) {
             const auto& ids = listen.filter.task_ids;
-            if (std::find(ids.begin(), ids.end(), task_id) != ids.end()) {
-                targets.push_back({listen.stream, listen.id_json, listen.workspace, listen.agent});
+            if (listen.workspace == owner.workspace && listen.agent == owner.agent &&
+                std::find(ids.begin(), ids.end(), task_id) != ids.end()) {
+                targets.emplace_back(listen.stream, listen.id_json);
             }
         }
     }
-    for (const Target& t : targets) {
-        if (const std::optional<std::string> task = detailed(t.workspace, t.agent)) {
-            t.stream->send(tagged("notifications/tasks", *task, t.id_json));
-        }
+    if (targets.empty()) {
+        return;
+    }
+    const std::optional<std::string> task = detailed();
+    if (!task) {
+        return;
+    }
+    for (const auto& [stream, id] : targets) {
+        stream->send(tagged("notifications/tasks", *task, id));
     }
 }
 

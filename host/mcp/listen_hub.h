@@ -70,11 +70,11 @@ public:
     /// A catalog's list_changed notice to the listens of `workspace` that asked for it (other
     /// notices have no listen kind and are not sent).
     void deliver(const std::string& workspace, const CatalogNotice& notice);
-    /// Task `task_id` changed: notifications/tasks to the listens that follow it, each with what
-    /// `detailed` gives for the listen's workspace and agent (nullopt: nothing for that caller).
-    using DetailedTask = std::function<std::optional<std::string>(const std::string& workspace,
-                                                                  const std::string& agent)>;
-    void taskChanged(const std::string& task_id, const DetailedTask& detailed);
+    /// Task `task_id` of `owner` changed: notifications/tasks to the owner's listens that follow
+    /// it, with what `detailed` gives (called once, and only when such a listen is open;
+    /// nullopt: nothing is sent).
+    using DetailedTask = std::function<std::optional<std::string>()>;
+    void taskChanged(const std::string& task_id, const Caller& owner, const DetailedTask& detailed);
 
     std::size_t size() const;
 

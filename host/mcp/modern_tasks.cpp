@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "mcp/params_object.h"
 #include "mcp/protocol_era.h"
@@ -67,7 +69,9 @@ std::string ModernTasks::capabilityJson() const {
 
 std::optional<MethodAnswer> ModernTasks::call(const ToolCallParams& params,
                                               const ToolDefinition* definition, bool declared,
-                                              const Who& who) const {
+                                              const Who& who,
+                                              std::string_view client_capabilities_json,
+                                              const InputRound* answers) const {
     if (backend_ == nullptr || definition == nullptr || definition->task_support.empty()) {
         return std::nullopt;
     }
@@ -77,10 +81,13 @@ std::optional<MethodAnswer> ModernTasks::call(const ToolCallParams& params,
         }
         return std::nullopt;
     }
+    if (definition->input_before_task && answers == nullptr) {
+        return std::nullopt;  // its questions first, as input_required rounds of this call
+    }
     // The legacy `params.task` (and its ttl) is not read: the task is the server's choice, and
     // the backend keeps it as long as the operation says.
-    Result<TaskInfo> created =
-        backend_->create(params.name, params.arguments_json, who.caller(), std::nullopt);
+    Result<TaskInfo> created = backend_->create(params.name, params.arguments_json, who.caller(),
+                                                std::nullopt, client_capabilities_json, answers);
     if (!created) {
         if (created.error().code == ErrorCode::not_found) {
             return std::nullopt;  // a tool the backend cannot run (e.g. an upstream's): run it
@@ -129,11 +136,15 @@ Result<std::string> ModernTasks::detailedTask(const std::string& task_id,
     }
     // The extension keeps `failed` for JSON-RPC errors: a job that failed or was interrupted
     // ran and ended with a tool error (its result says why, isError), which is `completed`.
-    if (task->status == TaskStatus::failed) {
+    if (task->status == TaskStatus::failed && task->error_json.empty()) {
         task->status = TaskStatus::completed;
     }
     std::string out = "{" + flatTaskMembers(*task);
-    if (task->status == TaskStatus::completed) {
+    if (task->status == TaskStatus::failed) {
+        out += R"(,"error":)" + task->error_json;
+    } else if (task->status == TaskStatus::input_required && !task->input_requests_json.empty()) {
+        out += R"(,"inputRequests":)" + task->input_requests_json;
+    } else if (task->status == TaskStatus::completed) {
         Result<std::optional<ToolResult>> result = backend_->result(task_id, caller);
         if (!result) {
             return result.error();
@@ -146,10 +157,18 @@ Result<std::string> ModernTasks::detailedTask(const std::string& task_id,
 }
 
 bool ModernTasks::follow(const std::string& task_id, const Caller& caller) const {
-    if (backend_ == nullptr || !backend_->get(task_id, caller)) {
+    if (backend_ == nullptr) {
         return false;
     }
-    backend_->watch(task_id);
+    const Result<TaskInfo> task = backend_->get(task_id, caller);
+    if (!task) {
+        return false;
+    }
+    // An ended task changes no more: nothing to watch (the backend's watches are bounded, and
+    // kept for the tasks that can still end).
+    if (!isTerminal(task->status)) {
+        backend_->watch(task_id);
+    }
     return true;
 }
 
@@ -160,17 +179,22 @@ MethodAnswer ModernTasks::update(const std::string& task_id, std::string_view pa
         return MethodAnswer::error(kInvalidParams, "tasks/update: params must be an object");
     }
     const rapidjson::Value& members = params;
-    if (const auto it = members.FindMember("inputResponses");
-        it != members.MemberEnd() && !it->value.IsObject()) {
-        return MethodAnswer::error(kInvalidParams,
-                                   "tasks/update: params.inputResponses must be an object");
+    std::string responses = "{}";
+    if (const auto it = members.FindMember("inputResponses"); it != members.MemberEnd()) {
+        if (!it->value.IsObject()) {
+            return MethodAnswer::error(kInvalidParams,
+                                       "tasks/update: params.inputResponses must be an object");
+        }
+        rapidjson::StringBuffer text;
+        rapidjson::Writer<rapidjson::StringBuffer> writer(text);
+        it->value.Accept(writer);
+        responses = text.GetString();
     }
-    Result<TaskInfo> task = backend_->get(task_id, who.caller());
-    if (!task) {
-        return refusal("tasks/update", task.error());
+    // Answers to keys the task is not waiting for are ignored (the extension's rule); a task
+    // that never asks ignores them all.
+    if (Result<void> updated = backend_->update(task_id, who.caller(), responses); !updated) {
+        return refusal("tasks/update", updated.error());
     }
-    // The backend's tasks never ask for input: there is nothing waiting for these answers, and
-    // answers to keys the task did not ask for are ignored (the extension's rule).
     return MethodAnswer::result("{}");
 }
 

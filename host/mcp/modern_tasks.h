@@ -49,8 +49,14 @@ public:
     /// task's answer when this call becomes a task (`declared`: the request declared the
     /// extension), -32021 for a tool that runs only as a task called without the extension, and
     /// nullopt when the call runs as an ordinary one.
+    /// `client_capabilities_json`: the request's declared capabilities (what the task's tool
+    /// may ask for).
+    /// `answers`: the request's own MRTR answers (a retry), or null; a tool that asks before its
+    /// task (ToolDefinition::input_before_task) becomes a task only with them.
     std::optional<MethodAnswer> call(const ToolCallParams& params, const ToolDefinition* definition,
-                                     bool declared, const Who& who) const;
+                                     bool declared, const Who& who,
+                                     std::string_view client_capabilities_json = {},
+                                     const InputRound* answers = nullptr) const;
 
     /// tasks/get, tasks/update or tasks/cancel from a request that declared the extension (the
     /// caller checks the declaration and refuses tasks/result and tasks/list).

@@ -287,7 +287,8 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     // made for a request that declared the extension (a round of input comes before it).
     if (auto task =
             tasks_.call(*params, definition ? &*definition : nullptr,
-                        declaresExtension(meta.client_capabilities_json, kTasksExtension), who)) {
+                        declaresExtension(meta.client_capabilities_json, kTasksExtension), who,
+                        meta.client_capabilities_json, round->retry ? &*round->retry : nullptr)) {
         reply(response, message, *task, since);
         return;
     }
@@ -347,12 +348,6 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
     };
     honoured.prompts_list_changed = asked->prompts_list_changed && offers("prompts");
     honoured.resources_list_changed = asked->resources_list_changed && offers("resources");
-    // The caller's own tasks only: another's, or an unknown id, is silently not followed.
-    for (const std::string& id : asked->task_ids) {
-        if (tasks_.follow(id, who.caller())) {
-            honoured.task_ids.push_back(id);
-        }
-    }
 
     // The listen leaves the hub when its stream ends; the key is known once it is in.
     auto key = std::make_shared<std::atomic<std::uint64_t>>(0);
@@ -366,6 +361,13 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
     if (!stream) {
         return;
     }
+    // Once the stream is granted (within the caller's stream quota), not before: the caller's
+    // own tasks only; another's, or an unknown id, is silently not followed.
+    for (const std::string& task_id : asked->task_ids) {
+        if (tasks_.follow(task_id, who.caller())) {
+            honoured.task_ids.push_back(task_id);
+        }
+    }
     const std::string id = message.id->toJson();
     const std::string ack =
         makeNotification("notifications/subscriptions/acknowledged", acknowledgement(honoured, id));
@@ -377,16 +379,14 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
 }
 
 void ModernTransport::taskChanged(const TaskInfo& task) const {
-    listens_->taskChanged(task.task_id,
-                          [this, &task](const std::string& workspace,
-                                        const std::string& agent) -> std::optional<std::string> {
-                              Result<std::string> detailed =
-                                  tasks_.detailedTask(task.task_id, Caller{workspace, agent});
-                              if (!detailed) {
-                                  return std::nullopt;
-                              }
-                              return std::move(*detailed);
-                          });
+    // Rendered once, for the task's owner, and only when one of the owner's listens follows it.
+    listens_->taskChanged(task.task_id, task.owner, [this, &task]() -> std::optional<std::string> {
+        Result<std::string> detailed = tasks_.detailedTask(task.task_id, task.owner);
+        if (!detailed) {
+            return std::nullopt;
+        }
+        return std::move(*detailed);
+    });
 }
 
 std::optional<CacheHint> ModernTransport::hintOf(std::string_view method) const {

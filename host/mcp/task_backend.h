@@ -33,6 +33,12 @@ struct TaskInfo {
     std::int64_t poll_interval_ms = 1'000;
     /// Who owns it (tasks are bound to the caller that created them).
     Caller owner;
+    /// Status input_required: the outstanding requests to the client, a JSON object of key ->
+    /// {method, params} (the Tasks extension's inputRequests); empty otherwise.
+    std::string input_requests_json;
+    /// Status failed by a JSON-RPC error: that error object; empty when the task failed
+    /// otherwise (a job's failure, which the extension shows as a tool error).
+    std::string error_json;
 
     /// The Task as JSON text (timestamps in RFC 3339).
     std::string toJson() const;
@@ -54,12 +60,31 @@ public:
     /// of `caller`. `ttl_ms`: what the client asked for (the backend may change it).
     /// invalid_argument for input the tool refuses (the message says why), unavailable
     /// past a limit, not_found for a tool that cannot run as a task.
+    /// `client_capabilities_json`: what the creating request's client declared (a tool that asks
+    /// the client asks only for those).
+    /// `answers`: the input round the tool's first run starts with (the answers of the
+    /// tools/call's own MRTR rounds; ToolDefinition::input_before_task), or null.
     virtual Result<TaskInfo> create(std::string_view tool, std::string_view arguments_json,
-                                    const Caller& caller, std::optional<std::int64_t> ttl_ms) = 0;
+                                    const Caller& caller, std::optional<std::int64_t> ttl_ms,
+                                    std::string_view client_capabilities_json = {},
+                                    const InputRound* answers = nullptr) = 0;
     virtual Result<TaskInfo> get(std::string_view task_id, const Caller& caller) = 0;
     /// `cursor`: empty for the first page, else a next_cursor given before (invalid_argument
     /// when it is not one).
     virtual Result<TaskPage> list(const Caller& caller, std::string_view cursor) = 0;
+    /// Answers to the task's outstanding input requests (`input_responses_json`, an object of
+    /// key -> result): answered keys stop being outstanding at once; keys that are not
+    /// outstanding are ignored. not_found for an unknown task. A backend whose tasks never ask
+    /// for input ignores them.
+    virtual Result<void> update(std::string_view task_id, const Caller& caller,
+                                std::string_view input_responses_json) {
+        auto task = get(task_id, caller);
+        if (!task) {
+            return task.error();
+        }
+        (void)input_responses_json;
+        return {};
+    }
     /// Moves a live task to cancelled before answering; invalid_argument for a terminal one.
     virtual Result<TaskInfo> cancel(std::string_view task_id, const Caller& caller) = 0;
     /// The CallToolResult of a terminal task; nullopt while it is not terminal yet.

@@ -39,6 +39,10 @@ struct ToolDefinition {
     /// of one upstream share `server.max_calls_per_upstream`. Empty: none (a tool that answers
     /// from this node, a session poll).
     std::string upstream;
+    /// Run as a task (task_support set), the tool first asks its questions synchronously, by
+    /// input_required rounds of the tools/call itself (MRTR), and the task starts from the retry
+    /// that answers them (the Tasks extension: finish MRTR before creating the task).
+    bool input_before_task = false;
 };
 
 /// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode

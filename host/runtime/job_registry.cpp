@@ -567,7 +567,9 @@ mcp::TaskInfo JobRegistry::taskOf(const JobRecord& job) const {
 
 Result<mcp::TaskInfo> JobRegistry::create(std::string_view tool, std::string_view arguments_json,
                                           const mcp::Caller& caller,
-                                          std::optional<std::int64_t> ttl_ms) {
+                                          std::optional<std::int64_t> ttl_ms,
+                                          std::string_view /*client_capabilities_json*/,
+                                          const mcp::InputRound* /*answers*/) {
     OperationPtr op;
     {
         const std::lock_guard lock(mutex_);

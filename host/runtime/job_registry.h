@@ -101,8 +101,9 @@ public:
 
     // mcp::TaskBackend
     Result<mcp::TaskInfo> create(std::string_view tool, std::string_view arguments_json,
-                                 const mcp::Caller& caller,
-                                 std::optional<std::int64_t> ttl_ms) override;
+                                 const mcp::Caller& caller, std::optional<std::int64_t> ttl_ms,
+                                 std::string_view client_capabilities_json = {},
+                                 const mcp::InputRound* answers = nullptr) override;
     Result<mcp::TaskInfo> get(std::string_view task_id, const mcp::Caller& caller) override;
     Result<mcp::TaskPage> list(const mcp::Caller& caller, std::string_view cursor) override;
     Result<mcp::TaskInfo> cancel(std::string_view task_id, const mcp::Caller& caller) override;

@@ -223,16 +223,31 @@ TEST_F(McpHttpTest, ToolsListPagesWithAnOpaqueCursor) {
         }
         cursor = doc["result"]["nextCursor"].GetString();
     }
-    EXPECT_EQ(
-        names,
-        (std::vector<std::string>{
-            "add_tool", "echo", "log_then_echo", "noop", "route_echo", "slow_progress",
-            "test_input_required_result_capabilities", "test_input_required_result_elicitation",
-            "test_input_required_result_list_roots", "test_input_required_result_multi_round",
-            "test_input_required_result_multiple_inputs",
-            "test_input_required_result_request_state", "test_input_required_result_sampling",
-            "test_input_required_result_tampered_state", "test_logging_tool",
-            "test_missing_capability", "test_streaming_elicitation", "test_trigger_tool_change"}));
+    EXPECT_EQ(names, (std::vector<std::string>{"add_tool",
+                                               "confirm_delete",
+                                               "echo",
+                                               "failing_job",
+                                               "greet",
+                                               "log_then_echo",
+                                               "multi_input",
+                                               "noop",
+                                               "protocol_error_job",
+                                               "route_echo",
+                                               "slow_compute",
+                                               "slow_progress",
+                                               "test_input_required_result_capabilities",
+                                               "test_input_required_result_elicitation",
+                                               "test_input_required_result_list_roots",
+                                               "test_input_required_result_multi_round",
+                                               "test_input_required_result_multiple_inputs",
+                                               "test_input_required_result_request_state",
+                                               "test_input_required_result_sampling",
+                                               "test_input_required_result_tampered_state",
+                                               "test_logging_tool",
+                                               "test_missing_capability",
+                                               "test_streaming_elicitation",
+                                               "test_tool_with_task",
+                                               "test_trigger_tool_change"}));
     EXPECT_EQ(
         post(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"zz"}})", session)
             .json()["error"]["code"]

@@ -12,7 +12,7 @@
 //   test_logging_tool       {}           -> three notifications/message (info), then "logged"
 //   test_missing_capability {}           -> asks the client for sampling (needs the capability)
 //   test_trigger_tool_change {}          -> adds or removes test_triggered_tool (list_changed)
-// and the MRTR tools of input_required_tools.cpp.
+// the MRTR tools of input_required_tools.cpp and the Tasks fixtures of task_tools.cpp.
 
 #include <algorithm>
 #include <chrono>
@@ -24,6 +24,7 @@
 #include "app/crankd.h"
 #include "input_required_tools.h"
 #include "mcp/tool_registry.h"
+#include "task_tools.h"
 #include "util/json_string.h"
 
 namespace {
@@ -43,12 +44,12 @@ ToolResult textResult(const std::string& text) {
 
 void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
     tools.add(ToolDefinition{"noop", "No-op", "Does nothing and returns an empty result.",
-                             R"({"type":"object"})", "", "", "", false, ""},
+                             R"({"type":"object"})", "", "", "", false, "", false},
               [](std::string_view, ToolCall&) -> Result<ToolResult> { return ToolResult{}; });
     tools.add(ToolDefinition{"echo", "Echo", "Returns the text it is given.",
                              R"({"type":"object","properties":{"text":{"type":"string"}},)"
                              R"("required":["text"]})",
-                             "", "", "", false, ""},
+                             "", "", "", false, "", false},
               [](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());
@@ -63,7 +64,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                        "Counts to `steps`, waiting `delay_ms` between steps, reporting progress.",
                        R"({"type":"object","properties":{"steps":{"type":"integer"},)"
                        R"("delay_ms":{"type":"integer"}}})",
-                       "", "", "", false, ""},
+                       "", "", "", false, "", false},
         [](std::string_view arguments, ToolCall& call) -> Result<ToolResult> {
             rapidjson::Document doc;
             doc.Parse(arguments.data(), arguments.size());
@@ -86,7 +87,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
     tools.add(ToolDefinition{"add_tool", "Add a tool", "Publishes a copy of echo named `name`.",
                              R"({"type":"object","properties":{"name":{"type":"string"}},)"
                              R"("required":["name"]})",
-                             "", "", "", false, ""},
+                             "", "", "", false, "", false},
               [&tools](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());
@@ -98,7 +99,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                   }
                   const std::string name = doc["name"].GetString();
                   tools.add(ToolDefinition{name, "", "A copy of echo.", R"({"type":"object"})", "",
-                                           "", "", false, ""},
+                                           "", "", false, "", false},
                             [name](std::string_view, ToolCall&) -> Result<ToolResult> {
                                 return textResult(name);
                             });
@@ -108,7 +109,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                              "Sends a log message at `level`, then returns `text`.",
                              R"({"type":"object","properties":{"text":{"type":"string"},)"
                              R"("level":{"type":"string"}}})",
-                             "", "", "", false, ""},
+                             "", "", "", false, "", false},
               [](std::string_view arguments, ToolCall& call) -> Result<ToolResult> {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());
@@ -126,7 +127,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
               });
     tools.add(ToolDefinition{"test_logging_tool", "Logging test",
                              "Sends three log messages at info, then answers.",
-                             R"({"type":"object"})", "", "", "", false, ""},
+                             R"({"type":"object"})", "", "", "", false, "", false},
               [](std::string_view, ToolCall& call) -> Result<ToolResult> {
                   for (int i = 1; i <= 3; ++i) {
                       call.log(crank::mcp::LogLevel::info, "fixture",
@@ -136,7 +137,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
               });
     tools.add(ToolDefinition{"test_missing_capability", "Needs sampling",
                              "Asks the client for a sampling/createMessage.",
-                             R"({"type":"object"})", "", "", "", true, ""},
+                             R"({"type":"object"})", "", "", "", true, "", false},
               [](std::string_view, ToolCall& call) -> Result<ToolResult> {
                   const auto answer = call.requestClient(
                       "sampling/createMessage",
@@ -152,7 +153,7 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
                              R"({"type":"object","properties":{)"
                              R"("region":{"type":"string","x-mcp-header":"Region"},)"
                              R"("priority":{"type":"integer","x-mcp-header":"Priority"}}})",
-                             "", "", "", false, ""},
+                             "", "", "", false, "", false},
               [](std::string_view arguments, ToolCall&) -> Result<ToolResult> {
                   rapidjson::Document doc;
                   doc.Parse(arguments.data(), arguments.size());
@@ -172,20 +173,21 @@ void addFixtureTools(crank::mcp::FunctionToolRegistry& tools) {
     // open listen): it adds test_triggered_tool, then removes it, in turn.
     tools.add(ToolDefinition{"test_trigger_tool_change", "Change the tools",
                              "Adds or removes the tool test_triggered_tool.",
-                             R"({"type":"object"})", "", "", "", false, ""},
+                             R"({"type":"object"})", "", "", "", false, "", false},
               [&tools](std::string_view, ToolCall&) -> Result<ToolResult> {
                   if (tools.find("test_triggered_tool")) {
                       tools.remove("test_triggered_tool");
                       return textResult("tool removed");
                   }
                   tools.add(ToolDefinition{"test_triggered_tool", "", "Added by a trigger.",
-                                           R"({"type":"object"})", "", "", "", false, ""},
+                                           R"({"type":"object"})", "", "", "", false, "", false},
                             [](std::string_view, ToolCall&) -> Result<ToolResult> {
                                 return textResult("triggered");
                             });
                   return textResult("tool added");
               });
     crank::test::addInputRequiredTools(tools);
+    crank::test::addTaskTools(tools);
 }
 
 }  // namespace

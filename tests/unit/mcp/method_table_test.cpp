@@ -301,7 +301,7 @@ TEST_F(MethodTableTest, ACallPastTheNodesBoundIsARefusalTheModelReadsNotAnError)
 /// A tool that asks `rounds` rounds of one question each (key "q<round>"), carrying the round in
 /// its state, then answers with every answer it got.
 void addAskingTool(FunctionToolRegistry& registry, int rounds) {
-    registry.add(ToolDefinition{"ask", "", "", R"({"type":"object"})", "", "", "", true, ""},
+    registry.add(ToolDefinition{"ask", "", "", R"({"type":"object"})", "", "", "", true, "", false},
                  [rounds](std::string_view, ToolCall& call) -> Result<ToolResult> {
                      const InputRound* round = call.inputRound();
                      const int done = round == nullptr ? 0 : std::stoi(round->state);
@@ -370,10 +370,11 @@ TEST_F(MethodTableTest, AMalformedNeedIsTheToolsInternalErrorNamingWhatIsWrong) 
         {InputNeed{{InputRequest{"k", "roots/list", "[]"}}, ""}, "not an object"},
     };
     for (const auto& [need, why] : cases) {
-        registry.add(ToolDefinition{"bad", "", "", R"({"type":"object"})", "", "", "", true, ""},
-                     [need = need](std::string_view, ToolCall&) -> Result<ToolResult> {
-                         return ToolResult::inputRequired(need);
-                     });
+        registry.add(
+            ToolDefinition{"bad", "", "", R"({"type":"object"})", "", "", "", true, "", false},
+            [need = need](std::string_view, ToolCall&) -> Result<ToolResult> {
+                return ToolResult::inputRequired(need);
+            });
         TestScope scope(who);
         const auto answer = table().answer(request(1, "tools/call", R"({"name":"bad"})"), scope);
         ASSERT_TRUE(answer && answer->isError()) << why;
