@@ -413,9 +413,7 @@ void GraphqlAdapter::unaryCall(sdk::Call& call, const sdk::Request& request) {
     const std::shared_ptr<const PreparedOperation> prepared = prepare(config);
     sdk::http::RequestPlan plan = planFor(config);
     plan.auth = sdk::http::parseAuthProfile(request.auth_json, kPlugin);
-    for (const auto& [name, value] : request.traceHeaders()) {
-        plan.extra_headers.emplace_back(std::string(name), std::string(value));
-    }
+    request.appendTraceHeaders(plan.extra_headers, &plan.headers);
     plan.body = requestBody(*prepared, config, request);
     // A query changes nothing upstream: it may be sent again after the keep-alive race.
     plan.replayable = prepared->operation.kind == OperationDefinition::Kind::query;

@@ -331,9 +331,7 @@ GrpcAdapter::Prepared GrpcAdapter::prepare(const sdk::Request& request) {
     for (auto& entry : authMetadata(request.auth_json)) {
         p.metadata.push_back(std::move(entry));
     }
-    for (const auto& [name, value] : request.traceHeaders()) {
-        p.metadata.emplace_back(std::string(name), std::string(value));
-    }
+    request.appendTraceHeaders(p.metadata);
     p.upstream = channels_.get(p.config);
     return p;
 }

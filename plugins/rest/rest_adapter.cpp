@@ -66,9 +66,7 @@ Plan makePlan(const sdk::Request& request, bool stream) {
         }
     }
     sdk::http::applySettings(c.http, h);
-    for (const auto& [name, value] : request.traceHeaders()) {
-        h.extra_headers.emplace_back(std::string(name), std::string(value));
-    }
+    request.appendTraceHeaders(h.extra_headers, &h.headers);
     h.options.user_agent = "crank-rest/1.0";
     if (stream) {
         return plan;  // the window bounds a stream

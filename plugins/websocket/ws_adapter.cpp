@@ -115,9 +115,7 @@ Prepared prepare(const sdk::Request& request) {
     p.config = std::move(*config);
     p.headers = p.config.headers;
     applyAuth(request.auth_json, p.config, p.headers);
-    for (const auto& [name, value] : request.traceHeaders()) {
-        p.headers.emplace_back(std::string(name), std::string(value));
-    }
+    request.appendTraceHeaders(p.headers);
     return p;
 }
 

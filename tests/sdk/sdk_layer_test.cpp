@@ -4,6 +4,8 @@
 #include <cstring>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -308,6 +310,34 @@ TEST(SdkLayer, RequestHonoursASmallerStructSize) {
     EXPECT_EQ(result.items[0], R"({"operation_name":"op","config_json":"{}","request_json":"{}",)"
                                R"("input_json":"{}","auth_json":"","cursor":"",)"
                                R"("timeout_ms":0,"max_item_bytes":0})");
+}
+
+TEST(SdkLayer, TraceContextIsReadOnlyFromAnAbi14RequestAndNeverDoublesAConfiguredHeader) {
+    crank_request raw;
+    std::memset(&raw, 0x5a, sizeof raw);  // garbage beyond struct_size must not be read
+    raw.struct_size = offsetof(crank_request, traceparent);  // an ABI 1.3 host
+    const sdk::Request old(&raw);
+    EXPECT_TRUE(old.traceparent.empty());
+    EXPECT_TRUE(old.traceHeaders().empty());
+
+    raw.struct_size = sizeof raw;
+    const std::string parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    raw.traceparent = crank_str{parent.data(), parent.size()};
+    raw.tracestate = crank_str{"a=1", 3};
+    const sdk::Request r(&raw);
+    EXPECT_EQ(r.traceparent, parent);
+    using Pairs = std::vector<std::pair<std::string, std::string>>;
+    Pairs out{{"X-Team", "blue"}};
+    r.appendTraceHeaders(out);
+    ASSERT_EQ(out.size(), 3U);
+    EXPECT_EQ(out[1], (std::pair<std::string, std::string>{"traceparent", parent}));
+    EXPECT_EQ(out[2], (std::pair<std::string, std::string>{"tracestate", "a=1"}));
+    // An operator's own TraceParent (any case) is kept, and not doubled.
+    const Pairs configured{{"TraceParent", "00-operator"}};
+    Pairs extra;
+    r.appendTraceHeaders(extra, &configured);
+    ASSERT_EQ(extra.size(), 1U);
+    EXPECT_EQ(extra[0].first, "tracestate");
 }
 
 TEST(SdkLayer, RequestDirectlyFromACStruct) {

@@ -1,8 +1,11 @@
 // Crank SDK, C++ layer: the request the host hands to an adapter.
 #pragma once
 
+#include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -32,6 +35,30 @@ struct Request {
     std::string_view tracestate;
 
     Request() = default;
+
+    /// Appends the trace context to `out` (HTTP headers, WebSocket handshake headers, gRPC
+    /// metadata: pairs of strings), leaving out a name that `out` or `configured` has already
+    /// (compared without case): what the operator configured is sent as it is, never doubled.
+    template <typename Pairs>
+    void appendTraceHeaders(Pairs& out, const Pairs* configured = nullptr) const {
+        const auto has = [](const Pairs& pairs, std::string_view name) {
+            for (const auto& pair : pairs) {
+                const std::string_view n = pair.first;
+                if (n.size() == name.size() &&
+                    std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
+                        return std::tolower(static_cast<unsigned char>(a)) == b;
+                    })) {
+                    return true;
+                }
+            }
+            return false;
+        };
+        for (const auto& [name, value] : traceHeaders()) {
+            if (!has(out, name) && (configured == nullptr || !has(*configured, name))) {
+                out.emplace_back(std::string(name), std::string(value));
+            }
+        }
+    }
 
     /// The trace context as the header (or gRPC metadata) pairs to send upstream: none,
     /// `traceparent`, or both.
