@@ -488,18 +488,12 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     /// One request to `link`; `call` is the downstream call it serves (or null).
     Answer request(Link& link, std::string_view method, std::string_view params_in,
                    mcp::ToolCall* call) {
-        // The client's trace context goes on in the request's _meta (W3C Trace Context in MCP).
-        std::string traced;
-        std::string_view params = params_in;
-        if (call != nullptr && !call->trace().empty()) {
-            traced = mcp::withMetaMember(params_in, "traceparent",
-                                         jsonString(call->trace().traceparent));
-            if (!call->trace().tracestate.empty()) {
-                traced =
-                    mcp::withMetaMember(traced, "tracestate", jsonString(call->trace().tracestate));
-            }
-            params = traced;
-        }
+        // The client's trace context goes on in the request's _meta (W3C Trace Context in MCP),
+        // checked: a forwarded request's own _meta members are replaced, or dropped when the
+        // client's were not valid.
+        const std::string traced =
+            mcp::withTraceContext(params_in, call != nullptr ? call->trace() : mcp::TraceContext{});
+        const std::string_view params = traced;
         crank_upstream* handle = nullptr;
         {
             const std::lock_guard lock(mutex);

@@ -4,6 +4,10 @@
 #include <cstddef>
 #include <vector>
 
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 namespace crank::mcp {
 namespace {
 
@@ -87,6 +91,46 @@ TraceContext requestTraceContext(std::string_view meta_traceparent,
         return checkedTraceContext(meta_traceparent, meta_tracestate);
     }
     return checkedTraceContext(headers.traceparent, headers.tracestate);
+}
+
+std::string withTraceContext(std::string_view params_json, const TraceContext& trace) {
+    const bool mentions = params_json.find("traceparent") != std::string_view::npos ||
+                          params_json.find("tracestate") != std::string_view::npos;
+    if (trace.empty() && !mentions) {
+        return std::string(params_json);
+    }
+    rapidjson::Document doc;
+    if (params_json.empty()) {
+        doc.SetObject();
+    } else {
+        doc.Parse(params_json.data(), params_json.size());
+    }
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return std::string(params_json);
+    }
+    auto& a = doc.GetAllocator();
+    if (!doc.HasMember("_meta")) {
+        if (trace.empty()) {
+            return std::string(params_json);
+        }
+        doc.AddMember("_meta", rapidjson::Value(rapidjson::kObjectType), a);
+    }
+    rapidjson::Value& meta = doc["_meta"];
+    if (!meta.IsObject()) {
+        return std::string(params_json);
+    }
+    meta.RemoveMember("traceparent");
+    meta.RemoveMember("tracestate");
+    if (!trace.empty()) {
+        meta.AddMember("traceparent", rapidjson::Value(trace.traceparent.c_str(), a), a);
+        if (!trace.tracestate.empty()) {
+            meta.AddMember("tracestate", rapidjson::Value(trace.tracestate.c_str(), a), a);
+        }
+    }
+    rapidjson::StringBuffer out;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+    doc.Accept(writer);
+    return std::string(out.GetString(), out.GetSize());
 }
 
 }  // namespace crank::mcp

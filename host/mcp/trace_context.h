@@ -44,4 +44,10 @@ TraceContext checkedTraceContext(std::string_view traceparent, std::string_view 
 TraceContext requestTraceContext(std::string_view meta_traceparent,
                                  std::string_view meta_tracestate, const HeaderTrace& headers);
 
+/// `params_json` (a request's params object, "" read as {}) with `trace` as the only trace context
+/// of its `_meta`: whatever `traceparent` and `tracestate` it had are replaced (or removed when
+/// `trace` is empty). Text that is not an object, or whose `_meta` is not one, is returned
+/// unchanged; params without any trace context and an empty `trace` are returned as they are.
+std::string withTraceContext(std::string_view params_json, const TraceContext& trace);
+
 }  // namespace crank::mcp

@@ -89,5 +89,24 @@ TEST(TraceContext, MetaWinsOverHeadersWhenItHasAParent) {
     EXPECT_TRUE(requestTraceContext("bad", "", headers).empty());
 }
 
+TEST(TraceContext, ForwardedParamsCarryOnlyTheCheckedContext) {
+    const TraceContext checked{kParent, "a=1"};
+    // Replaced: whatever the params' _meta said.
+    const std::string replaced = withTraceContext(
+        R"({"uri":"x","_meta":{"traceparent":"00-bad","tracestate":"evil","k":1}})", checked);
+    EXPECT_EQ(replaced, std::string(R"({"uri":"x","_meta":{"k":1,"traceparent":")") + kParent +
+                            R"(","tracestate":"a=1"}})");
+    // Dropped when the client's was not valid (the checked context is empty).
+    EXPECT_EQ(withTraceContext(R"({"_meta":{"traceparent":"00-bad"}})", {}), R"({"_meta":{}})");
+    // Added where there was no _meta, or no params at all.
+    EXPECT_EQ(withTraceContext("", TraceContext{kParent, ""}),
+              std::string(R"({"_meta":{"traceparent":")") + kParent + R"("}})");
+    // Untouched: nothing to say and nothing said, or not an object.
+    EXPECT_EQ(withTraceContext(R"({"name":"t"})", {}), R"({"name":"t"})");
+    EXPECT_EQ(withTraceContext("[1]", checked), "[1]");
+    EXPECT_EQ(withTraceContext(R"({"_meta":[],"traceparent":1})", checked),
+              R"({"_meta":[],"traceparent":1})");
+}
+
 }  // namespace
 }  // namespace crank::mcp
