@@ -373,7 +373,15 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     }
     // Tasks: the async jobs (durable, any node), then host tools that can run as tasks (this
     // node's; declared before the endpoint, so that they outlive it).
-    mcp::ToolTasks toolTasks(mcp::ToolTasks::Options{}, endpointTools);
+    mcp::ToolTasks::Options toolTaskLimits;
+    toolTaskLimits.max_tasks = static_cast<std::size_t>(cfg->mcp.max_tool_tasks);
+    toolTaskLimits.max_tasks_per_agent =
+        static_cast<std::size_t>(cfg->mcp.max_tool_tasks_per_agent);
+    toolTaskLimits.max_running = static_cast<std::size_t>(cfg->mcp.max_running_tool_tasks);
+    toolTaskLimits.ttl_ms = cfg->mcp.tool_task_ttl_ms;
+    toolTaskLimits.input_wait_ms = cfg->mcp.input_wait_ms;
+    toolTaskLimits.max_rounds = static_cast<int>(cfg->mcp.max_input_rounds);
+    mcp::ToolTasks toolTasks(toolTaskLimits, endpointTools);
     mcp::TaskBackends taskBackends({runner.tasks(), &toolTasks});
     mcp::McpEndpoint endpoint(*cfg, mcp::ServerIdentity{"crank", kVersion},
                               std::move(endpointTools), sessions, reactor, &taskBackends,

@@ -148,6 +148,14 @@ struct McpConfig {
     std::int64_t max_request_states_per_workspace = 10'000;
     /// Request states one agent may open a minute on this node (in bursts of as many).
     std::int64_t max_input_rounds_per_minute = 120;
+    /// Host tools run as tasks (mcp::ToolTasks, node-local): kept on the node (ended ones
+    /// included), per agent, running or waiting for input at once (a thread each), and how long
+    /// each is kept from its creation. A task's questions wait input_wait_ms, at most
+    /// max_input_rounds rounds.
+    std::int64_t max_tool_tasks = 1'000;
+    std::int64_t max_tool_tasks_per_agent = 100;
+    std::int64_t max_running_tool_tasks = 64;
+    std::int64_t tool_task_ttl_ms = 3'600'000;
 };
 
 /// `jobs`: the worker pool of async_job operations and the ownership of running jobs.

@@ -425,6 +425,13 @@ void Loader::readMcp(const Json* v) {
         "max_request_states_per_workspace", m.max_request_states_per_workspace, 100'000'000);
     m.max_input_rounds_per_minute =
         r.positiveInteger("max_input_rounds_per_minute", m.max_input_rounds_per_minute, 1'000'000);
+    m.max_tool_tasks = r.positiveInteger("max_tool_tasks", m.max_tool_tasks, 1'000'000);
+    m.max_tool_tasks_per_agent =
+        r.positiveInteger("max_tool_tasks_per_agent", m.max_tool_tasks_per_agent, 1'000'000);
+    m.max_running_tool_tasks =
+        r.positiveInteger("max_running_tool_tasks", m.max_running_tool_tasks, 10'000);
+    m.tool_task_ttl_ms =
+        r.positiveInteger("tool_task_ttl_ms", m.tool_task_ttl_ms, 30LL * 86'400'000);
     r.finish();
 }
 

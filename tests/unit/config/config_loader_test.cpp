@@ -454,6 +454,24 @@ TEST(ConfigMcpSectionTest, EveryKeyIsRead) {
     EXPECT_EQ(m.sse_retry_ms, 50);
 }
 
+TEST(ConfigMcpSectionTest, ToolTaskLimitsHaveDefaultsAndBounds) {
+    const McpConfig defaults = loadValid("{}").mcp;
+    EXPECT_EQ(defaults.max_tool_tasks, 1'000);
+    EXPECT_EQ(defaults.max_tool_tasks_per_agent, 100);
+    EXPECT_EQ(defaults.max_running_tool_tasks, 64);
+    EXPECT_EQ(defaults.tool_task_ttl_ms, 3'600'000);
+    const McpConfig set = loadValid(R"({"mcp": {"max_tool_tasks": 10, "max_tool_tasks_per_agent": 2,
+        "max_running_tool_tasks": 3, "tool_task_ttl_ms": 5000}})")
+                              .mcp;
+    EXPECT_EQ(set.max_tool_tasks, 10);
+    EXPECT_EQ(set.max_tool_tasks_per_agent, 2);
+    EXPECT_EQ(set.max_running_tool_tasks, 3);
+    EXPECT_EQ(set.tool_task_ttl_ms, 5'000);
+    EXPECT_THAT(
+        errorsOf(R"({"mcp": {"max_running_tool_tasks": 0}})"),
+        ::testing::ElementsAre("mcp.max_running_tool_tasks: expected a positive integer, got 0"));
+}
+
 TEST(ConfigMcpSectionTest, ErrorsNameTheKey) {
     EXPECT_THAT(errorsOf(R"({"mcp": {"path": "mcp", "max_session": 3, "tools_page_size": 0}})"),
                 ::testing::UnorderedElementsAre(
