@@ -250,10 +250,10 @@ typedef struct crank_request {
     int64_t timeout_ms;
     /* No single item may be longer than this many bytes (0: no limit of the host's). */
     int64_t max_item_bytes;
-    /* ABI 1.4. The W3C trace context of the client's request (https://www.w3.org/TR/trace-context/),
-     * checked by the host, or empty: an adapter passes both on to its upstream unchanged, as HTTP
-     * headers `traceparent` and `tracestate` (gRPC metadata, WebSocket handshake headers).
-     * `tracestate` is empty whenever `traceparent` is. */
+    /* ABI 1.4. The W3C trace context of the client's request
+     * (https://www.w3.org/TR/trace-context/), checked by the host, or empty: an adapter passes both
+     * on to its upstream unchanged, as HTTP headers `traceparent` and `tracestate` (gRPC metadata,
+     * WebSocket handshake headers). `tracestate` is empty whenever `traceparent` is. */
     crank_str traceparent;
     crank_str tracestate;
 } crank_request;
