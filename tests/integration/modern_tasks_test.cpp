@@ -217,7 +217,8 @@ TEST_F(ModernTasksTest, TaskMethodsAreRefusedWithTheirErrors) {
     const Reply undeclared =
         call(request(5, "tasks/get", R"("taskId":")" + id + "\""), "tasks/get", id);
     expectError(undeclared, 400, -32021, 5);
-    const auto data = undeclared.json()["error"]["data"].GetObject();
+    const auto refusal = undeclared.json();  // kept: `data` points into it
+    const auto& data = refusal["error"]["data"];
     EXPECT_TRUE(data["requiredCapabilities"]["extensions"].HasMember(kExtension))
         << undeclared.body;
     // Not part of the extension: -32601 (404).
