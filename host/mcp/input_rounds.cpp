@@ -40,21 +40,23 @@ std::string undeclaredCapability(const InputNeed& need, const ToolCall& call) {
     return {};
 }
 
+std::string inputRequestsObject(const std::vector<InputRequest>& requests) {
+    std::string out = "{";
+    for (const InputRequest& request : requests) {
+        if (out.size() > 1) {
+            out += ',';
+        }
+        out += jsonString(request.key) + R"(:{"method":)" + jsonString(request.method) +
+               R"(,"params":)" + request.params_json + "}";
+    }
+    return out + '}';
+}
+
 std::string inputRequiredResult(const InputNeed& need,
                                 const std::optional<std::string>& request_state) {
     std::string out = R"({"resultType":"input_required")";
     if (!need.requests.empty()) {
-        out += R"(,"inputRequests":{)";
-        bool first = true;
-        for (const InputRequest& request : need.requests) {
-            if (!first) {
-                out += ',';
-            }
-            first = false;
-            out += jsonString(request.key) + R"(:{"method":)" + jsonString(request.method) +
-                   R"(,"params":)" + request.params_json + "}";
-        }
-        out += '}';
+        out += R"(,"inputRequests":)" + inputRequestsObject(need.requests);
     }
     if (request_state) {
         out += R"(,"requestState":)" + jsonString(*request_state);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mcp/method_answer.h"
 #include "mcp/tool_registry.h"
@@ -39,6 +40,9 @@ std::string undeclaredCapability(const InputNeed& need, const ToolCall& call);
 
 /// The input_required result (2026-07-28) asking `need`'s questions, with `request_state` (the
 /// sealed state) when given.
+/// `requests` as the `inputRequests` member's object: key -> {method, params}, in asking order.
+std::string inputRequestsObject(const std::vector<InputRequest>& requests);
+
 std::string inputRequiredResult(const InputNeed& need,
                                 const std::optional<std::string>& request_state);
 

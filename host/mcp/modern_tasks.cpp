@@ -3,11 +3,8 @@
 #include <utility>
 
 #include <fmt/core.h>
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
-#include "mcp/params_object.h"
+#include "mcp/json_scanner.h"
 #include "mcp/protocol_era.h"
 #include "mcp/request_meta.h"
 #include "util/clock.h"
@@ -174,25 +171,34 @@ bool ModernTasks::follow(const std::string& task_id, const Caller& caller) const
 
 MethodAnswer ModernTasks::update(const std::string& task_id, std::string_view params_json,
                                  const Who& who) const {
-    rapidjson::Document params;
-    if (!parseParamsObject(params_json, params)) {
+    const Result<scan::RawEntry> params =
+        scan::readObject(params_json.empty() ? "{}" : params_json);
+    if (!params) {
         return MethodAnswer::error(kInvalidParams, "tasks/update: params must be an object");
     }
-    const rapidjson::Value& members = params;
-    std::string responses = "{}";
-    if (const auto it = members.FindMember("inputResponses"); it != members.MemberEnd()) {
-        if (!it->value.IsObject()) {
+    // Read once, here: key -> the answer's text. An answer that is not an object answers
+    // nothing; answers to keys the task is not waiting for are ignored by the backend (the
+    // extension's rule), and a task that never asks ignores them all.
+    TaskBackend::Answers answers;
+    if (const scan::RawValue* responses = scan::findMember(params->members, "inputResponses")) {
+        if (responses->type != scan::ValueType::object) {
             return MethodAnswer::error(kInvalidParams,
                                        "tasks/update: params.inputResponses must be an object");
         }
-        rapidjson::StringBuffer text;
-        rapidjson::Writer<rapidjson::StringBuffer> writer(text);
-        it->value.Accept(writer);
-        responses = text.GetString();
+        const std::string_view text =
+            params_json.substr(responses->start, responses->end - responses->start);
+        const Result<scan::RawEntry> entries = scan::readObject(text);
+        if (!entries) {
+            return MethodAnswer::error(
+                kInvalidParams, "tasks/update: params.inputResponses: " + entries.error().message);
+        }
+        for (const scan::RawMember& answer : entries->members) {
+            if (answer.value.type == scan::ValueType::object) {
+                answers.emplace(answer.name, scan::jsonText(text, answer.value));
+            }
+        }
     }
-    // Answers to keys the task is not waiting for are ignored (the extension's rule); a task
-    // that never asks ignores them all.
-    if (Result<void> updated = backend_->update(task_id, who.caller(), responses); !updated) {
+    if (Result<void> updated = backend_->update(task_id, who.caller(), answers); !updated) {
         return refusal("tasks/update", updated.error());
     }
     return MethodAnswer::result("{}");

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,17 +73,17 @@ public:
     /// `cursor`: empty for the first page, else a next_cursor given before (invalid_argument
     /// when it is not one).
     virtual Result<TaskPage> list(const Caller& caller, std::string_view cursor) = 0;
-    /// Answers to the task's outstanding input requests (`input_responses_json`, an object of
-    /// key -> result): answered keys stop being outstanding at once; keys that are not
+    /// Answers to the task's outstanding input requests (key -> the answer's result object, as
+    /// InputRound::responses): answered keys stop being outstanding at once; keys that are not
     /// outstanding are ignored. not_found for an unknown task. A backend whose tasks never ask
     /// for input ignores them.
+    using Answers = std::map<std::string, std::string, std::less<>>;
     virtual Result<void> update(std::string_view task_id, const Caller& caller,
-                                std::string_view input_responses_json) {
+                                const Answers& /*answers*/) {
         auto task = get(task_id, caller);
         if (!task) {
             return task.error();
         }
-        (void)input_responses_json;
         return {};
     }
     /// Moves a live task to cancelled before answering; invalid_argument for a terminal one.

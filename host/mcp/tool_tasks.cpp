@@ -5,12 +5,10 @@
 #include <exception>
 #include <utility>
 
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include "mcp/client_capabilities.h"
+#include "mcp/input_rounds.h"
 #include "mcp/json_rpc.h"
+#include "mcp/method_answer.h"
 #include "util/clock.h"
 #include "util/json_string.h"
 #include "util/random.h"
@@ -32,10 +30,10 @@ struct ToolTasks::Task {
     std::optional<ToolResult> result;
     /// Read without the lock (the tool polls it).
     std::atomic<bool> cancel_requested{false};
-    /// key -> {method, params} of the questions not answered yet.
-    std::map<std::string, std::string, std::less<>> outstanding;
+    /// The questions not answered yet, in asking order.
+    std::vector<InputRequest> outstanding;
     /// key -> the answer, for the round that follows.
-    std::map<std::string, std::string, std::less<>> answers;
+    Answers answers;
 };
 
 /// The running side of a task's tool: cancelled by tasks/cancel or the node's stop; progress and
@@ -61,15 +59,7 @@ private:
 namespace {
 
 std::string errorObject(std::int64_t code, std::string_view message) {
-    return R"({"code":)" + std::to_string(code) + R"(,"message":)" + jsonString(message) + "}";
-}
-
-std::string inputRequestsJson(const std::map<std::string, std::string, std::less<>>& outstanding) {
-    std::string out = "{";
-    for (const auto& [key, request] : outstanding) {
-        out += (out.size() == 1 ? "" : ",") + jsonString(key) + ":" + request;
-    }
-    return out + "}";
+    return MethodAnswer::error(code, message).json;
 }
 
 }  // namespace
@@ -216,14 +206,10 @@ void ToolTasks::run(const std::shared_ptr<Task>& task) {
                     errorObject(kInternalError, "the tool asked for input more than " +
                                                     std::to_string(options_.max_rounds) + " times");
             } else {
-                task->outstanding.clear();
+                task->outstanding = outcome->input->requests;
                 task->answers.clear();
-                for (const InputRequest& request : outcome->input->requests) {
-                    task->outstanding[request.key] = R"({"method":)" + jsonString(request.method) +
-                                                     R"(,"params":)" + request.params_json + "}";
-                }
                 info.status = TaskStatus::input_required;
-                info.input_requests_json = inputRequestsJson(task->outstanding);
+                info.input_requests_json = inputRequestsObject(task->outstanding);
                 info.last_updated_at_ms = nowUnixMs();
                 lock.unlock();
                 changed(task);
@@ -362,39 +348,31 @@ Result<std::optional<ToolResult>> ToolTasks::result(std::string_view task_id,
 }
 
 Result<void> ToolTasks::update(std::string_view task_id, const Caller& caller,
-                               std::string_view input_responses_json) {
+                               const Answers& answers) {
     const auto task = find(task_id, caller);
     if (!task) {
         return Error{ErrorCode::not_found, "task not found"};
     }
-    rapidjson::Document responses;
-    responses.Parse(input_responses_json.data(), input_responses_json.size());
-    if (responses.HasParseError() || !responses.IsObject()) {
-        return Error{ErrorCode::invalid_argument, "inputResponses must be an object"};
-    }
-    bool resume = false;
-    {
-        const std::lock_guard lock(task->mutex);
-        const rapidjson::Value& answers = responses;  // const iterators: C++20 compares them
-        for (auto m = answers.MemberBegin(); m != answers.MemberEnd(); ++m) {
-            const std::string_view key(m->name.GetString(), m->name.GetStringLength());
-            const auto it = task->outstanding.find(key);
-            if (it == task->outstanding.end() || !m->value.IsObject()) {
-                continue;  // not asked, answered already, or not an answer: ignored
+    const std::lock_guard lock(task->mutex);
+    auto& outstanding = task->outstanding;
+    const auto answered =
+        std::remove_if(outstanding.begin(), outstanding.end(), [&](const InputRequest& request) {
+            const auto it = answers.find(request.key);
+            if (it == answers.end()) {
+                return false;
             }
-            rapidjson::StringBuffer text;
-            rapidjson::Writer<rapidjson::StringBuffer> writer(text);
-            m->value.Accept(writer);
-            task->answers[std::string(key)] = text.GetString();
-            task->outstanding.erase(it);
-        }
-        task->info.input_requests_json =
-            task->outstanding.empty() ? std::string() : inputRequestsJson(task->outstanding);
-        resume = task->outstanding.empty() && task->info.status == TaskStatus::input_required;
-        if (resume) {
-            task->info.status = TaskStatus::working;  // a tasks/get right after sees it resume
-            task->wake.notify_all();
-        }
+            task->answers[request.key] = it->second;
+            return true;
+        });
+    if (answered == outstanding.end()) {
+        return {};  // nothing it waits for: ignored
+    }
+    outstanding.erase(answered, outstanding.end());
+    task->info.input_requests_json =
+        outstanding.empty() ? std::string() : inputRequestsObject(outstanding);
+    if (outstanding.empty() && task->info.status == TaskStatus::input_required) {
+        task->info.status = TaskStatus::working;  // a tasks/get right after sees it resume
+        task->wake.notify_all();
     }
     return {};
 }
@@ -428,23 +406,19 @@ Result<TaskInfo> TaskBackends::create(std::string_view tool, std::string_view ar
     return last;
 }
 
-TaskBackend* TaskBackends::holder(std::string_view task_id, const Caller& caller) {
+template <typename T, typename Action>
+Result<T> TaskBackends::first(const Action& action) {
     for (TaskBackend* b : backends_) {
-        if (b->get(task_id, caller)) {
-            return b;
-        }
-    }
-    return nullptr;
-}
-
-Result<TaskInfo> TaskBackends::get(std::string_view task_id, const Caller& caller) {
-    for (TaskBackend* b : backends_) {
-        Result<TaskInfo> task = b->get(task_id, caller);
-        if (task || task.error().code != ErrorCode::not_found) {
-            return task;
+        Result<T> answer = action(*b);
+        if (answer || answer.error().code != ErrorCode::not_found) {
+            return answer;
         }
     }
     return Error{ErrorCode::not_found, "task not found"};
+}
+
+Result<TaskInfo> TaskBackends::get(std::string_view task_id, const Caller& caller) {
+    return first<TaskInfo>([&](TaskBackend& b) { return b.get(task_id, caller); });
 }
 
 Result<TaskPage> TaskBackends::list(const Caller& caller, std::string_view cursor) {
@@ -455,24 +429,18 @@ Result<TaskPage> TaskBackends::list(const Caller& caller, std::string_view curso
 }
 
 Result<TaskInfo> TaskBackends::cancel(std::string_view task_id, const Caller& caller) {
-    TaskBackend* b = holder(task_id, caller);
-    return b != nullptr ? b->cancel(task_id, caller)
-                        : Result<TaskInfo>(Error{ErrorCode::not_found, "task not found"});
+    return first<TaskInfo>([&](TaskBackend& b) { return b.cancel(task_id, caller); });
 }
 
 Result<std::optional<ToolResult>> TaskBackends::result(std::string_view task_id,
                                                        const Caller& caller) {
-    TaskBackend* b = holder(task_id, caller);
-    return b != nullptr
-               ? b->result(task_id, caller)
-               : Result<std::optional<ToolResult>>(Error{ErrorCode::not_found, "task not found"});
+    return first<std::optional<ToolResult>>(
+        [&](TaskBackend& b) { return b.result(task_id, caller); });
 }
 
 Result<void> TaskBackends::update(std::string_view task_id, const Caller& caller,
-                                  std::string_view input_responses_json) {
-    TaskBackend* b = holder(task_id, caller);
-    return b != nullptr ? b->update(task_id, caller, input_responses_json)
-                        : Result<void>(Error{ErrorCode::not_found, "task not found"});
+                                  const Answers& answers) {
+    return first<void>([&](TaskBackend& b) { return b.update(task_id, caller, answers); });
 }
 
 void TaskBackends::watch(std::string_view task_id) {

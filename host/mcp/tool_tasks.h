@@ -64,7 +64,7 @@ public:
     Result<std::optional<ToolResult>> result(std::string_view task_id,
                                              const Caller& caller) override;
     Result<void> update(std::string_view task_id, const Caller& caller,
-                        std::string_view input_responses_json) override;
+                        const Answers& answers) override;
     void watch(std::string_view /*task_id*/) override {}  // every change is this node's
     void subscribe(Listener listener) override;
 
@@ -118,13 +118,14 @@ public:
     Result<std::optional<ToolResult>> result(std::string_view task_id,
                                              const Caller& caller) override;
     Result<void> update(std::string_view task_id, const Caller& caller,
-                        std::string_view input_responses_json) override;
+                        const Answers& answers) override;
     void watch(std::string_view task_id) override;
     void subscribe(Listener listener) override;
 
 private:
-    /// The backend that knows `task_id` for `caller`; null when none does.
-    TaskBackend* holder(std::string_view task_id, const Caller& caller);
+    /// `action` on each backend in turn until one knows the task (answers other than not_found).
+    template <typename T, typename Action>
+    Result<T> first(const Action& action);
 
     std::vector<TaskBackend*> backends_;
 };
