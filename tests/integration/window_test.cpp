@@ -334,8 +334,11 @@ TEST_F(WindowTest, CancellationStopsTheWindowAndTheUpstreamRead) {
                   {{"Content-Type", "application/json"},
                    {"Accept", kAccept},
                    {"Mcp-Session-Id", client_->session()}},
-                  R"({"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"short",)"
-                  R"("arguments":{"items":-1,"rate":20},"_meta":{"progressToken":"p"}}})");
+                  // "raw" runs 10 s (an item every 200 ms, under its 400 ms upstream timeout):
+                  // the cancel arrives long before it could end on its own, even on a loaded
+                  // machine ("short", 300 ms, could end first and answer).
+                  R"({"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"raw",)"
+                  R"("arguments":{"items":-1,"rate":5},"_meta":{"progressToken":"p"}}})");
     sse.next();  // priming
     EXPECT_EQ(post(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":)"
                    R"({"requestId":"w1","reason":"user"}})")
@@ -345,8 +348,7 @@ TEST_F(WindowTest, CancellationStopsTheWindowAndTheUpstreamRead) {
         EXPECT_EQ(e->data.find(R"("id":"w1")"), std::string::npos)
             << "a cancelled request gets no response";
     }
-    EXPECT_TRUE(
-        process_->waitForStderrLine(R"(window "short" stopped: stop_reason=cancelled)", 10s))
+    EXPECT_TRUE(process_->waitForStderrLine(R"(window "raw" stopped: stop_reason=cancelled)", 10s))
         << process_->stderrText();
 }
 
