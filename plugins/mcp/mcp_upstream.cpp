@@ -36,10 +36,6 @@ std::string withProgressToken(const rapidjson::Document& params, const std::stri
     return jsonText(copy);
 }
 
-std::string errorMessage(std::int64_t code, const std::string& message) {
-    return R"({"code":)" + std::to_string(code) + R"(,"message":)" + sdk::jsonQuote(message) + "}";
-}
-
 /// Refuses what the config may not hold: an unknown member (a typo would otherwise be ignored)
 /// or a member of the wrong type, naming it.
 void checkMembers(const rapidjson::Value& doc) {
@@ -58,7 +54,9 @@ void checkMembers(const rapidjson::Value& doc) {
         {"close_wait_ms", Kind::integer},
         {"term_wait_ms", Kind::integer},
         {"max_message_bytes", Kind::integer},
-        {"max_client_requests", Kind::integer}};
+        {"max_client_requests", Kind::integer},
+        {"unrouted_request_wait_ms", Kind::integer},
+        {"blocking_question_ms", Kind::integer}};
     const auto fail = [](const std::string& name, const std::string& what) {
         throw sdk::Error(sdk::ErrorCode::invalid_argument, name + ": " + what,
                          R"({"path":)" + sdk::jsonQuote(name) + "}");
@@ -207,11 +205,22 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
     c.options.client_name = "crank";
     c.options.client_version = "1.0.0";
     c.max_client_requests = static_cast<std::size_t>(integer(doc, "max_client_requests", 16));
+    c.unrouted_request_wait =
+        milliseconds(integer(doc, "unrouted_request_wait_ms", c.unrouted_request_wait.count()));
+    c.blocking_question =
+        milliseconds(integer(doc, "blocking_question_ms", c.blocking_question.count()));
     return c;
 }
 
 McpUpstream::McpUpstream(sdk::Host host, sdk::Peer peer, std::string name, McpUpstreamConfig config)
     : host_(host), peer_(peer), name_(std::move(name)), config_(std::move(config)) {
+    ClientRequests::Options options;
+    options.max_requests = config_.max_client_requests;
+    options.answer_timeout = config_.options.request_timeout;
+    options.unrouted_wait = config_.unrouted_request_wait;
+    options.blocking_question = config_.blocking_question;
+    requests_ = std::make_unique<ClientRequests>(
+        options, [this](const std::string& message) { session_->send(message); });
     session_ = std::make_unique<UpstreamSession>(
         config_.options, [this](std::string_view message) { onMessage(message, nullptr); },
         [this](std::string_view line) { log(sdk::LogLevel::info, std::string(line)); },
@@ -228,10 +237,8 @@ McpUpstream::~McpUpstream() {
 }
 
 void McpUpstream::shutdown() {
-    closing_ = true;
-    session_->close();  // fails what waits, so that server-request workers end too
-    std::unique_lock lock(mutex_);
-    idle_.wait(lock, [&] { return client_requests_ == 0; });
+    session_->close();  // fails what waits, so that the calls end
+    requests_->close();
 }
 
 void McpUpstream::log(sdk::LogLevel level, const std::string& message) const {
@@ -240,37 +247,23 @@ void McpUpstream::log(sdk::LogLevel level, const std::string& message) const {
 
 std::string McpUpstream::request(sdk::Call& call, std::string_view method,
                                  std::string_view params_json) {
-    auto flight = std::make_shared<Flight>();
-    flight->call = call;
     std::string params(params_json);
-    rapidjson::Document doc;
+    std::string token;
     if (!params.empty()) {
+        rapidjson::Document doc;
         doc.Parse(params.data(), params.size());
         if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("_meta") &&
             doc["_meta"].IsObject() && doc["_meta"].HasMember("progressToken")) {
-            const std::lock_guard lock(mutex_);
-            flight->progress_token = "crank-" + std::to_string(next_token_++);
-            params = withProgressToken(doc, flight->progress_token);
+            token = "crank-" + std::to_string(next_token_++);
+            params = withProgressToken(doc, token);
         }
     }
-    {
-        const std::lock_guard lock(mutex_);
-        flights_.push_back(flight);
-        if (!flight->progress_token.empty()) {
-            by_token_[flight->progress_token] = flight;
-        }
-    }
+    const auto flight = requests_->begin(call, std::move(token));
     RequestHooks hooks;
     hooks.cancelled = [flight] { return flight->call.isCancelled(); };
     hooks.on_related = [this, flight](std::string_view message) { onMessage(message, flight); };
     RpcOutcome outcome = session_->request(method, params, hooks);
-    {
-        // No server-to-client request may use the call after this returns.
-        std::unique_lock lock(mutex_);
-        idle_.wait(lock, [&] { return flight->users == 0; });
-        flights_.erase(std::remove(flights_.begin(), flights_.end(), flight), flights_.end());
-        by_token_.erase(flight->progress_token);
-    }
+    requests_->end(flight);
     if (outcome.ok) {
         return std::move(outcome.result_json);
     }
@@ -304,12 +297,8 @@ std::string McpUpstream::status() {
            "}";
 }
 
-std::shared_ptr<McpUpstream::Flight> McpUpstream::soleFlight() {
-    const std::lock_guard lock(mutex_);
-    return flights_.size() == 1 ? flights_.front() : nullptr;
-}
-
-void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flight>& related) {
+void McpUpstream::onMessage(std::string_view message,
+                            const std::shared_ptr<ClientRequests::Flight>& related) {
     rapidjson::Document doc;
     doc.Parse(message.data(), message.size());
     if (doc.HasParseError() || !doc.IsObject()) {
@@ -318,7 +307,8 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
     const std::string method = stringMember(doc, "method");
     const bool isRequest = doc.HasMember("id") && !method.empty();
     std::string params = "{}";
-    if (doc.HasMember("params") && doc["params"].IsObject()) {
+    const bool hasParams = doc.HasMember("params") && doc["params"].IsObject();
+    if (hasParams) {
         params = jsonText(doc["params"]);
     }
     if (isRequest) {
@@ -327,69 +317,32 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
             session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{}})");
             return;
         }
-        std::size_t inFlight = 0;
-        std::shared_ptr<Flight> flight = related;
-        if (!flight) {
-            const std::lock_guard lock(mutex_);
-            inFlight = flights_.size();
-            flight = inFlight == 1 ? flights_.front() : nullptr;
+        requests_->handle(id, method, params, related);
+        return;
+    }
+    if (method == "notifications/cancelled") {
+        // The server gave up one of its requests to a client.
+        if (hasParams && doc["params"].HasMember("requestId")) {
+            requests_->cancelled(jsonText(doc["params"]["requestId"]));
         }
-        if (!flight) {
-            // Refused rather than answered for nobody (an empty roots list would be kept by the
-            // server as the truth): the server may ask again during a call, which has a client.
-            session_->send(
-                R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":)" +
-                errorMessage(-32603, inFlight == 0
-                                         ? "crank forwards " + method +
-                                               " only to the client of a call in flight, and "
-                                               "none is"
-                                         : "crank cannot tell which client " + method +
-                                               " is for: " + std::to_string(inFlight) +
-                                               " calls are in flight on this connection") +
-                "}");
-            return;
-        }
-        {
-            const std::lock_guard lock(mutex_);
-            if (closing_ || client_requests_ >= config_.max_client_requests) {
-                session_->send(R"({"jsonrpc":"2.0","id":)" + id + R"(,"error":)" +
-                               errorMessage(-32603, "too many requests to clients at once") + "}");
-                return;
-            }
-            ++client_requests_;
-            ++flight->users;
-        }
-        // The answer may take a person's time (elicitation): never on the reader's thread.
-        std::thread([this, id, method, params, flight] {
-            answerServerRequest(id, method, params, flight);
-        }).detach();
         return;
     }
     if (method == "notifications/progress") {
-        const std::string token = doc["params"].IsObject() &&
-                                          doc["params"].HasMember("progressToken") &&
-                                          doc["params"]["progressToken"].IsString()
-                                      ? stringMember(doc["params"], "progressToken")
-                                      : std::string();
-        std::shared_ptr<Flight> flight;
-        {
-            const std::lock_guard lock(mutex_);
-            const auto it = by_token_.find(token);
-            if (it != by_token_.end()) {
-                flight = it->second;
-            }
-        }
-        const rapidjson::Value& p = doc["params"];
-        if (flight && p.HasMember("progress") && p["progress"].IsNumber()) {
+        const rapidjson::Value* p = hasParams ? &doc["params"] : nullptr;
+        const auto flight =
+            p != nullptr && p->HasMember("progressToken") && (*p)["progressToken"].IsString()
+                ? requests_->byToken(stringMember(*p, "progressToken"))
+                : nullptr;
+        if (flight && p->HasMember("progress") && (*p)["progress"].IsNumber()) {
             flight->call.progress(
-                p["progress"].GetDouble(),
-                p.HasMember("total") && p["total"].IsNumber() ? p["total"].GetDouble() : -1,
-                stringMember(p, "message"));
+                (*p)["progress"].GetDouble(),
+                p->HasMember("total") && (*p)["total"].IsNumber() ? (*p)["total"].GetDouble() : -1,
+                stringMember(*p, "message"));
         }
         return;
     }
     if (method == "notifications/message") {
-        std::shared_ptr<Flight> flight = related ? related : soleFlight();
+        const auto flight = related ? related : requests_->sole();
         if (flight) {
             flight->call.notify(method, params);
         } else {
@@ -403,21 +356,7 @@ void McpUpstream::onMessage(std::string_view message, const std::shared_ptr<Flig
         method == "notifications/resources/updated" || method == "notifications/tasks/status") {
         peer_.notify(method, params);
     }
-    // Others (cancelled for a request of the server's, tasks/status...) have no client here.
-}
-
-void McpUpstream::answerServerRequest(const std::string& id_json, const std::string& method,
-                                      const std::string& params,
-                                      const std::shared_ptr<Flight>& flight) {
-    std::string answer;
-    const bool ok =
-        flight->call.request(method, params, config_.options.request_timeout.count(), answer);
-    session_->send(R"({"jsonrpc":"2.0","id":)" + id_json + (ok ? R"(,"result":)" : R"(,"error":)") +
-                   (answer.empty() ? std::string("{}") : answer) + "}");
-    const std::lock_guard lock(mutex_);
-    --flight->users;
-    --client_requests_;
-    idle_.notify_all();
+    // Others have no client here.
 }
 
 namespace {

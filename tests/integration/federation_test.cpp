@@ -437,3 +437,76 @@ TEST_F(FederationShutdownSuite, CallsInFlightAreCancelledWhenTheGracePeriodEnds)
 
 }  // namespace
 }  // namespace crank::testing
+
+namespace crank::testing {
+namespace {
+
+// Issue 45: a stdio upstream's wire ties none of its requests to clients to a call. Before, with
+// two calls in flight its request was refused at once, so one client leaving a question
+// unanswered (a held call of MCP 2026-07-28 waits up to mcp.request_state_ttl_ms) made every
+// other call's questions fail for that whole time. Now a request waits until one call is left to
+// be its own, and an unanswered question of another call keeps it waiting at most
+// blocking_question_ms.
+class FederationQuestionsSuite : public CrankdSuite<FederationQuestionsSuite> {
+protected:
+    /// A 2026-07-28 tools/call of test_elicitation (`message`) declaring elicitation, with
+    /// `more` members (without braces) besides its arguments.
+    static Reply elicit(int id, const std::string& message, const std::string& more = "") {
+        const std::string body =
+            R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+            R"(,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":")" +
+            message + "\"}" + (more.empty() ? "" : ",") + more +
+            R"(,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+            R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},)"
+            R"("io.modelcontextprotocol/clientInfo":{"name":"questions-test","version":"1"}}}})";
+        return exchange(port_, "POST", "/mcp",
+                        {{"Content-Type", "application/json"},
+                         {"Accept", "application/json, text/event-stream"},
+                         {"MCP-Protocol-Version", "2026-07-28"},
+                         {"Mcp-Method", "tools/call"},
+                         {"Mcp-Name", "test_elicitation"}},
+                        body);
+    }
+};
+
+TEST_F(FederationQuestionsSuite, AnUnansweredQuestionHoldsUpOtherCallsQuestionsOnlyBriefly) {
+    startCrankd(
+        R"("upstreams": [{"name": "asker", "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
+        R"(", "args": [")" CRANK_FIXTURE_SERVER
+        R"(", "--stdio"], "blocking_question_ms": 300, "unrouted_request_wait_ms": 20000,
+                "close_wait_ms": 500, "term_wait_ms": 500}}])");
+    ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
+
+    // The first call's question goes to its client, which never answers.
+    const rapidjson::Document first = elicit(1, "first?").json();
+    ASSERT_TRUE(first.IsObject() && first.HasMember("result")) << process_->stderrText();
+    EXPECT_STREQ(first["result"]["resultType"].GetString(), "input_required");
+
+    // The second call's question reaches its own client: the first question was given up
+    // (its server told) after 300 ms, its call ended, and the second call was the one left.
+    const Reply asked = elicit(2, "second?");
+    const rapidjson::Document second = asked.json();
+    ASSERT_TRUE(second.IsObject() && second.HasMember("result")) << asked.body;
+    ASSERT_STREQ(second["result"]["resultType"].GetString(), "input_required") << asked.body;
+    const rapidjson::Value& questions = second["result"]["inputRequests"];
+    ASSERT_TRUE(questions.IsObject() && questions.MemberCount() == 1) << asked.body;
+    const std::string key = questions.MemberBegin()->name.GetString();
+    EXPECT_STREQ(questions[key.c_str()]["method"].GetString(), "elicitation/create");
+    EXPECT_STREQ(questions[key.c_str()]["params"]["message"].GetString(), "second?") << asked.body;
+
+    const Reply done =
+        elicit(3, "second?",
+               R"("inputResponses":{")" + key +
+                   R"(":{"action":"accept","content":{"username":"bob","email":"b@x"}}},)"
+                   R"("requestState":")" +
+                   second["result"]["requestState"].GetString() + "\"");
+    const rapidjson::Document result = done.json();
+    ASSERT_TRUE(result.IsObject() && result.HasMember("result")) << done.body;
+    EXPECT_NE(std::string(result["result"]["content"][0]["text"].GetString()).find("action=accept"),
+              std::string::npos)
+        << done.body;
+    EXPECT_NE(done.body.find("bob"), std::string::npos) << done.body;
+}
+
+}  // namespace
+}  // namespace crank::testing
