@@ -397,8 +397,21 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     std::map<std::string, std::map<std::string, std::string>> publishedTools;
     /// Per workspace: published resources, templates, prompts (what the catalog lists).
     std::map<std::string, Lists> published;
-    /// (workspace, uri) -> sessions subscribed to it.
-    std::map<std::pair<std::string, std::string>, std::set<std::string>> subscriptions;
+    /// A resource clients subscribed to here, and the upstream subscribed to it for them.
+    struct Subscription {
+        Link* owner = nullptr;
+        std::set<std::string> subscribers;  ///< MCP sessions and listens
+    };
+    /// (workspace, uri) -> who subscribed to it.
+    std::map<std::pair<std::string, std::string>, Subscription> subscriptions;
+    /// Resources whose last subscriber went away, to unsubscribe upstream (the refresher's work,
+    /// so that forget() never waits on an upstream).
+    struct Unsubscribe {
+        Link* owner = nullptr;
+        std::string workspace;
+        std::string uri;
+    };
+    std::vector<Unsubscribe> unsubscribes;
     /// Per workspace: published tool name -> the upstream and its own name for it.
     std::map<std::string, std::map<std::string, std::pair<Link*, std::string>>> toolOwners;
 
@@ -651,7 +664,7 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
             {
                 std::unique_lock lock(mutex);
                 wake.wait(lock, [&] {
-                    return stopping.load() ||
+                    return stopping.load() || !unsubscribes.empty() ||
                            std::any_of(links.begin(), links.end(),
                                        [](const auto& l) { return l->dirty.load() != 0; });
                 });
@@ -659,6 +672,7 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
                     return;
                 }
             }
+            unsubscribeUnused();
             std::set<std::string> touched;
             for (auto& link : links) {
                 const int which = link->dirty.exchange(0);
@@ -669,6 +683,28 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
             }
             for (const std::string& ws : touched) {
                 publish(ws);
+            }
+        }
+    }
+
+    /// Tells upstreams of the resources nobody here follows any more (unless somebody subscribed
+    /// again meanwhile).
+    void unsubscribeUnused() {
+        std::vector<Unsubscribe> pending;
+        {
+            const std::lock_guard lock(mutex);
+            pending.swap(unsubscribes);
+        }
+        for (const Unsubscribe& u : pending) {
+            {
+                const std::lock_guard lock(mutex);
+                if (subscriptions.count({u.workspace, u.uri}) != 0) {
+                    continue;
+                }
+            }
+            if (!stopping.load()) {
+                request(*u.owner, "resources/unsubscribe", R"({"uri":)" + jsonString(u.uri) + "}",
+                        nullptr);
             }
         }
     }
@@ -726,7 +762,8 @@ void Link::notify(std::string_view method, std::string_view raw_params_json) noe
                 if (it == owner->subscriptions.end()) {
                     return;
                 }
-                notice.sessions.assign(it->second.begin(), it->second.end());
+                notice.sessions.assign(it->second.subscribers.begin(),
+                                       it->second.subscribers.end());
             }
             owner->noticeToWorkspace(config.workspace, notice);
         } else if (method == "notifications/tasks/status") {
@@ -905,28 +942,69 @@ public:
                 {}, rpcError(-32002, "Resource not found", R"({"uri":)" + jsonString(uri) + "}")};
         }
         if (method == "resources/subscribe" || method == "resources/unsubscribe") {
-            const bool subscribe = method == "resources/subscribe";
-            bool forwardIt = false;
-            {
-                const std::lock_guard lock(impl_.mutex);
-                auto& sessions = impl_.subscriptions[{workspace_, uri}];
-                const bool wasEmpty = sessions.empty();
-                if (subscribe) {
-                    sessions.insert(session_id);
-                    forwardIt = wasEmpty;
-                } else {
-                    sessions.erase(session_id);
-                    forwardIt = !wasEmpty && sessions.empty();
-                    if (sessions.empty()) {
-                        impl_.subscriptions.erase({workspace_, uri});
-                    }
-                }
-            }
-            if (!forwardIt) {
-                return mcp::CatalogReply{"{}", {}};
-            }
+            return subscription(*owner, method == "resources/subscribe", uri, params_json, call,
+                                session_id);
         }
         return forward(*owner, method, std::string(params_json.empty() ? "{}" : params_json), call);
+    }
+
+    /// resources/subscribe or resources/unsubscribe of `uri` (served by `owner`) for
+    /// `subscriber`: the upstream is told only of the first subscriber and the last one gone.
+    mcp::CatalogReply subscription(Link& owner, bool subscribe, const std::string& uri,
+                                   std::string_view params_json, mcp::ToolCall& call,
+                                   const std::string& subscriber) {
+        const std::pair<std::string, std::string> key{workspace_, uri};
+        bool tell = false;
+        {
+            const std::lock_guard lock(impl_.mutex);
+            auto& entry = impl_.subscriptions[key];
+            entry.owner = &owner;
+            const bool wasEmpty = entry.subscribers.empty();
+            if (subscribe) {
+                tell = entry.subscribers.insert(subscriber).second && wasEmpty;
+            } else {
+                tell = entry.subscribers.erase(subscriber) != 0 && entry.subscribers.empty();
+                if (entry.subscribers.empty()) {
+                    impl_.subscriptions.erase(key);
+                }
+            }
+        }
+        if (!tell) {
+            return mcp::CatalogReply{"{}", {}};
+        }
+        mcp::CatalogReply reply =
+            forward(owner, subscribe ? "resources/subscribe" : "resources/unsubscribe",
+                    std::string(params_json.empty() ? "{}" : params_json), call);
+        if (subscribe && !reply.error_json.empty()) {
+            // Not subscribed upstream: neither is the subscriber.
+            const std::lock_guard lock(impl_.mutex);
+            const auto it = impl_.subscriptions.find(key);
+            if (it != impl_.subscriptions.end()) {
+                it->second.subscribers.erase(subscriber);
+                if (it->second.subscribers.empty()) {
+                    impl_.subscriptions.erase(it);
+                }
+            }
+        }
+        return reply;
+    }
+
+    void forget(const std::string& subscriber) override {
+        const std::lock_guard lock(impl_.mutex);
+        bool queued = false;
+        for (auto it = impl_.subscriptions.begin(); it != impl_.subscriptions.end();) {
+            if (it->first.first == workspace_ && it->second.subscribers.erase(subscriber) != 0 &&
+                it->second.subscribers.empty()) {
+                impl_.unsubscribes.push_back({it->second.owner, it->first.first, it->first.second});
+                queued = true;
+                it = impl_.subscriptions.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        if (queued) {
+            impl_.wake.notify_all();
+        }
     }
 
     bool ownsTool(std::string_view name) const override {

@@ -60,6 +60,11 @@ public:
     /// True when `task_id` names a task an upstream runs (see ownsTool).
     virtual bool ownsTask(std::string_view /*task_id*/) const { return false; }
 
+    /// Drops every resource subscription of `subscriber` (a session id given to handle(): an MCP
+    /// session that ended, or a listen that closed), without waiting on an upstream: a resource
+    /// no subscriber is left for is unsubscribed upstream later, off the caller's thread.
+    virtual void forget(const std::string& /*subscriber*/) {}
+
     /// A notification from a client that no request owns (notifications/roots/list_changed).
     virtual void clientNotification(std::string_view /*method*/, std::string_view /*params_json*/) {
     }

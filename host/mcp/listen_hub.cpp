@@ -1,6 +1,9 @@
 #include "mcp/listen_hub.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -15,8 +18,49 @@ namespace crank::mcp {
 namespace {
 
 constexpr std::string_view kSubscriptionId = "io.modelcontextprotocol/subscriptionId";
+constexpr std::string_view kSubscriberPrefix = "listen:";
+
+/// The distinct strings of the array `value` of `text`: nullopt when it is not an array of at
+/// most `most` strings of 1 to `bytes` bytes.
+std::optional<std::vector<std::string>> readStrings(std::string_view text,
+                                                    const scan::RawValue& value, std::size_t most,
+                                                    std::size_t bytes) {
+    if (value.type != scan::ValueType::array) {
+        return std::nullopt;
+    }
+    rapidjson::Document doc;
+    const std::string_view array = text.substr(value.start, value.end - value.start);
+    doc.Parse(array.data(), array.size());
+    if (doc.HasParseError() || !doc.IsArray() || doc.Size() > most) {
+        return std::nullopt;
+    }
+    std::vector<std::string> out;
+    for (const auto& item : doc.GetArray()) {
+        if (!item.IsString() || item.GetStringLength() == 0 || item.GetStringLength() > bytes) {
+            return std::nullopt;
+        }
+        std::string s(item.GetString(), item.GetStringLength());
+        if (std::find(out.begin(), out.end(), s) == out.end()) {
+            out.push_back(std::move(s));
+        }
+    }
+    return out;
+}
+
+/// `"name":["a","b"]`.
+std::string stringArrayMember(std::string_view name, const std::vector<std::string>& items) {
+    std::string out = jsonString(name) + ":[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        out += (i == 0 ? "" : ",") + jsonString(items[i]);
+    }
+    return out + "]";
+}
 
 }  // namespace
+
+std::string listenSubscriber(std::uint64_t key) {
+    return std::string(kSubscriberPrefix) + std::to_string(key);
+}
 
 Result<ListenFilter> parseListenFilter(std::string_view params_json) {
     ListenFilter filter;
@@ -56,35 +100,23 @@ Result<ListenFilter> parseListenFilter(std::string_view params_json) {
         }
         *flag = text.substr(v->start, v->end - v->start) == "true";
     }
-    const scan::RawValue* ids = scan::findMember(kinds->members, "taskIds");
-    if (ids == nullptr || ids->type == scan::ValueType::null) {
-        return filter;
-    }
-    const auto badIds = [&] {
-        return Error{ErrorCode::invalid_argument,
-                     "params.notifications.taskIds must be an array of at most " +
-                         std::to_string(kMaxListenTaskIds) +
-                         " task ids (strings of 1 to 256 bytes), got " +
-                         scan::describe(text, *ids)};
-    };
-    if (ids->type != scan::ValueType::array) {
-        return badIds();
-    }
-    rapidjson::Document doc;
-    const std::string_view array = text.substr(ids->start, ids->end - ids->start);
-    doc.Parse(array.data(), array.size());
-    if (doc.HasParseError() || !doc.IsArray() || doc.Size() > kMaxListenTaskIds) {
-        return badIds();
-    }
-    for (const auto& id : doc.GetArray()) {
-        if (!id.IsString() || id.GetStringLength() == 0 || id.GetStringLength() > 256) {
-            return badIds();
+    for (const auto& [name, into, most, bytes, what] :
+         {std::tuple{"taskIds", &filter.task_ids, kMaxListenTaskIds, std::size_t{256}, "task ids"},
+          std::tuple{"resourceSubscriptions", &filter.resource_uris, kMaxListenResources,
+                     kMaxListenUriBytes, "resource URIs"}}) {
+        const scan::RawValue* v = scan::findMember(kinds->members, name);
+        if (v == nullptr || v->type == scan::ValueType::null) {
+            continue;
         }
-        std::string value(id.GetString(), id.GetStringLength());
-        if (std::find(filter.task_ids.begin(), filter.task_ids.end(), value) ==
-            filter.task_ids.end()) {
-            filter.task_ids.push_back(std::move(value));
+        auto strings = readStrings(text, *v, most, bytes);
+        if (!strings) {
+            return Error{ErrorCode::invalid_argument,
+                         std::string("params.notifications.") + name +
+                             " must be an array of at most " + std::to_string(most) + " " + what +
+                             " (strings of 1 to " + std::to_string(bytes) + " bytes), got " +
+                             scan::describe(text, *v)};
         }
+        *into = std::move(*strings);
     }
     return filter;
 }
@@ -99,12 +131,12 @@ std::string acknowledgement(const ListenFilter& honoured, std::string_view liste
             kinds += (kinds.empty() ? "" : ",") + jsonString(name) + ":true";
         }
     }
+    if (!honoured.resource_uris.empty()) {
+        kinds += (kinds.empty() ? "" : ",") +
+                 stringArrayMember("resourceSubscriptions", honoured.resource_uris);
+    }
     if (!honoured.task_ids.empty()) {
-        kinds += std::string(kinds.empty() ? "" : ",") + R"("taskIds":[)";
-        for (std::size_t i = 0; i < honoured.task_ids.size(); ++i) {
-            kinds += (i == 0 ? "" : ",") + jsonString(honoured.task_ids[i]);
-        }
-        kinds += "]";
+        kinds += (kinds.empty() ? "" : ",") + stringArrayMember("taskIds", honoured.task_ids);
     }
     return R"({"notifications":{)" + kinds + R"(},"_meta":{)" + jsonString(kSubscriptionId) + ":" +
            std::string(listen_id_json) + "}}";
@@ -116,26 +148,38 @@ std::string tagged(std::string_view notification_method, std::string_view params
                             withMetaMember(params_json, kSubscriptionId, listen_id_json));
 }
 
-std::uint64_t ListenHub::add(const std::string& workspace, const std::string& agent,
-                             const ListenFilter& filter, std::string listen_id_json,
-                             std::shared_ptr<RequestStream> stream, std::string_view first) {
+std::uint64_t ListenHub::reserve() {
+    const std::lock_guard lock(mutex_);
+    return next_++;
+}
+
+void ListenHub::add(std::uint64_t key, const std::string& workspace, const std::string& agent,
+                    const ListenFilter& filter, std::string listen_id_json,
+                    std::shared_ptr<RequestStream> stream, std::string_view first,
+                    Catalog* subscribed_on) {
     const std::lock_guard lock(mutex_);
     // Queued under the lock: a notice sent by another thread either finds the listen in (and is
     // queued after this), or was collected before it joined.
     stream->send(first);
-    const std::uint64_t key = next_++;
-    listens_.emplace(
-        key, Listen{workspace, agent, filter, std::move(listen_id_json), std::move(stream)});
-    return key;
+    listens_.emplace(key, Listen{workspace, agent, filter, std::move(listen_id_json),
+                                 std::move(stream), subscribed_on});
 }
 
 void ListenHub::remove(std::uint64_t key) {
     std::shared_ptr<RequestStream> stream;  // released outside the lock
-    const std::lock_guard lock(mutex_);
-    const auto it = listens_.find(key);
-    if (it != listens_.end()) {
+    Catalog* catalog = nullptr;
+    {
+        const std::lock_guard lock(mutex_);
+        const auto it = listens_.find(key);
+        if (it == listens_.end()) {
+            return;
+        }
         stream = std::move(it->second.stream);
+        catalog = it->second.subscribed_on;
         listens_.erase(it);
+    }
+    if (catalog != nullptr) {
+        catalog->forget(listenSubscriber(key));  // never waits on an upstream
     }
 }
 
@@ -167,6 +211,46 @@ void ListenHub::deliver(const std::string& workspace, const CatalogNotice& notic
     } else if (notice.method == "notifications/resources/list_changed") {
         send(workspace, notice.method,
              [](const ListenFilter& f) { return f.resources_list_changed; });
+    } else if (notice.method == "notifications/resources/updated") {
+        resourceUpdated(workspace, notice);
+    }
+}
+
+void ListenHub::resourceUpdated(const std::string& workspace, const CatalogNotice& notice) {
+    // The catalog names the listens subscribed to the resource among its subscribers.
+    const auto params = scan::readObject(notice.params_json);
+    const scan::RawValue* uriValue = params ? scan::findMember(params->members, "uri") : nullptr;
+    if (uriValue == nullptr || uriValue->type != scan::ValueType::string) {
+        return;
+    }
+    const std::string& uri = uriValue->text;
+    std::vector<std::pair<std::shared_ptr<RequestStream>, std::string>> targets;
+    {
+        const std::lock_guard lock(mutex_);
+        for (const std::string& subscriber : notice.sessions) {
+            if (subscriber.rfind(kSubscriberPrefix, 0) != 0) {
+                continue;
+            }
+            std::uint64_t key = 0;
+            const std::string_view digits =
+                std::string_view(subscriber).substr(kSubscriberPrefix.size());
+            if (std::from_chars(digits.data(), digits.data() + digits.size(), key).ec !=
+                std::errc()) {
+                continue;
+            }
+            const auto it = listens_.find(key);
+            if (it == listens_.end() || it->second.workspace != workspace) {
+                continue;
+            }
+            const auto& uris = it->second.filter.resource_uris;
+            if (std::any_of(uris.begin(), uris.end(),
+                            [&](const std::string& u) { return u == uri; })) {
+                targets.emplace_back(it->second.stream, it->second.id_json);
+            }
+        }
+    }
+    for (const auto& [stream, id] : targets) {
+        stream->send(tagged(notice.method, notice.params_json, id));
     }
 }
 

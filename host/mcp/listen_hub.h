@@ -25,6 +25,10 @@ namespace crank::mcp {
 
 /// The task ids one listen may follow, at most (notifications.taskIds of the Tasks extension).
 inline constexpr std::size_t kMaxListenTaskIds = 64;
+/// The resources one listen may subscribe to (notifications.resourceSubscriptions), at most, and
+/// the longest URI.
+inline constexpr std::size_t kMaxListenResources = 64;
+inline constexpr std::size_t kMaxListenUriBytes = 2048;
 
 /// The kinds of notification a listen asks for (params.notifications).
 struct ListenFilter {
@@ -33,13 +37,20 @@ struct ListenFilter {
     bool resources_list_changed = false;
     /// notifications/tasks for these tasks (the Tasks extension), each at most 256 bytes.
     std::vector<std::string> task_ids;
+    /// notifications/resources/updated for these resources (the catalog's subscriptions).
+    std::vector<std::string> resource_uris;
 };
 
 /// Reads params.notifications of a subscriptions/listen request (`params_json`; "" reads as
 /// none asked). invalid_argument naming the member when notifications is not an object, a kind
-/// is not a boolean, or taskIds is not an array of at most kMaxListenTaskIds strings of at most
-/// 256 bytes. resourceSubscriptions is not served, so not honoured nor acknowledged.
+/// is not a boolean, taskIds is not an array of at most kMaxListenTaskIds strings of at most 256
+/// bytes, or resourceSubscriptions not one of at most kMaxListenResources strings of at most
+/// kMaxListenUriBytes. Repeated strings are kept once.
 Result<ListenFilter> parseListenFilter(std::string_view params_json);
+
+/// The subscriber a listen is to a catalog (Catalog::handle's session id for its
+/// resources/subscribe, Catalog::forget when it ends): "listen:" and its key.
+std::string listenSubscriber(std::uint64_t key);
 
 /// The params of notifications/subscriptions/acknowledged: the honoured kinds, tagged with
 /// `listen_id_json` (the listen request's id as JSON).
@@ -56,19 +67,25 @@ std::string tagged(std::string_view notification_method, std::string_view params
 /// THREADING: any thread.
 class ListenHub {
 public:
-    /// Keeps a listen of `workspace` until remove(); returns its key. `first` (the
+    /// A key for a listen about to be added (its subscriber name is known before it joins).
+    std::uint64_t reserve();
+    /// Keeps a listen of `workspace` under `key` (from reserve()) until remove(). `first` (the
     /// acknowledgement) goes on the stream as it joins, so that it comes before any notification
     /// and no notice sent after it is missed.
-    /// `agent`: who opened it (tasks are followed for their owner only).
-    std::uint64_t add(const std::string& workspace, const std::string& agent,
-                      const ListenFilter& filter, std::string listen_id_json,
-                      std::shared_ptr<RequestStream> stream, std::string_view first);
+    /// `agent`: who opened it (tasks are followed for their owner only). `subscribed_on`: the
+    /// catalog its filter's resources were subscribed on as listenSubscriber(key), which
+    /// forgets them when the listen is removed; null when none were.
+    void add(std::uint64_t key, const std::string& workspace, const std::string& agent,
+             const ListenFilter& filter, std::string listen_id_json,
+             std::shared_ptr<RequestStream> stream, std::string_view first,
+             Catalog* subscribed_on = nullptr);
     void remove(std::uint64_t key);
 
     /// notifications/tools/list_changed to the listens of `workspace` that asked for it.
     void toolsChanged(const std::string& workspace);
-    /// A catalog's list_changed notice to the listens of `workspace` that asked for it (other
-    /// notices have no listen kind and are not sent).
+    /// A catalog's list_changed notice to the listens of `workspace` that asked for it, and its
+    /// resources/updated to the listens among the notice's subscribers (listenSubscriber) that
+    /// subscribed to the resource; other notices have no listen kind and are not sent.
     void deliver(const std::string& workspace, const CatalogNotice& notice);
     /// Task `task_id` of `owner` changed: notifications/tasks to the owner's listens that follow
     /// it, with what `detailed` gives (called once, and only when such a listen is open;
@@ -85,7 +102,9 @@ private:
         ListenFilter filter;
         std::string id_json;
         std::shared_ptr<RequestStream> stream;
+        Catalog* subscribed_on = nullptr;
     };
+    void resourceUpdated(const std::string& workspace, const CatalogNotice& notice);
     /// Sends `method` to the listens of `workspace` whose filter `wants`.
     template <typename Wants>
     void send(const std::string& workspace, std::string_view method, Wants wants);

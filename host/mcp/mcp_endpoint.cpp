@@ -172,6 +172,14 @@ McpEndpoint::McpEndpoint(const config::Config& config, const ServerIdentity& ide
             }
         });
     }
+    // A session's resource subscriptions end with it.
+    sessions.onEnded([weak](const std::string& id) {
+        if (auto impl = weak.lock()) {
+            for (const auto& [workspace, catalog] : impl->access.catalogs()) {
+                catalog->forget(id);
+            }
+        }
+    });
     if (tasks != nullptr) {
         tasks->subscribe([weak](const TaskInfo& task) {
             if (auto impl = weak.lock()) {

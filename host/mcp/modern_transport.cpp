@@ -11,6 +11,7 @@
 #include "mcp/client_capabilities.h"
 #include "mcp/held_calls.h"
 #include "mcp/input_rounds.h"
+#include "mcp/json_scanner.h"
 #include "mcp/listen_hub.h"
 #include "mcp/log_level.h"
 #include "mcp/message_outcome.h"
@@ -32,6 +33,22 @@ using Poco::Net::HTTPServerResponse;
 bool isRemovedMethod(std::string_view method) {
     return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
            method == "resources/subscribe" || method == "resources/unsubscribe";
+}
+
+/// True when `capabilities` (members without braces, as Catalog::capabilitiesJson gives them)
+/// set `kind`.`flag` to true.
+bool offers(const std::string& capabilities, std::string_view kind, std::string_view flag) {
+    const std::string text = "{" + capabilities + "}";
+    const auto all = scan::readObject(text);
+    const scan::RawValue* of = all ? scan::findMember(all->members, kind) : nullptr;
+    if (of == nullptr || of->type != scan::ValueType::object) {
+        return false;
+    }
+    const std::string_view object = std::string_view(text).substr(of->start, of->end - of->start);
+    const auto members = scan::readObject(object);
+    const scan::RawValue* value = members ? scan::findMember(members->members, flag) : nullptr;
+    return value != nullptr && value->type == scan::ValueType::boolean &&
+           object.substr(value->start, value->end - value->start) == "true";
 }
 
 /// The HTTP status of a JSON-RPC error answered to a 2026-era request: 404 for a method that is
@@ -151,7 +168,7 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         return;
     }
     if (message.method == "subscriptions/listen") {
-        listen(request, response, message, verdict.meta, who, since);
+        listen(request, response, message, verdict.meta, who, trace, since);
         return;
     }
     if (catalogWithInput(request, response, message, verdict.meta, who, trace, since)) {
@@ -324,6 +341,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
 
 void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& response,
                              const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
+                             const TraceContext& trace,
                              std::chrono::steady_clock::time_point since) const {
     auto asked = parseListenFilter(message.params_json);
     if (!asked) {
@@ -342,20 +360,18 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
     ListenFilter honoured;
     honoured.tools_list_changed = asked->tools_list_changed;
     const std::string catalog = who.catalog != nullptr ? who.catalog->capabilitiesJson() : "";
-    const auto offers = [&catalog](std::string_view kind) {
-        const Result<std::string> member = extractMember("{" + catalog + "}", kind);
-        return member && member->find("\"listChanged\":true") != std::string::npos;
-    };
-    honoured.prompts_list_changed = asked->prompts_list_changed && offers("prompts");
-    honoured.resources_list_changed = asked->resources_list_changed && offers("resources");
+    honoured.prompts_list_changed =
+        asked->prompts_list_changed && offers(catalog, "prompts", "listChanged");
+    honoured.resources_list_changed =
+        asked->resources_list_changed && offers(catalog, "resources", "listChanged");
 
-    // The listen leaves the hub when its stream ends; the key is known once it is in.
-    auto key = std::make_shared<std::atomic<std::uint64_t>>(0);
+    // The listen leaves the hub when its stream ends (and the catalog forgets its resources).
+    const std::uint64_t key = listens_->reserve();
     std::weak_ptr<ListenHub> weak = listens_;
     const std::shared_ptr<RequestStream> stream =
         RequestStream::open(request, response, reactor_, max_streams_, quotas_, who, [weak, key] {
             if (auto hub = weak.lock()) {
-                hub->remove(key->load());
+                hub->remove(key);
             }
         });
     if (!stream) {
@@ -368,14 +384,53 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
             honoured.task_ids.push_back(task_id);
         }
     }
+    Catalog* subscribedOn = nullptr;
+    if (!asked->resource_uris.empty() && offers(catalog, "resources", "subscribe")) {
+        subscribedOn = who.catalog;
+        honoured.resource_uris = subscribeResources(asked->resource_uris, listenSubscriber(key),
+                                                    meta, who, trace, stream);
+    }
     const std::string id = message.id->toJson();
     const std::string ack =
         makeNotification("notifications/subscriptions/acknowledged", acknowledgement(honoured, id));
-    key->store(listens_->add(who.workspace, who.agent, honoured, id, stream, ack));
+    listens_->add(key, who.workspace, who.agent, honoured, id, stream, ack, subscribedOn);
     if (stream->closed()) {
-        listens_->remove(key->load());  // it ended before it was in
+        listens_->remove(key);  // it ended before it was in
     }
     observer_.counted(message.method, "ok", since);
+}
+
+std::vector<std::string> ModernTransport::subscribeResources(
+    const std::vector<std::string>& uris, const std::string& subscriber, const RequestMeta& meta,
+    const Who& who, const TraceContext& trace, const std::shared_ptr<RequestStream>& stream) const {
+    // One call slot while the upstreams are told, like any catalog request that may wait on one.
+    std::string refusal;
+    const auto slot =
+        CallerQuotas::hold(quotas_, CallerQuotas::Kind::call, who.agent, who.workspace, refusal);
+    if (!slot) {
+        return {};
+    }
+    StatelessToolCall call(who.caller(), stream, std::nullopt, std::nullopt,
+                           meta.client_capabilities_json,
+                           std::make_shared<StatelessToolCall::Outcome>());
+    call.setTrace(trace);
+    std::vector<std::string> subscribed;
+    for (const std::string& uri : uris) {
+        if (stream->closed()) {
+            break;
+        }
+        std::optional<CatalogReply> reply;
+        try {
+            reply = who.catalog->handle("resources/subscribe", R"({"uri":)" + jsonString(uri) + "}",
+                                        call, subscriber);
+        } catch (const std::exception&) {
+            reply.reset();
+        }
+        if (reply && reply->error_json.empty()) {
+            subscribed.push_back(uri);  // unknown resources are not honoured
+        }
+    }
+    return subscribed;
 }
 
 void ModernTransport::taskChanged(const TaskInfo& task) const {

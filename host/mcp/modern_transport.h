@@ -83,7 +83,13 @@ private:
     /// open in the ListenHub until the client closes it.
     void listen(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                 const JsonRpcMessage& message, const RequestMeta& meta, const Who& who,
-                std::chrono::steady_clock::time_point since) const;
+                const TraceContext& trace, std::chrono::steady_clock::time_point since) const;
+    /// Subscribes `subscriber` (a listen) to `uris` on the caller's catalog; the ones it could.
+    std::vector<std::string> subscribeResources(const std::vector<std::string>& uris,
+                                                const std::string& subscriber,
+                                                const RequestMeta& meta, const Who& who,
+                                                const TraceContext& trace,
+                                                const std::shared_ptr<RequestStream>& stream) const;
     /// Sends `refusal` (its status, and a JSON-RPC error with the id of a request).
     void refuse(Poco::Net::HTTPServerResponse& response, const JsonRpcMessage& message,
                 const EraRefusal& refusal, std::chrono::steady_clock::time_point since) const;

@@ -111,8 +111,15 @@ bool SessionManager::remove(std::string_view id) {
         session = std::move(it->second);
         sessions_.erase(it);
     }
-    session->closeAll();
+    ended(*session);
     return true;
+}
+
+void SessionManager::ended(McpSession& session) const {
+    session.closeAll();
+    if (on_ended_) {
+        on_ended_(session.id());
+    }
 }
 
 std::size_t SessionManager::expireIdle() {
@@ -131,7 +138,7 @@ std::size_t SessionManager::expireIdle() {
         }
     }
     for (auto& session : expired) {
-        session->closeAll();
+        ended(*session);
     }
     if (!expired.empty()) {
         log::debug("mcp: {} idle session(s) expired", expired.size());
@@ -146,7 +153,7 @@ void SessionManager::closeAll() {
         all.swap(sessions_);
     }
     for (auto& [id, session] : all) {
-        session->closeAll();
+        ended(*session);
     }
 }
 

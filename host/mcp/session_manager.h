@@ -47,6 +47,10 @@ public:
     /// Calls `fn` for every live session (outside the manager's lock).
     void forEach(const std::function<void(McpSession&)>& fn) const;
 
+    /// `fn` runs with the id of every session that ends (deleted, expired, closed), after its
+    /// streams closed, on the thread that ended it. Set before the first session is created.
+    void onEnded(std::function<void(const std::string& id)> fn) { on_ended_ = std::move(fn); }
+
     /// Starts a thread that runs expireIdle() every `interval` until the manager is destroyed.
     void startSweeper(std::chrono::milliseconds interval);
 
@@ -54,7 +58,10 @@ private:
     /// The budget's trimmer: drops the node's oldest replay events until `target` bytes are kept.
     void trimReplay(std::size_t target);
 
+    void ended(McpSession& session) const;
+
     const SessionLimits limits_;
+    std::function<void(const std::string&)> on_ended_;
     mutable std::mutex mutex_;
     std::unordered_map<std::string, std::shared_ptr<McpSession>> sessions_;
 

@@ -34,6 +34,9 @@
 //                                 sends notifications/progress 1..steps (total=steps), one every
 //                                 delay_ms, when the request carries a progressToken; stops when
 //                                 cancelled; returns "completed N steps"
+//   subscribed_resources          returns the URIs subscribed to (resources/subscribe) as JSON
+//   touch_resource {uri}          sends notifications/resources/updated for uri when it is
+//                                 subscribed to; returns "touched" or "not subscribed"
 // plus the fixtures the conformance suite's server scenarios call (tests/e2e/README.md lists them).
 
 import { randomUUID } from 'node:crypto';
@@ -440,6 +443,18 @@ function createServer() {
         async (request) => {
             subscriptions.delete(request.params.uri);
             return {};
+        },
+    );
+    server.registerTool('subscribed_resources', { description: 'The URIs subscribed to, as JSON' }, async () =>
+        text(JSON.stringify([...subscriptions].sort())),
+    );
+    server.registerTool(
+        'touch_resource',
+        { description: 'Sends resources/updated for a subscribed URI', inputSchema: { uri: z.string() } },
+        async ({ uri }) => {
+            if (!subscriptions.has(uri)) return text('not subscribed');
+            await server.server.sendResourceUpdated({ uri });
+            return text('touched');
         },
     );
 

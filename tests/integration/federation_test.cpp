@@ -510,3 +510,100 @@ TEST_F(FederationQuestionsSuite, AnUnansweredQuestionHoldsUpOtherCallsQuestionsO
 
 }  // namespace
 }  // namespace crank::testing
+
+namespace crank::testing {
+namespace {
+
+// Issue 25: notifications.resourceSubscriptions of a 2026-07-28 listen. The listen subscribes on
+// the workspace's catalog (the upstream is told once), acknowledges the resources it could,
+// gets their resources/updated tagged with its id, and its subscriptions end with its stream;
+// a 2025 session's end with the session (before, an upstream stayed subscribed for ever).
+class FederationListenSuite : public CrankdSuite<FederationListenSuite> {
+protected:
+    static void SetUpTestSuite() {
+        startCrankd(
+            R"("upstreams": [{"name": "watched", "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
+            R"(", "args": [")" CRANK_FIXTURE_SERVER
+            R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500}}])");
+        ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
+    }
+
+    /// The text a 2025 session's call of the fixture tool `tool` returns.
+    static std::string toolText(const std::string& tool, const std::string& arguments = "{}") {
+        McpClient client(port_);
+        if (!client.open()) {
+            return "";
+        }
+        const rapidjson::Document result = client.callTool(tool, arguments);
+        return result.HasMember("content") ? result["content"][0]["text"].GetString() : "";
+    }
+
+    /// True once the fixture's subscriptions are `expected` (JSON text), within 10 s.
+    static bool subscribedBecomes(const std::string& expected) {
+        for (int i = 0; i < 100; ++i) {
+            if (toolText("subscribed_resources") == expected) {
+                return true;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        return false;
+    }
+};
+
+TEST_F(FederationListenSuite, AListenFollowsItsResourcesUntilItCloses) {
+    ASSERT_TRUE(subscribedBecomes("[]"));
+    {
+        SseReader listen(
+            port_, "POST",
+            {{"Content-Type", "application/json"},
+             {"Accept", "application/json, text/event-stream"},
+             {"MCP-Protocol-Version", "2026-07-28"},
+             {"Mcp-Method", "subscriptions/listen"}},
+            R"({"jsonrpc":"2.0","id":"watch-1","method":"subscriptions/listen","params":{)"
+            R"("notifications":{"resourceSubscriptions":["test://watched-resource",)"
+            R"("test://other-resource","test://watched-resource"]},)"
+            R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+            R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
+        ASSERT_NE(listen.head().find("200 OK"), std::string::npos) << listen.head();
+        const auto ack = listen.next();
+        ASSERT_TRUE(ack);
+        // Each once (the workspace's only upstream serves every URI, and takes both).
+        EXPECT_NE(ack->data.find(R"("resourceSubscriptions":["test://watched-resource",)"
+                                 R"("test://other-resource"])"),
+                  std::string::npos)
+            << ack->data;
+        EXPECT_EQ(toolText("subscribed_resources"),
+                  R"(["test://other-resource","test://watched-resource"])");
+
+        EXPECT_EQ(toolText("touch_resource", R"({"uri":"test://watched-resource"})"), "touched");
+        const auto updated = listen.next();
+        ASSERT_TRUE(updated);
+        rapidjson::Document doc;
+        doc.Parse(updated->data.c_str());
+        ASSERT_TRUE(doc.IsObject()) << updated->data;
+        EXPECT_STREQ(doc["method"].GetString(), "notifications/resources/updated");
+        EXPECT_STREQ(doc["params"]["uri"].GetString(), "test://watched-resource");
+        EXPECT_STREQ(doc["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].GetString(),
+                     "watch-1");
+    }
+    // The stream closed: the last subscriber is gone, and the upstream is told.
+    EXPECT_TRUE(subscribedBecomes("[]")) << toolText("subscribed_resources");
+}
+
+TEST_F(FederationListenSuite, ASessionsSubscriptionsEndWithTheSession) {
+    ASSERT_TRUE(subscribedBecomes("[]"));
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    const Reply subscribed = client.post(
+        R"({"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}})");
+    ASSERT_EQ(subscribed.status, 200) << subscribed.body;
+    EXPECT_EQ(toolText("subscribed_resources"), R"(["test://watched-resource"])");
+    const Reply deleted =
+        exchange(port_, "DELETE", "/mcp",
+                 {{"Mcp-Session-Id", client.session()}, {"MCP-Protocol-Version", "2025-11-25"}});
+    ASSERT_EQ(deleted.status, 200) << deleted.body;
+    EXPECT_TRUE(subscribedBecomes("[]")) << toolText("subscribed_resources");
+}
+
+}  // namespace
+}  // namespace crank::testing

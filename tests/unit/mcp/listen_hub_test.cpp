@@ -28,6 +28,7 @@ TEST(ListenHubTest, ReadsTheKindsAskedFor) {
     EXPECT_FALSE(filter->prompts_list_changed);
     EXPECT_FALSE(filter->resources_list_changed);
     EXPECT_EQ(filter->task_ids, std::vector<std::string>{"x"});
+    EXPECT_EQ(filter->resource_uris, std::vector<std::string>{"file:///a"});
     for (const char* none : {"", "{}", R"({"notifications":null})", R"({"notifications":{}})"}) {
         auto empty = parseListenFilter(none);
         ASSERT_TRUE(empty) << none;
@@ -50,6 +51,12 @@ TEST(ListenHubTest, RefusesAMalformedFilterNamingTheMember) {
         {R"({"notifications":{"taskIds":"t1"}})", "params.notifications.taskIds must be an array"},
         {R"({"notifications":{"taskIds":[1]}})", "params.notifications.taskIds must be an array"},
         {R"({"notifications":{"taskIds":[""]}})", "params.notifications.taskIds must be an array"},
+        {R"({"notifications":{"resourceSubscriptions":{}}})",
+         "params.notifications.resourceSubscriptions must be an array of at most 64 resource URIs"},
+        {R"({"notifications":{"resourceSubscriptions":[null]}})",
+         "params.notifications.resourceSubscriptions must be an array"},
+        {R"({"notifications":{"resourceSubscriptions":["file:///a",""]}})",
+         "params.notifications.resourceSubscriptions must be an array"},
         {"[1]", "params"},
         {R"({"notifications":{"toolsListChanged":true)", "params"},
     };
@@ -74,6 +81,28 @@ TEST(ListenHubTest, TaskIdsAreBoundedInCountAndLengthAndKeptOnce) {
     EXPECT_EQ(repeated->task_ids, (std::vector<std::string>{"a", "b"}));
 }
 
+TEST(ListenHubTest, ResourceSubscriptionsAreBoundedInCountAndLengthAndKeptOnce) {
+    std::string uris;
+    for (std::size_t i = 0; i <= kMaxListenResources; ++i) {
+        uris += (i == 0 ? "" : ",") + std::string("\"file:///") + std::to_string(i) + "\"";
+    }
+    EXPECT_FALSE(
+        parseListenFilter(R"({"notifications":{"resourceSubscriptions":[)" + uris + "]}}"));
+    EXPECT_FALSE(parseListenFilter(R"({"notifications":{"resourceSubscriptions":[")" +
+                                   std::string(kMaxListenUriBytes + 1, 'x') + R"("]}})"));
+    EXPECT_TRUE(parseListenFilter(R"({"notifications":{"resourceSubscriptions":[")" +
+                                  std::string(kMaxListenUriBytes, 'x') + R"("]}})"));
+    auto repeated = parseListenFilter(
+        R"({"notifications":{"resourceSubscriptions":["file:///a","file:///\u0061","x:b"]}})");
+    ASSERT_TRUE(repeated);
+    EXPECT_EQ(repeated->resource_uris, (std::vector<std::string>{"file:///a", "x:b"}));
+}
+
+TEST(ListenHubTest, ListensAreSubscribersByTheirKey) {
+    EXPECT_EQ(listenSubscriber(42), "listen:42");
+    EXPECT_NE(listenSubscriber(1), listenSubscriber(11));
+}
+
 TEST(ListenHubTest, AcknowledgesTheHonouredKindsWithTheListensId) {
     ListenFilter honoured;
     honoured.tools_list_changed = true;
@@ -90,6 +119,11 @@ TEST(ListenHubTest, AcknowledgesTheHonouredKindsWithTheListensId) {
     ASSERT_TRUE(withTasks["notifications"]["taskIds"].IsArray());
     EXPECT_EQ(withTasks["notifications"]["taskIds"].Size(), 2U);
     EXPECT_STREQ(withTasks["notifications"]["taskIds"][1].GetString(), "job_2");
+    ListenFilter resources;
+    resources.resource_uris = {"file:///a", "x:\"b\""};
+    const auto withResources = parsed(acknowledgement(resources, "9"));
+    ASSERT_TRUE(withResources["notifications"]["resourceSubscriptions"].IsArray());
+    EXPECT_STREQ(withResources["notifications"]["resourceSubscriptions"][1].GetString(), "x:\"b\"");
 }
 
 TEST(ListenHubTest, TagsNotificationsWithTheSubscriptionId) {
