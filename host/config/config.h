@@ -244,6 +244,10 @@ struct UpstreamConfig {
     /// A request of the upstream to the client (sampling, elicitation) waits at most this long.
     std::int64_t client_request_timeout_ms = 300'000;
     std::int64_t max_list_items = 10'000;  ///< tools (and resources, ...) taken from one list
+    /// Resources of this upstream one client (a 2025 session, a 2026 listen) may follow, and
+    /// all the clients of one agent together.
+    std::int64_t max_subscriptions_per_client = 256;
+    std::int64_t max_subscriptions_per_agent = 1'024;
 
     /// The published name of the upstream's `name`.
     std::string publishedName(const std::string& upstream_name) const {

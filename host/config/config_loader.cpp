@@ -1042,6 +1042,10 @@ void Loader::readUpstreams(const Json* v) {
         u.client_request_timeout_ms =
             r.integer("client_request_timeout_ms", u.client_request_timeout_ms, 100, 86'400'000);
         u.max_list_items = r.integer("max_list_items", u.max_list_items, 1, 1'000'000);
+        u.max_subscriptions_per_client =
+            r.integer("max_subscriptions_per_client", u.max_subscriptions_per_client, 1, 100'000);
+        u.max_subscriptions_per_agent =
+            r.integer("max_subscriptions_per_agent", u.max_subscriptions_per_agent, 1, 1'000'000);
         r.finish();
         config_.upstreams.push_back(std::move(u));
     }

@@ -17,6 +17,7 @@
 #include <rapidjson/document.h>
 
 #include "config/plugin_secrets.h"
+#include "federation/resource_subscriptions.h"
 #include "json/json_text.h"
 #include "log/log.h"
 #include "mcp/log_level.h"
@@ -397,21 +398,11 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     std::map<std::string, std::map<std::string, std::string>> publishedTools;
     /// Per workspace: published resources, templates, prompts (what the catalog lists).
     std::map<std::string, Lists> published;
-    /// A resource clients subscribed to here, and the upstream subscribed to it for them.
-    struct Subscription {
-        Link* owner = nullptr;
-        std::set<std::string> subscribers;  ///< MCP sessions and listens
-    };
-    /// (workspace, uri) -> who subscribed to it.
-    std::map<std::pair<std::string, std::string>, Subscription> subscriptions;
+    /// What clients follow here (resources/subscribe, listens' resourceSubscriptions).
+    ResourceSubscriptions subscriptions;
     /// Resources whose last subscriber went away, to unsubscribe upstream (the refresher's work,
-    /// so that forget() never waits on an upstream).
-    struct Unsubscribe {
-        Link* owner = nullptr;
-        std::string workspace;
-        std::string uri;
-    };
-    std::vector<Unsubscribe> unsubscribes;
+    /// so that Catalog::forget never waits on an upstream). Under mutex.
+    std::vector<ResourceSubscriptions::Orphan> unsubscribes;
     /// Per workspace: published tool name -> the upstream and its own name for it.
     std::map<std::string, std::map<std::string, std::pair<Link*, std::string>>> toolOwners;
 
@@ -690,21 +681,22 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     /// Tells upstreams of the resources nobody here follows any more (unless somebody subscribed
     /// again meanwhile).
     void unsubscribeUnused() {
-        std::vector<Unsubscribe> pending;
+        std::vector<ResourceSubscriptions::Orphan> pending;
         {
             const std::lock_guard lock(mutex);
             pending.swap(unsubscribes);
         }
-        for (const Unsubscribe& u : pending) {
-            {
-                const std::lock_guard lock(mutex);
-                if (subscriptions.count({u.workspace, u.uri}) != 0) {
-                    continue;
-                }
+        for (const auto& orphan : pending) {
+            if (stopping.load() ||
+                !subscriptions.subscribers(orphan.workspace, orphan.uri).empty()) {
+                continue;  // followed again meanwhile: the upstream stays subscribed
             }
-            if (!stopping.load()) {
-                request(*u.owner, "resources/unsubscribe", R"({"uri":)" + jsonString(u.uri) + "}",
-                        nullptr);
+            for (auto& link : links) {
+                if (link->config.name == orphan.upstream &&
+                    link->config.workspace == orphan.workspace) {
+                    request(*link, "resources/unsubscribe",
+                            R"({"uri":)" + jsonString(orphan.uri) + "}", nullptr);
+                }
             }
         }
     }
@@ -755,15 +747,10 @@ void Link::notify(std::string_view method, std::string_view raw_params_json) noe
                 return;
             }
             mcp::CatalogNotice notice{std::string(method), std::string(params_json), {}, {}};
-            {
-                const std::lock_guard lock(owner->mutex);
-                const auto it =
-                    owner->subscriptions.find({config.workspace, stringMember(params, "uri")});
-                if (it == owner->subscriptions.end()) {
-                    return;
-                }
-                notice.sessions.assign(it->second.subscribers.begin(),
-                                       it->second.subscribers.end());
+            notice.sessions =
+                owner->subscriptions.subscribers(config.workspace, stringMember(params, "uri"));
+            if (notice.sessions.empty()) {
+                return;
             }
             owner->noticeToWorkspace(config.workspace, notice);
         } else if (method == "notifications/tasks/status") {
@@ -953,58 +940,43 @@ public:
     mcp::CatalogReply subscription(Link& owner, bool subscribe, const std::string& uri,
                                    std::string_view params_json, mcp::ToolCall& call,
                                    const std::string& subscriber) {
-        const std::pair<std::string, std::string> key{workspace_, uri};
-        bool tell = false;
-        {
-            const std::lock_guard lock(impl_.mutex);
-            auto& entry = impl_.subscriptions[key];
-            entry.owner = &owner;
-            const bool wasEmpty = entry.subscribers.empty();
-            if (subscribe) {
-                tell = entry.subscribers.insert(subscriber).second && wasEmpty;
-            } else {
-                tell = entry.subscribers.erase(subscriber) != 0 && entry.subscribers.empty();
-                if (entry.subscribers.empty()) {
-                    impl_.subscriptions.erase(key);
-                }
+        const std::string method = subscribe ? "resources/subscribe" : "resources/unsubscribe";
+        const std::string params(params_json.empty() ? "{}" : params_json);
+        if (!subscribe) {
+            if (!impl_.subscriptions.remove(workspace_, uri, subscriber)) {
+                return mcp::CatalogReply{"{}", {}};
             }
+            return forward(owner, method, params, call);
         }
-        if (!tell) {
+        const Result<bool> first = impl_.subscriptions.add(
+            workspace_, uri, owner.config.name, subscriber, call.caller().agent,
+            {static_cast<std::size_t>(owner.config.max_subscriptions_per_client),
+             static_cast<std::size_t>(owner.config.max_subscriptions_per_agent)});
+        if (!first) {
+            return error(first.error().code == ErrorCode::invalid_argument ? -32602 : -32603,
+                         method + ": " + first.error().message);
+        }
+        if (!*first) {
             return mcp::CatalogReply{"{}", {}};
         }
-        mcp::CatalogReply reply =
-            forward(owner, subscribe ? "resources/subscribe" : "resources/unsubscribe",
-                    std::string(params_json.empty() ? "{}" : params_json), call);
-        if (subscribe && !reply.error_json.empty()) {
+        mcp::CatalogReply reply = forward(owner, method, params, call);
+        if (!reply.error_json.empty()) {
             // Not subscribed upstream: neither is the subscriber.
-            const std::lock_guard lock(impl_.mutex);
-            const auto it = impl_.subscriptions.find(key);
-            if (it != impl_.subscriptions.end()) {
-                it->second.subscribers.erase(subscriber);
-                if (it->second.subscribers.empty()) {
-                    impl_.subscriptions.erase(it);
-                }
-            }
+            impl_.subscriptions.remove(workspace_, uri, subscriber);
         }
         return reply;
     }
 
     void forget(const std::string& subscriber) override {
+        auto orphans = impl_.subscriptions.forget(workspace_, subscriber);
+        if (orphans.empty()) {
+            return;
+        }
         const std::lock_guard lock(impl_.mutex);
-        bool queued = false;
-        for (auto it = impl_.subscriptions.begin(); it != impl_.subscriptions.end();) {
-            if (it->first.first == workspace_ && it->second.subscribers.erase(subscriber) != 0 &&
-                it->second.subscribers.empty()) {
-                impl_.unsubscribes.push_back({it->second.owner, it->first.first, it->first.second});
-                queued = true;
-                it = impl_.subscriptions.erase(it);
-            } else {
-                ++it;
-            }
+        for (auto& orphan : orphans) {
+            impl_.unsubscribes.push_back(std::move(orphan));
         }
-        if (queued) {
-            impl_.wake.notify_all();
-        }
+        impl_.wake.notify_all();
     }
 
     bool ownsTool(std::string_view name) const override {
