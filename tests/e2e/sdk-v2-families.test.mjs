@@ -5,9 +5,11 @@
 // requests but what crankd stores. The SDK checks every structuredContent against the tool's
 // outputSchema. crankd loads the synthetic fixture plugin (CRANK_EXTRA_CONFIG, tests/CMakeLists.txt).
 //
-// The same job as a task (the io.modelcontextprotocol/tasks extension) is not here: SDK v2 2.4.0
-// refuses a tools/call result whose resultType is not "complete"; it is tested over raw HTTP in
-// tests/integration/modern_tasks_test.cpp.
+// The same job as a task (the io.modelcontextprotocol/tasks extension) goes through the SDK v2
+// client package's own transport (StreamableHTTPClientTransport, which sets the era's headers from
+// each message's _meta): its Client, in 2.4.0, refuses a tools/call result whose resultType is not
+// "complete", so the messages are written here. tests/integration/modern_tasks_test.cpp covers
+// the extension's errors over raw HTTP.
 //
 //   CRANK_MCP_URL=http://127.0.0.1:8080/mcp node --test tests/e2e/sdk-v2-families.test.mjs
 
@@ -37,6 +39,37 @@ const clients = [];
 after(async () => {
     await Promise.allSettled(clients.map((c) => c.close()));
 });
+
+/** A 2026-07-28 exchange over the SDK v2 transport alone, declaring the Tasks extension. */
+async function rawTransport() {
+    const transport = new StreamableHTTPClientTransport(new URL(URL_ENV));
+    const waiting = new Map();
+    transport.onmessage = (message) => {
+        const resolve = waiting.get(message.id);
+        if (resolve) {
+            waiting.delete(message.id);
+            resolve(message);
+        }
+    };
+    transport.onerror = () => {};
+    await transport.start();
+    clients.push(transport);
+    const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        'io.modelcontextprotocol/clientInfo': { name: 'crank-e2e-v2-tasks', version: '1.0.0' },
+    };
+    let next = 1;
+    return async (method, params) => {
+        const id = next++;
+        const answered = new Promise((resolve) => waiting.set(id, resolve));
+        await transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } });
+        const timeout = sleep(REQUEST_TIMEOUT).then(() => ({ error: { message: `${method}: no answer` } }));
+        const message = await Promise.race([answered, timeout]);
+        assert.equal(message.error, undefined, `${method}: ${JSON.stringify(message)}`);
+        return message.result;
+    };
+}
 
 async function connect(mode) {
     const client = new Client({ name: 'crank-e2e-v2-families', version: '1.0.0' }, { versionNegotiation: { mode } });
@@ -95,3 +128,32 @@ for (const mode of [{ pin: '2026-07-28' }, 'auto']) {
         });
     });
 }
+
+describe('SDK v2 transport: the same job as a task', { skip: !URL_ENV && 'CRANK_MCP_URL is not set' }, () => {
+    it('a declaring _start creates a task; tasks/get follows it to its inlined result', { timeout: TEST_TIMEOUT }, async () => {
+        const request = await rawTransport();
+        const created = await request('tools/call', { name: 'j_report_start', arguments: { items: 3, delay_ms: 100 } });
+        assert.equal(created.resultType, 'task', JSON.stringify(created));
+        assert.equal(typeof created.taskId, 'string', JSON.stringify(created));
+        assert.equal(created.status, 'working', JSON.stringify(created));
+        let task;
+        for (let i = 0; i < 400; i++) {
+            task = await request('tasks/get', { taskId: created.taskId });
+            if (task.status !== 'working') break;
+            await sleep(50);
+        }
+        assert.equal(task.status, 'completed', JSON.stringify(task));
+        assert.equal(task.result.isError, false, JSON.stringify(task));
+        assert.equal(task.result.structuredContent.items.length, 3, JSON.stringify(task));
+
+        const long = await request('tools/call', { name: 'j_report_start', arguments: { items: 1, delay_ms: 30_000 } });
+        assert.equal(long.resultType, 'task', JSON.stringify(long));
+        assert.equal((await request('tasks/cancel', { taskId: long.taskId })).resultType, 'complete');
+        for (let i = 0; i < 200; i++) {
+            task = await request('tasks/get', { taskId: long.taskId });
+            if (task.status !== 'working') break;
+            await sleep(50);
+        }
+        assert.equal(task.status, 'cancelled', JSON.stringify(task));
+    });
+});
