@@ -200,7 +200,8 @@ private:
         const std::vector<std::string> names = op_.config.toolNames();
         const mcp::Caller caller = call_.caller();
         main_ = step(names[0], request_.arguments_json, [&] {
-            return runner_.startJob(request_.operation, request_.arguments_json, caller);
+            return runner_.startJob(request_.operation, request_.arguments_json, caller,
+                                    call_.trace());
         });
         if (steps_[main_].result.is_error) {
             return;

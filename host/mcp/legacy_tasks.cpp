@@ -52,7 +52,7 @@ std::string LegacyTasks::capabilityJson(std::string_view version) const {
 
 MethodAnswer LegacyTasks::create(const JsonRpcMessage& message, const ToolCallParams& params,
                                  const std::shared_ptr<McpSession>& session, const Who& who,
-                                 std::optional<std::uint64_t> stream) {
+                                 std::optional<std::uint64_t> stream, const TraceContext& trace) {
     if (who.catalog != nullptr && who.catalog->ownsTool(params.name)) {
         SessionScope scope(session, who, stream, true);
         return methods_.catalogRequest(message, scope)
@@ -81,7 +81,8 @@ MethodAnswer LegacyTasks::create(const JsonRpcMessage& message, const ToolCallPa
         return MethodAnswer::error(kMethodNotFound, "tools/call: tool " + params.name +
                                                         " does not support task-augmented calls");
     }
-    auto created = backend_->create(params.name, params.arguments_json, who.caller(), ttl);
+    auto created =
+        backend_->create(params.name, params.arguments_json, who.caller(), ttl, {}, nullptr, trace);
     if (!created) {
         return MethodAnswer::error(taskErrorCode(created.error()),
                                    "tools/call: " + created.error().message);

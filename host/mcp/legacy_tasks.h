@@ -49,7 +49,7 @@ public:
     /// create it) and answers CreateTaskResult.
     MethodAnswer create(const JsonRpcMessage& message, const ToolCallParams& params,
                         const std::shared_ptr<McpSession>& session, const Who& who,
-                        std::optional<std::uint64_t> stream);
+                        std::optional<std::uint64_t> stream, const TraceContext& trace = {});
     /// tasks/get, tasks/list, tasks/cancel.
     MethodAnswer method(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
                         const Who& who);

@@ -361,7 +361,9 @@ MethodAnswer LegacyTransport::toolsCall(const JsonRpcMessage& message,
     }
     if (tasks_.enabled(*session)) {
         if (!params->task_json.empty()) {
-            return tasks_.create(message, *params, session, who, stream);
+            return tasks_.create(
+                message, *params, session, who, stream,
+                requestTraceContext(params->meta.traceparent, params->meta.tracestate, headers));
         }
         if (auto definition = who.tools->find(params->name);
             definition && definition->task_support == "required") {

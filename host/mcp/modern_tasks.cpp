@@ -68,7 +68,8 @@ std::optional<MethodAnswer> ModernTasks::call(const ToolCallParams& params,
                                               const ToolDefinition* definition, bool declared,
                                               const Who& who,
                                               std::string_view client_capabilities_json,
-                                              const InputRound* answers) const {
+                                              const InputRound* answers,
+                                              const TraceContext& trace) const {
     if (backend_ == nullptr || definition == nullptr || definition->task_support.empty()) {
         return std::nullopt;
     }
@@ -83,8 +84,9 @@ std::optional<MethodAnswer> ModernTasks::call(const ToolCallParams& params,
     }
     // The legacy `params.task` (and its ttl) is not read: the task is the server's choice, and
     // the backend keeps it as long as the operation says.
-    Result<TaskInfo> created = backend_->create(params.name, params.arguments_json, who.caller(),
-                                                std::nullopt, client_capabilities_json, answers);
+    Result<TaskInfo> created =
+        backend_->create(params.name, params.arguments_json, who.caller(), std::nullopt,
+                         client_capabilities_json, answers, trace);
     if (!created) {
         if (created.error().code == ErrorCode::not_found) {
             return std::nullopt;  // a tool the backend cannot run (e.g. an upstream's): run it

@@ -56,7 +56,8 @@ public:
     std::optional<MethodAnswer> call(const ToolCallParams& params, const ToolDefinition* definition,
                                      bool declared, const Who& who,
                                      std::string_view client_capabilities_json = {},
-                                     const InputRound* answers = nullptr) const;
+                                     const InputRound* answers = nullptr,
+                                     const TraceContext& trace = {}) const;
 
     /// tasks/get, tasks/update or tasks/cancel from a request that declared the extension (the
     /// caller checks the declaration and refuses tasks/result and tasks/list).

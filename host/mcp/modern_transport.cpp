@@ -302,10 +302,10 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     }
     // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663),
     // made for a request that declared the extension (a round of input comes before it).
-    if (auto task =
-            tasks_.call(*params, definition ? &*definition : nullptr,
-                        declaresExtension(meta.client_capabilities_json, kTasksExtension), who,
-                        meta.client_capabilities_json, round->retry ? &*round->retry : nullptr)) {
+    if (auto task = tasks_.call(*params, definition ? &*definition : nullptr,
+                                declaresExtension(meta.client_capabilities_json, kTasksExtension),
+                                who, meta.client_capabilities_json,
+                                round->retry ? &*round->retry : nullptr, trace)) {
         reply(response, message, *task, since);
         return;
     }

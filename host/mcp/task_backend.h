@@ -65,10 +65,12 @@ public:
     /// the client asks only for those).
     /// `answers`: the input round the tool's first run starts with (the answers of the
     /// tools/call's own MRTR rounds; ToolDefinition::input_before_task), or null.
+    /// `trace`: the creating request's W3C trace context, which the task's runs carry upstream.
     virtual Result<TaskInfo> create(std::string_view tool, std::string_view arguments_json,
                                     const Caller& caller, std::optional<std::int64_t> ttl_ms,
                                     std::string_view client_capabilities_json = {},
-                                    const InputRound* answers = nullptr) = 0;
+                                    const InputRound* answers = nullptr,
+                                    const TraceContext& trace = {}) = 0;
     virtual Result<TaskInfo> get(std::string_view task_id, const Caller& caller) = 0;
     /// `cursor`: empty for the first page, else a next_cursor given before (invalid_argument
     /// when it is not one).

@@ -20,6 +20,7 @@ struct ToolTasks::Task {
     std::string tool;
     std::string arguments_json;
     std::string capabilities_json;
+    TraceContext trace;  ///< the creating request's, carried by every run
     ToolRegistry* registry = nullptr;
     std::optional<InputRound> first_round;  ///< the answers the first run starts with
     std::int64_t expires_at_ms = 0;
@@ -41,7 +42,9 @@ struct ToolTasks::Task {
 class ToolTasks::TaskCall final : public ToolCall {
 public:
     TaskCall(std::shared_ptr<Task> task, const std::atomic<bool>& stopping)
-        : task_(std::move(task)), stopping_(stopping) {}
+        : task_(std::move(task)), stopping_(stopping) {
+        setTrace(task_->trace);
+    }
 
     bool cancelled() const override { return task_->cancel_requested.load() || stopping_.load(); }
     void progress(double, std::optional<double>, std::string_view) override {}
@@ -114,7 +117,7 @@ void ToolTasks::sweep(std::int64_t now_ms) {
 Result<TaskInfo> ToolTasks::create(std::string_view tool, std::string_view arguments_json,
                                    const Caller& caller, std::optional<std::int64_t> /*ttl_ms*/,
                                    std::string_view client_capabilities_json,
-                                   const InputRound* answers) {
+                                   const InputRound* answers, const TraceContext& trace) {
     const auto registry = tools_.find(caller.workspace);
     if (registry == tools_.end() || registry->second == nullptr) {
         return Error{ErrorCode::not_found, "tool " + std::string(tool) + " cannot run as a task"};
@@ -127,6 +130,7 @@ Result<TaskInfo> ToolTasks::create(std::string_view tool, std::string_view argum
     task->tool = std::string(tool);
     task->arguments_json = std::string(arguments_json.empty() ? "{}" : arguments_json);
     task->capabilities_json = std::string(client_capabilities_json);
+    task->trace = trace;
     task->registry = registry->second;
     if (answers != nullptr) {
         task->first_round = *answers;
@@ -395,10 +399,11 @@ TaskBackends::TaskBackends(const std::vector<TaskBackend*>& backends) {
 Result<TaskInfo> TaskBackends::create(std::string_view tool, std::string_view arguments_json,
                                       const Caller& caller, std::optional<std::int64_t> ttl_ms,
                                       std::string_view client_capabilities_json,
-                                      const InputRound* answers) {
+                                      const InputRound* answers, const TraceContext& trace) {
     Result<TaskInfo> last = Error{ErrorCode::not_found, "no task backend"};
     for (TaskBackend* b : backends_) {
-        last = b->create(tool, arguments_json, caller, ttl_ms, client_capabilities_json, answers);
+        last = b->create(tool, arguments_json, caller, ttl_ms, client_capabilities_json, answers,
+                         trace);
         if (last || last.error().code != ErrorCode::not_found) {
             return last;
         }

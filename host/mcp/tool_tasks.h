@@ -57,7 +57,8 @@ public:
     Result<TaskInfo> create(std::string_view tool, std::string_view arguments_json,
                             const Caller& caller, std::optional<std::int64_t> ttl_ms,
                             std::string_view client_capabilities_json = {},
-                            const InputRound* answers = nullptr) override;
+                            const InputRound* answers = nullptr,
+                            const TraceContext& trace = {}) override;
     Result<TaskInfo> get(std::string_view task_id, const Caller& caller) override;
     Result<TaskPage> list(const Caller& caller, std::string_view cursor) override;
     Result<TaskInfo> cancel(std::string_view task_id, const Caller& caller) override;
@@ -110,7 +111,8 @@ public:
     Result<TaskInfo> create(std::string_view tool, std::string_view arguments_json,
                             const Caller& caller, std::optional<std::int64_t> ttl_ms,
                             std::string_view client_capabilities_json = {},
-                            const InputRound* answers = nullptr) override;
+                            const InputRound* answers = nullptr,
+                            const TraceContext& trace = {}) override;
     Result<TaskInfo> get(std::string_view task_id, const Caller& caller) override;
     /// The first backend's list (the durable jobs'): pages of one backend only.
     Result<TaskPage> list(const Caller& caller, std::string_view cursor) override;

@@ -305,8 +305,8 @@ std::optional<Error> JobRegistry::checkLimits(const mcp::Caller& caller) const {
 }
 
 Result<JobRecord> JobRegistry::submit(const OperationPtr& op, std::string_view arguments_json,
-                                      const mcp::Caller& caller, std::int64_t ttl_ms,
-                                      std::string& refusal_text) {
+                                      const mcp::Caller& caller, const mcp::TraceContext& trace,
+                                      std::int64_t ttl_ms, std::string& refusal_text) {
     if (!store_) {
         return Error{ErrorCode::unavailable, "jobs need a store (store.path)"};
     }
@@ -342,6 +342,10 @@ Result<JobRecord> JobRegistry::submit(const OperationPtr& op, std::string_view a
     row.owner_node = options_.node_id;
     row.heartbeat_at = now;
     row.input_json = std::string(arguments_json);
+    row.traceparent = trace.traceparent;
+    row.tracestate = trace.tracestate;
+    live->request.traceparent = trace.traceparent;
+    live->request.tracestate = trace.tracestate;
     auto created = store_->createJob(std::move(row));
     if (!created) {
         return Error{ErrorCode::unavailable, "cannot record the job: " + created.error().message};
@@ -355,9 +359,11 @@ Result<JobRecord> JobRegistry::submit(const OperationPtr& op, std::string_view a
 }
 
 Result<std::string> JobRegistry::startJob(const OperationPtr& op, std::string_view arguments_json,
-                                          const mcp::Caller& caller) {
+                                          const mcp::Caller& caller,
+                                          const mcp::TraceContext& trace) {
     std::string refusal;
-    auto job = submit(op, arguments_json, caller, op->config.execution.result_ttl_ms, refusal);
+    auto job =
+        submit(op, arguments_json, caller, trace, op->config.execution.result_ttl_ms, refusal);
     Result<std::string> out = Error{ErrorCode::internal, ""};
     if (!job) {
         out = job.error();
@@ -569,7 +575,8 @@ Result<mcp::TaskInfo> JobRegistry::create(std::string_view tool, std::string_vie
                                           const mcp::Caller& caller,
                                           std::optional<std::int64_t> ttl_ms,
                                           std::string_view /*client_capabilities_json*/,
-                                          const mcp::InputRound* /*answers*/) {
+                                          const mcp::InputRound* /*answers*/,
+                                          const mcp::TraceContext& trace) {
     OperationPtr op;
     {
         const std::lock_guard lock(mutex_);
@@ -584,7 +591,7 @@ Result<mcp::TaskInfo> JobRegistry::create(std::string_view tool, std::string_vie
     const std::int64_t ttl =
         ttl_ms ? std::clamp(*ttl_ms, std::min(kMinTaskTtlMs, retention), retention) : retention;
     std::string refusal;
-    auto job = submit(op, arguments_json, caller, ttl, refusal);
+    auto job = submit(op, arguments_json, caller, trace, ttl, refusal);
     const Result<std::string> outcome =
         job ? Result<std::string>(std::string()) : Result<std::string>(job.error());
     audit(caller, op->config.name, "start", outcome, job ? std::string_view(job->id) : "",
@@ -957,6 +964,8 @@ void JobRegistry::recover(const std::vector<JobRecord>& rows, bool own) {
         live->id = row.id;
         live->op = op;
         live->caller = ownerOf(row);
+        live->request.traceparent = row.traceparent;  // the starting request's, kept with it
+        live->request.tracestate = row.tracestate;
         live->ttl_ms = std::max<std::int64_t>(row.expires_at - row.created_at, kMinTaskTtlMs);
         if (row.status == JobStatus::running) {
             live->request.cursor = *row.cursor;

@@ -85,8 +85,9 @@ public:
     void start();
 
     /// The four tools; each returns the structured result (JSON text) or the refusal.
+    /// `trace`: the starting request's W3C trace context, kept with the job for its runs.
     Result<std::string> startJob(const OperationPtr& op, std::string_view arguments_json,
-                                 const mcp::Caller& caller);
+                                 const mcp::Caller& caller, const mcp::TraceContext& trace = {});
     Result<std::string> status(const Operation& op, std::string_view arguments_json,
                                const mcp::Caller& caller);
     /// `failed` is set when the job ended without a usable result (failed, cancelled,
@@ -103,7 +104,8 @@ public:
     Result<mcp::TaskInfo> create(std::string_view tool, std::string_view arguments_json,
                                  const mcp::Caller& caller, std::optional<std::int64_t> ttl_ms,
                                  std::string_view client_capabilities_json = {},
-                                 const mcp::InputRound* answers = nullptr) override;
+                                 const mcp::InputRound* answers = nullptr,
+                                 const mcp::TraceContext& trace = {}) override;
     Result<mcp::TaskInfo> get(std::string_view task_id, const mcp::Caller& caller) override;
     Result<mcp::TaskPage> list(const mcp::Caller& caller, std::string_view cursor) override;
     Result<mcp::TaskInfo> cancel(std::string_view task_id, const mcp::Caller& caller) override;
@@ -137,8 +139,8 @@ private:
 
     /// Creates the row and queues the job; the stored record.
     Result<store::JobRecord> submit(const OperationPtr& op, std::string_view arguments_json,
-                                    const mcp::Caller& caller, std::int64_t ttl_ms,
-                                    std::string& refusal_text);
+                                    const mcp::Caller& caller, const mcp::TraceContext& trace,
+                                    std::int64_t ttl_ms, std::string& refusal_text);
     /// Reads `{job_id}`, finds the caller's job of `op`, runs `action` on it (which sets the
     /// status to audit) and audits `job.<verb>` with the outcome.
     using JobAction =

@@ -168,11 +168,12 @@ void OperationRunner::startJobs() {
 }
 
 mcp::ToolResult OperationRunner::startJob(const OperationPtr& op, std::string_view arguments_json,
-                                          const mcp::Caller& caller) {
+                                          const mcp::Caller& caller,
+                                          const mcp::TraceContext& trace) {
     if (!jobs_) {
         return textResult(op->scrubber, "async jobs need a store", true);
     }
-    auto started = jobs_->startJob(op, arguments_json, caller);
+    auto started = jobs_->startJob(op, arguments_json, caller, trace);
     if (!started) {
         return textResult(op->scrubber, started.error().message, true);
     }
@@ -678,7 +679,7 @@ void jobTools(const OperationPtr& op, OperationRunner& runner, OperationTools& t
     tools.emplace_back(std::move(start),
                        [op, &runner](std::string_view arguments_json,
                                      mcp::ToolCall& call) -> Result<mcp::ToolResult> {
-                           return runner.startJob(op, arguments_json, call.caller());
+                           return runner.startJob(op, arguments_json, call.caller(), call.trace());
                        });
     mcp::ToolDefinition status;
     status.name = names[1];

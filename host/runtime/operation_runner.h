@@ -59,7 +59,7 @@ public:
     /// The tools of an async_job operation: `{name}_start` (the operation's input, or a task),
     /// `{name}_status`, `{name}_result` and `{name}_cancel` (see JobRegistry).
     mcp::ToolResult startJob(const OperationPtr& op, std::string_view arguments_json,
-                             const mcp::Caller& caller);
+                             const mcp::Caller& caller, const mcp::TraceContext& trace);
     mcp::ToolResult jobStatus(const Operation& op, std::string_view arguments_json,
                               const mcp::Caller& caller);
     mcp::ToolResult jobResult(const Operation& op, std::string_view arguments_json,

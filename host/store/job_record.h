@@ -42,6 +42,10 @@ struct JobRecord {
     /// Last time the owner node said it still holds the job (Store::heartbeatJobs(),
     /// Store::claimJob()); empty until the first heartbeat.
     std::optional<std::int64_t> heartbeat_at;
+    /// The W3C trace context of the request that started the job (empty: none), which its runs
+    /// pass on to the upstream, on whichever node runs them. Rows before schema version 4: "".
+    std::string traceparent;
+    std::string tracestate;
 };
 
 }  // namespace crank::store

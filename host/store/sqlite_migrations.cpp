@@ -126,6 +126,14 @@ const std::vector<SqliteMigration>& sqliteMigrations() {
              R"sql(CREATE INDEX used_request_states_expiry
                  ON used_request_states (expires_at))sql",
          }},
+        // A job's runs carry the W3C trace context of the request that started it, also when
+        // another node takes the job over.
+        {4,
+         "traceparent and tracestate for jobs",
+         {
+             R"sql(ALTER TABLE async_jobs ADD COLUMN traceparent TEXT NOT NULL DEFAULT '')sql",
+             R"sql(ALTER TABLE async_jobs ADD COLUMN tracestate TEXT NOT NULL DEFAULT '')sql",
+         }},
     };
     return migrations;
 }

@@ -290,7 +290,7 @@ struct SessionRows {
 constexpr std::string_view kJobColumns =
     "id, workspace_id, agent_id, operation_id, status, progress_json, result_json, error_json, "
     "expires_at, created_at, updated_at, finished_at, owner_node, cursor, input_json, "
-    "heartbeat_at";
+    "heartbeat_at, traceparent, tracestate";
 
 struct JobRows {
     std::vector<std::string> id, workspace_id, agent_id, operation_id, status;
@@ -300,6 +300,7 @@ struct JobRows {
     std::vector<Poco::Nullable<std::string>> owner_node, cursor;
     std::vector<std::string> input_json;
     std::vector<Poco::Nullable<std::int64_t>> heartbeat_at;
+    std::vector<std::string> traceparent, tracestate;
 
     void attach(Poco::Data::Statement& statement) {
         statement.addExtract(into(id));
@@ -318,6 +319,8 @@ struct JobRows {
         statement.addExtract(into(cursor));
         statement.addExtract(into(input_json));
         statement.addExtract(into(heartbeat_at));
+        statement.addExtract(into(traceparent));
+        statement.addExtract(into(tracestate));
     }
 
     Result<std::vector<JobRecord>> records() const {
@@ -333,7 +336,7 @@ struct JobRows {
                                     optionalOf(error_json[i]), expires_at[i], created_at[i],
                                     updated_at[i], optionalOf(finished_at[i]),
                                     optionalOf(owner_node[i]), optionalOf(cursor[i]), input_json[i],
-                                    optionalOf(heartbeat_at[i])});
+                                    optionalOf(heartbeat_at[i]), traceparent[i], tracestate[i]});
         }
         return out;
     }
@@ -859,20 +862,22 @@ Result<JobRecord> SqliteStore::createJob(JobRecord job) {
                        .required("owner_node", job.owner_node)
                        .longText("cursor", job.cursor)
                        .longText("input_json", job.input_json)
+                       .longText("traceparent", job.traceparent)
+                       .longText("tracestate", job.tracestate)
                        .result();
     if (!checked) {
         return checked.error();
     }
     return impl_->write("store: cannot create job", [&](Session& s) -> Result<JobRecord> {
-        execute(
-            s,
-            "INSERT INTO async_jobs (" + std::string(kJobColumns) +
-                ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            {job.id, job.workspace_id, job.agent_id, job.operation_id,
-             std::string(jobStatusName(job.status)), sqlValue(job.progress_json),
-             sqlValue(job.result_json), sqlValue(job.error_json), job.expires_at, job.created_at,
-             job.updated_at, sqlValue(job.finished_at), sqlValue(job.owner_node),
-             sqlValue(job.cursor), job.input_json, sqlValue(job.heartbeat_at)});
+        execute(s,
+                "INSERT INTO async_jobs (" + std::string(kJobColumns) +
+                    ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                {job.id, job.workspace_id, job.agent_id, job.operation_id,
+                 std::string(jobStatusName(job.status)), sqlValue(job.progress_json),
+                 sqlValue(job.result_json), sqlValue(job.error_json), job.expires_at,
+                 job.created_at, job.updated_at, sqlValue(job.finished_at),
+                 sqlValue(job.owner_node), sqlValue(job.cursor), job.input_json,
+                 sqlValue(job.heartbeat_at), job.traceparent, job.tracestate});
         return job;
     });
 }

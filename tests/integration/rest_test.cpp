@@ -113,6 +113,9 @@ protected:
                 "query": {"tag": "{{tags}}", "limit": "{{limit}}", "flag": true,
                           "missing": "{{nope}}", "q": "{{q}}"},
                 "headers": {"X-Request-Id": "req-{{id}}"}})"),
+            // The same echo as a job: its run carries the starting request's trace context.
+            operation("echo_job", R"({"url": ")" + base + R"(/echo/items/{{ id | url }}?fixed=1"})",
+                      R"({"mode": "async_job", "upstream_timeout_ms": 5000})"),
             operation("echo_unfiltered",
                       R"({"url": ")" + base + R"(/echo/items/{{ id }}?q={{ q }}&fixed=1"})"),
             operation("echo_body", R"({"url": ")" + base + R"(/echo", "method": "POST",
@@ -245,7 +248,7 @@ protected:
                 "window_duration_ms": 20000, "upstream_timeout_ms": 800,
                 "aggregation_mode": "raw_items"})"),
         };
-        operationCount_ = ops.size();
+        operationCount_ = ops.size() + 3;  // echo_job is four tools
         std::string operations;
         for (const std::string& op : ops) {
             operations += (operations.empty() ? "" : ",\n") + op;
@@ -445,6 +448,37 @@ TEST_F(RestTest, PathQueryArrayAndHeaderTemplatesReachTheUpstream) {
     EXPECT_STREQ(r["headers"]["x-request-id"].GetString(), "req-a b/c");
 }
 
+TEST_F(RestTest, AJobsRunCarriesTheTraceContextOfTheRequestThatStartedIt) {
+    constexpr const char* kParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    const Reply started = client_->post(
+        R"({"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo_job_start",)"
+        R"("arguments":{"id":"j"},"_meta":{"traceparent":")" +
+        std::string(kParent) + R"(","tracestate":"job=1"}}})");
+    const rapidjson::Document startedDoc = parse(started.body);
+    ASSERT_TRUE(startedDoc.HasMember("result")) << started.body;
+    const std::string job = startedDoc["result"]["structuredContent"]["job_id"].GetString();
+    // The result is read by later requests that carry no trace context of their own.
+    rapidjson::Document result;
+    for (int i = 0; i < 200; ++i) {
+        const Reply reply = client_->post(
+            R"({"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo_job_result",)"
+            R"("arguments":{"job_id":")" +
+            job + R"("}}})");
+        result = parse(reply.body);
+        ASSERT_TRUE(result.HasMember("result")) << reply.body;
+        if (result["result"]["structuredContent"]["ready"].GetBool()) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    const rapidjson::Value& content = result["result"]["structuredContent"];
+    ASSERT_TRUE(content["ready"].GetBool()) << text(content);
+    const rapidjson::Value& headers = content["result"]["headers"];
+    ASSERT_TRUE(headers.HasMember("traceparent")) << text(content);
+    EXPECT_STREQ(headers["traceparent"].GetString(), kParent);
+    EXPECT_STREQ(headers["tracestate"].GetString(), "job=1");
+}
+
 TEST_F(RestTest, TheClientsTraceContextReachesTheUpstream) {
     constexpr const char* kParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
     constexpr const char* kOther = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
@@ -488,7 +522,7 @@ TEST_F(RestTest, TheClientsTraceContextReachesTheUpstream) {
     const Reply modern = crank::testing::exchange(
         port_, "POST", "/mcp",
         {{"Content-Type", "application/json"},
-         {"Accept", crank::testing::kAccept},
+         {"Accept", kAccept},
          {"MCP-Protocol-Version", "2026-07-28"},
          {"Mcp-Method", "tools/call"},
          {"Mcp-Name", "echo_templates"},

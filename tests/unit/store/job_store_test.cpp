@@ -201,6 +201,8 @@ TEST_P(JobStoreTest, OwnershipFieldsRoundTrip) {
     input.cursor = R"({"page":3})";
     input.input_json = R"({"city":"Oslo"})";
     input.heartbeat_at = 1700000000001;
+    input.traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    input.tracestate = "vendor=a,other=b";
     auto created = store_->createJob(input);
     ASSERT_TRUE(created.ok()) << created.error().message;
     EXPECT_EQ(created->input_json, R"({"city":"Oslo"})");
@@ -211,6 +213,8 @@ TEST_P(JobStoreTest, OwnershipFieldsRoundTrip) {
     EXPECT_EQ(loaded->cursor, std::optional<std::string>(R"({"page":3})"));
     EXPECT_EQ(loaded->input_json, R"({"city":"Oslo"})");
     EXPECT_EQ(loaded->heartbeat_at, std::optional<std::int64_t>(1700000000001));
+    EXPECT_EQ(loaded->traceparent, input.traceparent);
+    EXPECT_EQ(loaded->tracestate, "vendor=a,other=b");
 
     JobFilter all;
     auto listed = store_->listJobs(all);
@@ -220,6 +224,7 @@ TEST_P(JobStoreTest, OwnershipFieldsRoundTrip) {
     EXPECT_EQ(listed->front().cursor, std::optional<std::string>(R"({"page":3})"));
     EXPECT_EQ(listed->front().input_json, R"({"city":"Oslo"})");
     EXPECT_EQ(listed->front().heartbeat_at, std::optional<std::int64_t>(1700000000001));
+    EXPECT_EQ(listed->front().traceparent, input.traceparent);
 
     // Defaults: no owner, no cursor, no heartbeat, input "{}".
     auto plain = store_->createJob(sampleJob());
@@ -230,6 +235,8 @@ TEST_P(JobStoreTest, OwnershipFieldsRoundTrip) {
     EXPECT_FALSE(plain_loaded->cursor.has_value());
     EXPECT_EQ(plain_loaded->input_json, "{}");
     EXPECT_FALSE(plain_loaded->heartbeat_at.has_value());
+    EXPECT_TRUE(plain_loaded->traceparent.empty());
+    EXPECT_TRUE(plain_loaded->tracestate.empty());
 
     JobRecord empty_owner = sampleJob();
     empty_owner.owner_node = "";
