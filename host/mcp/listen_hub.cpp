@@ -163,6 +163,10 @@ void ListenHub::add(std::uint64_t key, const std::string& workspace, const std::
     stream->send(first);
     listens_.emplace(key, Listen{workspace, agent, filter, std::move(listen_id_json),
                                  std::move(stream), subscribed_on});
+    by_workspace_[workspace].insert(key);
+    for (const std::string& task_id : filter.task_ids) {
+        by_task_[task_id].insert(key);
+    }
 }
 
 void ListenHub::remove(std::uint64_t key) {
@@ -176,6 +180,10 @@ void ListenHub::remove(std::uint64_t key) {
         }
         stream = std::move(it->second.stream);
         catalog = it->second.subscribed_on;
+        unindex(by_workspace_, it->second.workspace, key);
+        for (const std::string& task_id : it->second.filter.task_ids) {
+            unindex(by_task_, task_id, key);
+        }
         listens_.erase(it);
     }
     if (catalog != nullptr) {
@@ -188,8 +196,13 @@ void ListenHub::send(const std::string& workspace, std::string_view method, Want
     std::vector<std::pair<std::shared_ptr<RequestStream>, std::string>> targets;
     {
         const std::lock_guard lock(mutex_);
-        for (const auto& [key, listen] : listens_) {
-            if (listen.workspace == workspace && wants(listen.filter)) {
+        const auto keys = by_workspace_.find(workspace);
+        if (keys == by_workspace_.end()) {
+            return;
+        }
+        for (const std::uint64_t key : keys->second) {
+            const Listen& listen = listens_.at(key);
+            if (wants(listen.filter)) {
                 targets.emplace_back(listen.stream, listen.id_json);
             }
         }
@@ -259,10 +272,13 @@ void ListenHub::taskChanged(const std::string& task_id, const Caller& owner,
     std::vector<std::pair<std::shared_ptr<RequestStream>, std::string>> targets;
     {
         const std::lock_guard lock(mutex_);
-        for (const auto& [key, listen] : listens_) {
-            const auto& ids = listen.filter.task_ids;
-            if (listen.workspace == owner.workspace && listen.agent == owner.agent &&
-                std::find(ids.begin(), ids.end(), task_id) != ids.end()) {
+        const auto keys = by_task_.find(task_id);
+        if (keys == by_task_.end()) {
+            return;
+        }
+        for (const std::uint64_t key : keys->second) {
+            const Listen& listen = listens_.at(key);
+            if (listen.workspace == owner.workspace && listen.agent == owner.agent) {
                 targets.emplace_back(listen.stream, listen.id_json);
             }
         }
@@ -276,6 +292,16 @@ void ListenHub::taskChanged(const std::string& task_id, const Caller& owner,
     }
     for (const auto& [stream, id] : targets) {
         stream->send(tagged("notifications/tasks", *task, id));
+    }
+}
+
+void ListenHub::unindex(Index& index, const std::string& name, std::uint64_t key) {
+    const auto it = index.find(name);
+    if (it != index.end()) {
+        it->second.erase(key);
+        if (it->second.empty()) {
+            index.erase(it);
+        }
     }
 }
 

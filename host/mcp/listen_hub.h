@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -109,8 +110,15 @@ private:
     template <typename Wants>
     void send(const std::string& workspace, std::string_view method, Wants wants);
 
+    using Index = std::map<std::string, std::set<std::uint64_t>, std::less<>>;
+    /// Drops `key` from `index[name]`, and the entry when it is left empty (under mutex_).
+    static void unindex(Index& index, const std::string& name, std::uint64_t key);
+
     mutable std::mutex mutex_;
     std::map<std::uint64_t, Listen> listens_;
+    /// The listens of a workspace, and those following a task: an event visits its own only.
+    Index by_workspace_;
+    Index by_task_;
     std::uint64_t next_ = 1;
 };
 

@@ -392,20 +392,25 @@ Result<JobRecord> JobRegistry::findJob(std::string_view id, const Operation* op,
     if (!store_ || id.size() > 128) {
         return notFound();
     }
-    auto job = store_->getJob(id);
-    if (!job) {
-        if (job.error().code == ErrorCode::not_found) {
-            return notFound();
-        }
-        return Error{ErrorCode::unavailable, "cannot read the job: " + job.error().message};
+    // Read only when it is the caller's: another agent's (or operation's) job is not found
+    // either, at the cost of an unknown one (its existence, or its result's size, is not theirs
+    // to learn).
+    store::JobFilter mine;
+    mine.id = std::string(id);
+    mine.workspace_id = caller.workspace;
+    mine.agent_id = storedAgent(caller);
+    if (op != nullptr) {
+        mine.operation_id = op->config.name;
     }
-    // Another agent's (or operation's) job is not found either: its existence is not theirs to
-    // learn.
-    if (job->agent_id != storedAgent(caller) || job->workspace_id != caller.workspace ||
-        (op != nullptr && job->operation_id != op->config.name)) {
+    mine.limit = 1;
+    auto jobs = store_->listJobs(mine);
+    if (!jobs) {
+        return Error{ErrorCode::unavailable, "cannot read the job: " + jobs.error().message};
+    }
+    if (jobs->empty()) {
         return notFound();
     }
-    return job;
+    return std::move(jobs->front());
 }
 
 std::string JobRegistry::statusJson(const JobRecord& job) const {
@@ -748,6 +753,9 @@ void JobRegistry::notify(const JobRecord& job) {
     std::vector<Listener> listeners;
     {
         const std::lock_guard lock(mutex_);
+        if (store::isTerminal(job.status)) {
+            watched_.erase(job.id);  // told now: the watch tick must not tell it again
+        }
         listeners = listeners_;
     }
     if (listeners.empty()) {

@@ -14,6 +14,9 @@ namespace crank::store {
 /// Which jobs Store::listJobs() and Store::countJobs() consider. Unset fields match every row;
 /// set fields are combined with AND.
 struct JobFilter {
+    /// One job by id: with workspace_id and agent_id, a job read only when it is the caller's
+    /// (another's costs what an unknown id costs).
+    std::optional<std::string> id;
     std::optional<std::string> workspace_id;
     std::optional<std::string> agent_id;
     std::optional<std::string> operation_id;

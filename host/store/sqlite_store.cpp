@@ -822,6 +822,7 @@ namespace {
 
 Where jobWhere(const JobFilter& filter) {
     Where where;
+    where.addIfSet("id = ?", filter.id);
     where.addIfSet("workspace_id = ?", filter.workspace_id);
     where.addIfSet("agent_id = ?", filter.agent_id);
     where.addIfSet("operation_id = ?", filter.operation_id);

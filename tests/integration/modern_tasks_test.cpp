@@ -295,6 +295,15 @@ TEST_F(ModernTasksTest, AListenFollowsTheCallersOwnTasksOnly) {
     EXPECT_NE(done.find("\"completed\""), std::string::npos) << done;
     EXPECT_NE(done.find("\"result\""), std::string::npos) << done;
     EXPECT_NE(done.find("io.modelcontextprotocol/subscriptionId"), std::string::npos) << done;
+    // Told once: the watch tick (every second) does not tell the same end again.
+    listen.setReceiveTimeout(std::chrono::milliseconds(2500));
+    for (int i = 0; i < 5; ++i) {
+        const auto again = listen.next();
+        if (!again) {
+            break;
+        }
+        EXPECT_EQ(again->data.find(id), std::string::npos) << "told twice: " << again->data;
+    }
     EXPECT_EQ(task("cancel", bobs, kBob).status, 200);
 }
 

@@ -151,6 +151,11 @@ public:
     }
 
     void close() { socket_.close(); }
+    /// How long next() waits for bytes before it gives up (returns nullopt); 20 s at first.
+    void setReceiveTimeout(std::chrono::milliseconds timeout) {
+        socket_.setReceiveTimeout(Poco::Timespan(static_cast<long>(timeout.count() / 1000),
+                                                 static_cast<long>(timeout.count() % 1000) * 1000));
+    }
 
 private:
     bool fill() {

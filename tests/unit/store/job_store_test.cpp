@@ -153,6 +153,19 @@ TEST_P(JobStoreTest, ListAndCountApplyEveryFilter) {
     agent2.agent_id = "agent2";
     EXPECT_EQ(*store_->countJobs(agent2), 1);
     EXPECT_EQ(*store_->countJobs({}), 5);
+    // One job by id, only with its owner's workspace and agent.
+    JobFilter byId = mine;
+    byId.statuses.clear();
+    byId.id = b;
+    listed = store_->listJobs(byId);
+    ASSERT_TRUE(listed.ok());
+    ASSERT_EQ(listed->size(), 1U);
+    EXPECT_EQ(listed->front().id, b);
+    byId.agent_id = "agent2";
+    EXPECT_TRUE(store_->listJobs(byId)->empty());
+    byId.agent_id = "agent1";
+    byId.workspace_id = "ws2";
+    EXPECT_TRUE(store_->listJobs(byId)->empty());
     JobFilter bad;
     bad.limit = -1;
     EXPECT_EQ(store_->listJobs(bad).error().code, ErrorCode::invalid_argument);
