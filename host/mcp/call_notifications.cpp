@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "mcp/json_rpc.h"
+#include "mcp/method_registry.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -33,13 +34,6 @@ std::string logNotification(LogLevel level, std::string_view logger, std::string
     }
     params += R"(,"data":)" + std::string(data_json.empty() ? "null" : data_json) + "}";
     return makeNotification("notifications/message", params);
-}
-
-const char* clientCapabilityFor(std::string_view method) {
-    return method == "sampling/createMessage" ? "sampling"
-           : method == "elicitation/create"   ? "elicitation"
-           : method == "roots/list"           ? "roots"
-                                              : nullptr;
 }
 
 std::string notForwardedError(std::string_view method) {

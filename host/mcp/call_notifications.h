@@ -23,11 +23,6 @@ std::string progressNotification(const RequestId& token, double progress,
 /// empty for null).
 std::string logNotification(LogLevel level, std::string_view logger, std::string_view data_json);
 
-/// The client capability a request to the client needs: "sampling" for sampling/createMessage,
-/// "elicitation" for elicitation/create, "roots" for roots/list; null for any other method (one
-/// crankd never forwards to a client).
-const char* clientCapabilityFor(std::string_view method);
-
 /// The JSON-RPC error object for a request to the client of a method clientCapabilityFor() does
 /// not know.
 std::string notForwardedError(std::string_view method);

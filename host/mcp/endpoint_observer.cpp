@@ -4,11 +4,9 @@
 
 namespace crank::mcp {
 
-void EndpointObserver::answered(std::string_view method, std::string_view reply,
+void EndpointObserver::answered(std::string_view method, const MethodAnswer& answer,
                                 std::chrono::steady_clock::time_point since) const {
-    if (message) {
-        message(methodLabel(method), replyOutcome(reply), std::chrono::steady_clock::now() - since);
-    }
+    counted(methodLabel(method), answer.outcome(), since);
 }
 
 void EndpointObserver::counted(std::string_view method, std::string_view outcome,

@@ -4,6 +4,8 @@
 #include <functional>
 #include <string_view>
 
+#include "mcp/method_answer.h"
+
 namespace crank::mcp {
 
 /// What the MCP endpoint reports as it answers (for /metrics). Set before serving; called on the
@@ -20,9 +22,8 @@ struct EndpointObserver {
     /// Every HTTP request to the endpoint: its verb and the response's status.
     std::function<void(std::string_view verb, int status)> http;
 
-    /// Reports request `method` answered with `reply` (a JSON-RPC message this endpoint wrote:
-    /// the outcome is read from it) after starting at `since`.
-    void answered(std::string_view method, std::string_view reply,
+    /// Reports request `method` answered with `answer` (its outcome is the answer's).
+    void answered(std::string_view method, const MethodAnswer& answer,
                   std::chrono::steady_clock::time_point since) const;
     /// Reports `method` (already a label) with its outcome.
     void counted(std::string_view method, std::string_view outcome,

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "mcp/call_notifications.h"
+#include "mcp/method_registry.h"
 #include "mcp/params_object.h"
 #include "util/json_string.h"
 

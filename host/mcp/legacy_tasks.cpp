@@ -142,19 +142,19 @@ MethodAnswer LegacyTasks::method(const JsonRpcMessage& message,
     return MethodAnswer::result(task->toJson());
 }
 
-std::string LegacyTasks::resultMessage(const RequestId& id, const std::string& task_id,
-                                       const Caller& caller) {
+std::optional<MethodAnswer> LegacyTasks::resultAnswer(const std::string& task_id,
+                                                      const Caller& caller) {
     auto result = backend_->result(task_id, caller);
     if (!result) {
-        return makeError(id, taskErrorCode(result.error()),
-                         "tasks/result: " + (result.error().code == ErrorCode::not_found
-                                                 ? std::string("Task not found")
-                                                 : result.error().message));
+        return MethodAnswer::error(taskErrorCode(result.error()),
+                                   "tasks/result: " + (result.error().code == ErrorCode::not_found
+                                                           ? std::string("Task not found")
+                                                           : result.error().message));
     }
     if (!*result) {
-        return {};
+        return std::nullopt;
     }
-    return makeResult(id, (*result)->toJson(relatedTaskMeta(task_id)));
+    return MethodAnswer::result((*result)->toJson(relatedTaskMeta(task_id)));
 }
 
 void LegacyTasks::result(const JsonRpcMessage& message, const std::shared_ptr<McpSession>& session,
@@ -179,16 +179,15 @@ void LegacyTasks::result(const JsonRpcMessage& message, const std::shared_ptr<Mc
         SessionScope scope(session, who, stream, true);
         if (auto reply = methods_.catalogRequest(message, scope)) {
             const std::string sent = toMessage(id, *reply);
-            observer_.answered(message.method, sent, since);
+            observer_.answered(message.method, *reply, since);
             session->send(stream, sent);
         }
         session->finish(stream);
         return;
     }
-    const std::string now = resultMessage(id, taskId, who.caller());
-    if (!now.empty()) {
-        observer_.answered(message.method, now, since);
-        http::sendBody(response, 200, "application/json", now);
+    if (const auto now = resultAnswer(taskId, who.caller())) {
+        observer_.answered(message.method, *now, since);
+        http::sendBody(response, 200, "application/json", toMessage(id, *now));
         return;
     }
     {
@@ -241,12 +240,13 @@ void LegacyTasks::onTask(const TaskInfo& task) {
     const std::lock_guard lock(mutex_);
     auto [first, last] = waiters_.equal_range(task.task_id);
     for (auto it = first; it != last;) {
-        const std::string answer = resultMessage(it->second.id, task.task_id, it->second.caller);
-        if (answer.empty()) {
+        const auto answered = resultAnswer(task.task_id, it->second.caller);
+        if (!answered) {
             ++it;  // a probe of a task that has not ended
             continue;
         }
-        observer_.answered("tasks/result", answer, it->second.since);
+        const std::string answer = toMessage(it->second.id, *answered);
+        observer_.answered("tasks/result", *answered, it->second.since);
         if (auto session = it->second.session.lock()) {
             session->send(it->second.stream, answer);
             session->finish(it->second.stream);

@@ -72,8 +72,8 @@ private:
         std::chrono::steady_clock::time_point since;  // when its tasks/result came
     };
 
-    std::string resultMessage(const RequestId& id, const std::string& task_id,
-                              const Caller& caller);
+    /// The answer to tasks/result of `task_id` for `caller`; nullopt while the task runs.
+    std::optional<MethodAnswer> resultAnswer(const std::string& task_id, const Caller& caller);
 
     TaskBackend* backend_;
     bool auth_required_;

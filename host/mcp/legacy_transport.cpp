@@ -14,6 +14,7 @@
 #include "mcp/endpoint_http.h"
 #include "mcp/log_level.h"
 #include "mcp/message_outcome.h"
+#include "mcp/method_registry.h"
 #include "mcp/params_object.h"
 #include "mcp/request_meta.h"
 #include "mcp/session_scope.h"
@@ -100,8 +101,9 @@ void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
                 created->setWorkspace(who.workspace);
                 response.set("Mcp-Session-Id", created->id());
             }
-            observer_.answered(message.method, reply.json, since);
-            sendBody(response, reply.status, "application/json", reply.json);
+            observer_.answered(message.method, reply.answer, since);
+            sendBody(response, reply.status, "application/json",
+                     toMessage(*message.id, reply.answer));
             return;
         }
     }
@@ -147,8 +149,9 @@ void LegacyTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         } else {
             const auto& message = std::get<JsonRpcMessage>(entry);
             if (message.kind == JsonRpcKind::request) {
-                reply = toMessage(*message.id, answer(message, session, who, headers));
-                observer_.answered(message.method, reply, entrySince);
+                const MethodAnswer answered = answer(message, session, who, headers);
+                reply = toMessage(*message.id, answered);
+                observer_.answered(message.method, answered, entrySince);
             } else {
                 notify(message, *session, who);
                 observer_.counted(message.kind == JsonRpcKind::notification
@@ -211,16 +214,16 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
             observer_.counted(message.method, "cancelled", since);
         } else {
             const std::string reply = toMessage(*message.id, answered);
-            observer_.answered(message.method, reply, since);
+            observer_.answered(message.method, answered, since);
             session->send(stream, reply);
         }
         session->finish(stream);
         return;
     }
     // A cancelled call is answered with an empty body (the client no longer reads it).
-    const std::string reply =
-        toMessage(*message.id, answer(message, session, who, headers, std::nullopt, call));
-    observer_.answered(message.method, reply.empty() ? "{}" : reply, since);
+    const MethodAnswer answered = answer(message, session, who, headers, std::nullopt, call);
+    const std::string reply = toMessage(*message.id, answered);
+    observer_.answered(message.method, answered, since);
     sendBody(response, 200, "application/json", reply);
 }
 
@@ -229,12 +232,12 @@ LegacyTransport::Reply LegacyTransport::initialize(const JsonRpcMessage& message
                                                    const Who& who) {
     rapidjson::Document params;
     if (!parseParamsObject(message.params_json, params)) {
-        return {makeError(message.id, kInvalidParams, "initialize: params must be an object"), 200};
+        return {MethodAnswer::error(kInvalidParams, "initialize: params must be an object"), 200};
     }
     const std::string requested = memberString(params, "protocolVersion");
     if (requested.empty()) {
-        return {makeError(message.id, kInvalidParams,
-                          "initialize: params.protocolVersion is required (a string)"),
+        return {MethodAnswer::error(kInvalidParams,
+                                    "initialize: params.protocolVersion is required (a string)"),
                 200};
     }
     const std::string version = versionSupported(requested) ? requested : kLatestVersion;
@@ -242,11 +245,11 @@ LegacyTransport::Reply LegacyTransport::initialize(const JsonRpcMessage& message
     std::shared_ptr<CallerQuotas::Hold> place =
         CallerQuotas::hold(quotas_, CallerQuotas::Kind::session, who.agent, who.workspace, refusal);
     if (!place) {
-        return {makeError(message.id, kInternalError, "initialize: " + refusal), 429};
+        return {MethodAnswer::error(kInternalError, "initialize: " + refusal), 429};
     }
     auto session = sessions_.create(version);
     if (!session) {
-        return {makeError(message.id, kInternalError, session.error().message), 503};
+        return {MethodAnswer::error(kInternalError, session.error().message), 503};
     }
     created = *session;
     created->keepUntilEnd(std::move(place));  // the session's place, given back when it ends
@@ -267,7 +270,7 @@ LegacyTransport::Reply LegacyTransport::initialize(const JsonRpcMessage& message
                                        : params,
                                    "name"),
                       kMaxClientNameInLog, false));
-    return {makeResult(*message.id, result), 200};
+    return {MethodAnswer::result(result), 200};
 }
 
 void LegacyTransport::notify(const JsonRpcMessage& message, McpSession& session, const Who& who) {
@@ -309,6 +312,39 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
                                      const HeaderTrace& headers,
                                      std::optional<std::uint64_t> stream,
                                      const Result<ToolCallParams>* call) {
+    const MethodInfo* info = findMethod(message.method);
+    if (info == nullptr || !info->legacy || info->handler == MethodHandler::notification) {
+        return MethodAnswer::error(kMethodNotFound,
+                                   "method not found: " + message.method.substr(0, 100));
+    }
+    switch (info->handler) {
+        case MethodHandler::lifecycle:
+            return lifecycle(message, *session);
+        case MethodHandler::tools_call:
+            if (call != nullptr) {
+                return toolsCall(message, *call, session, who, headers, stream);
+            }
+            return toolsCall(message, parseToolCallParams(message.params_json), session, who,
+                             headers, stream);
+        case MethodHandler::tasks:
+            // tasks/result streams (request()); a task of an upstream is the catalog's.
+            if (tasks_.enabled(*session) && message.method != "tasks/result") {
+                return tasks_.method(message, session, who);
+            }
+            break;
+        default:
+            break;
+    }
+    SessionScope scope(session, who, stream, tasks_.enabled(*session));
+    scope.setTrace(traceOf(message, headers));
+    if (auto answered = methods_.answer(message, scope)) {
+        return std::move(*answered);
+    }
+    return MethodAnswer::error(kMethodNotFound,
+                               "method not found: " + message.method.substr(0, 100));
+}
+
+MethodAnswer LegacyTransport::lifecycle(const JsonRpcMessage& message, McpSession& session) {
     if (message.method == "ping") {
         return MethodAnswer::result("{}");
     }
@@ -323,32 +359,11 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
                 "logging/setLevel: params.level must be one of debug, info, notice, warning, "
                 "error, critical, alert, emergency");
         }
-        session->setLogLevel(*level);
+        session.setLogLevel(*level);
         return MethodAnswer::result("{}");
     }
-    if (message.method == "tools/call") {
-        if (call != nullptr) {
-            return toolsCall(message, *call, session, who, headers, stream);
-        }
-        return toolsCall(message, parseToolCallParams(message.params_json), session, who, headers,
-                         stream);
-    }
-    if (tasks_.enabled(*session) &&
-        (message.method == "tasks/get" || message.method == "tasks/list" ||
-         message.method == "tasks/cancel")) {
-        return tasks_.method(message, session, who);
-    }
-    if (message.method == "initialize") {
-        return MethodAnswer::error(kInvalidRequest,
-                                   "initialize: this session is already initialized");
-    }
-    SessionScope scope(session, who, stream, tasks_.enabled(*session));
-    scope.setTrace(traceOf(message, headers));
-    if (auto answered = methods_.answer(message, scope)) {
-        return std::move(*answered);
-    }
-    return MethodAnswer::error(kMethodNotFound,
-                               "method not found: " + message.method.substr(0, 100));
+    // initialize: a session exists already.
+    return MethodAnswer::error(kInvalidRequest, "initialize: this session is already initialized");
 }
 
 MethodAnswer LegacyTransport::toolsCall(const JsonRpcMessage& message,

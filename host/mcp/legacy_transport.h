@@ -58,7 +58,7 @@ public:
 
 private:
     struct Reply {
-        std::string json;
+        MethodAnswer answer;
         int status = 200;
     };
 
@@ -76,6 +76,8 @@ private:
                         const Who& who, const HeaderTrace& headers,
                         std::optional<std::uint64_t> stream = std::nullopt,
                         const Result<ToolCallParams>* call = nullptr);
+    /// ping, logging/setLevel, and initialize on a session that has one.
+    static MethodAnswer lifecycle(const JsonRpcMessage& message, McpSession& session);
     MethodAnswer toolsCall(const JsonRpcMessage& message, const Result<ToolCallParams>& params,
                            const std::shared_ptr<McpSession>& session, const Who& who,
                            const HeaderTrace& headers, std::optional<std::uint64_t> stream);

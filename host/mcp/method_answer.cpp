@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include "mcp/json_rpc.h"
+#include "mcp/json_scanner.h"
+#include "mcp/message_outcome.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -15,7 +17,30 @@ MethodAnswer MethodAnswer::error(std::int64_t code, std::string_view message,
         json += data_json;
     }
     json += '}';
-    return {Kind::error, std::move(json)};
+    return {Kind::error, std::move(json), code};
+}
+
+MethodAnswer MethodAnswer::rawError(std::string json) {
+    std::int64_t code = 0;  // no readable code: counted as a server_error
+    if (const auto object = scan::readObject(json)) {
+        const scan::RawValue* value = scan::findMember(object->members, "code");
+        if (value != nullptr && value->type == scan::ValueType::integer) {
+            code = value->integer;
+        }
+    }
+    return {Kind::error, std::move(json), code};
+}
+
+std::string_view MethodAnswer::outcome() const {
+    switch (kind) {
+        case Kind::result:
+            return "ok";
+        case Kind::error:
+            return errorName(code);
+        case Kind::none:
+            break;
+    }
+    return "cancelled";
 }
 
 std::string toMessage(const RequestId& id, const MethodAnswer& answer) {

@@ -18,18 +18,23 @@ struct MethodAnswer {
     };
     Kind kind = Kind::result;
     std::string json;
+    /// An error's JSON-RPC code (kept, so that nobody reads it back from `json`); 0 otherwise.
+    std::int64_t code = 0;
 
-    static MethodAnswer result(std::string json) { return {Kind::result, std::move(json)}; }
+    static MethodAnswer result(std::string json) { return {Kind::result, std::move(json), 0}; }
     /// An error object with `code` and `message` (escaped here) and `data_json` when not empty.
     static MethodAnswer error(std::int64_t code, std::string_view message,
                               std::string_view data_json = {});
-    /// An error object as it is (an upstream's, passed on).
-    static MethodAnswer rawError(std::string json) { return {Kind::error, std::move(json)}; }
-    static MethodAnswer none() { return {Kind::none, {}}; }
+    /// An error object as it is (an upstream's, passed on); its code is read once, here (0 when
+    /// the object has no integer code).
+    static MethodAnswer rawError(std::string json);
+    static MethodAnswer none() { return {Kind::none, {}, 0}; }
 
     bool isResult() const { return kind == Kind::result; }
     bool isError() const { return kind == Kind::error; }
     bool isNone() const { return kind == Kind::none; }
+    /// What /metrics counts it as: "ok", "cancelled", or the error's name (errorName()).
+    std::string_view outcome() const;
 };
 
 /// The JSON-RPC message of `answer` to request `id`, as the 2025 era writes it ("" for none).

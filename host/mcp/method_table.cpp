@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "mcp/method_registry.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -55,12 +56,6 @@ void appendTool(std::string& out, const ToolDefinition& t, bool show_task_suppor
     out += '}';
 }
 
-/// The catalog methods it answers from its own lists, which wait on no upstream.
-bool answeredFromMemory(std::string_view method) {
-    return method == "resources/list" || method == "resources/templates/list" ||
-           method == "prompts/list";
-}
-
 }  // namespace
 
 MethodTable::MethodTable(const config::McpConfig& mcp, std::shared_ptr<CallerQuotas> quotas)
@@ -71,17 +66,30 @@ MethodTable::MethodTable(const config::McpConfig& mcp, std::shared_ptr<CallerQuo
 
 std::optional<MethodAnswer> MethodTable::answer(const JsonRpcMessage& message,
                                                 RequestScope& scope) const {
-    if (message.method == "tools/list") {
-        return toolsList(message, scope);
+    const MethodInfo* info = findMethod(message.method);
+    if (info == nullptr) {
+        return std::nullopt;
     }
-    if (message.method == "tools/call") {
-        auto params = parseToolCallParams(message.params_json);
-        if (!params) {
-            return MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message);
+    switch (info->handler) {
+        case MethodHandler::tools_list:
+            return toolsList(message, scope);
+        case MethodHandler::tools_call: {
+            auto params = parseToolCallParams(message.params_json);
+            if (!params) {
+                return MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message);
+            }
+            return toolsCall(*message.id, *params, scope, std::nullopt);
         }
-        return toolsCall(*message.id, *params, scope, std::nullopt);
+        case MethodHandler::catalog:
+        case MethodHandler::tasks:  // an upstream's tasks are the catalog's (Catalog::ownsTask)
+            return catalogRequest(message, scope);
+        case MethodHandler::lifecycle:
+        case MethodHandler::discover:
+        case MethodHandler::listen:
+        case MethodHandler::notification:
+            break;
     }
-    return catalogRequest(message, scope);
+    return std::nullopt;
 }
 
 std::string MethodTable::capabilitiesJson(const Who& who) const {
@@ -217,7 +225,8 @@ std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& me
     // takes a call slot like a tools/call (per agent, per workspace, node), released however it
     // ends, so that reads of a slow upstream cannot hold every worker.
     std::unique_ptr<CallerQuotas::Hold> slot;
-    if (!answeredFromMemory(message.method)) {
+    const MethodInfo* info = findMethod(message.method);
+    if (info == nullptr || !info->from_memory) {
         std::string refusal;
         slot = CallerQuotas::hold(quotas_, CallerQuotas::Kind::call, who.agent, who.workspace,
                                   refusal);

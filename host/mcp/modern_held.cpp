@@ -13,6 +13,7 @@
 
 #include "mcp/client_capabilities.h"
 #include "mcp/input_rounds.h"
+#include "mcp/method_registry.h"
 #include "mcp/modern_transport.h"
 #include "mcp/stateless_scope.h"
 #include "util/json_string.h"
@@ -111,8 +112,9 @@ void ModernTransport::answerHeld(HTTPServerRequest& request, HTTPServerResponse&
             stream->finish("");
             return;
         }
-        const std::string out = messageOf(message, answerOf(event, held, binding, round));
-        observer_.answered(message.method, out, since);
+        const MethodAnswer answer = answerOf(event, held, binding, round);
+        const std::string out = messageOf(message, answer);
+        observer_.answered(message.method, answer, since);
         stream->finish(out);
         return;
     }
@@ -134,7 +136,8 @@ bool ModernTransport::catalogWithInput(HTTPServerRequest& request, HTTPServerRes
                                        const JsonRpcMessage& message, const RequestMeta& meta,
                                        const Who& who, const TraceContext& trace,
                                        std::chrono::steady_clock::time_point since) const {
-    if (message.method != "prompts/get" && message.method != "resources/read") {
+    const MethodInfo* info = findMethod(message.method);
+    if (info == nullptr || info->handler != MethodHandler::catalog || !info->may_ask) {
         return false;
     }
     Result<CatalogTarget> target = parseCatalogTarget(message.method, message.params_json);

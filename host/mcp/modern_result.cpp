@@ -3,15 +3,15 @@
 #include <fmt/core.h>
 
 #include "mcp/json_scanner.h"
+#include "mcp/method_registry.h"
 #include "mcp/request_meta.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
 
 bool isCacheableMethod(std::string_view method) {
-    return method == "server/discover" || method == "tools/list" || method == "prompts/list" ||
-           method == "resources/list" || method == "resources/templates/list" ||
-           method == "resources/read";
+    const MethodInfo* info = findMethod(method);
+    return info != nullptr && info->cache != MethodCache::none;
 }
 
 namespace {

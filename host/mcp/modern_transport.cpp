@@ -15,6 +15,7 @@
 #include "mcp/listen_hub.h"
 #include "mcp/log_level.h"
 #include "mcp/message_outcome.h"
+#include "mcp/method_registry.h"
 #include "mcp/request_stream.h"
 #include "mcp/routing_headers.h"
 #include "mcp/stateless_scope.h"
@@ -27,13 +28,6 @@ namespace {
 using http::sendBody;
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
-
-/// Methods of the 2025 era that 2026-07-28 removed: a request for one of them that claims the
-/// new era is answered 404 + -32601, like an unknown method.
-bool isRemovedMethod(std::string_view method) {
-    return method == "initialize" || method == "ping" || method == "logging/setLevel" ||
-           method == "resources/subscribe" || method == "resources/unsubscribe";
-}
 
 /// True when `capabilities` (members without braces, as Catalog::capabilitiesJson gives them)
 /// set `kind`.`flag` to true.
@@ -62,20 +56,6 @@ int statusOf(std::int64_t code) {
         return 400;
     }
     return 200;
-}
-
-/// The code of an error object written by this endpoint or passed on from an upstream; 0 when
-/// it has none.
-std::int64_t codeOf(std::string_view error_json) {
-    const Result<std::string> code = extractMember(error_json, "code");
-    if (!code || code->empty()) {
-        return 0;
-    }
-    try {
-        return std::stoll(*code);
-    } catch (const std::exception&) {
-        return 0;
-    }
 }
 
 /// The level a `_meta` logLevel (JSON text) names; nullopt when it is not a level's name.
@@ -167,7 +147,8 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
         toolsCall(request, response, message, *call, verdict.meta, who, trace, since);
         return;
     }
-    if (message.method == "subscriptions/listen") {
+    if (const MethodInfo* info = findMethod(message.method);
+        info != nullptr && info->handler == MethodHandler::listen) {
         listen(request, response, message, verdict.meta, who, trace, since);
         return;
     }
@@ -205,9 +186,8 @@ void ModernTransport::reply(HTTPServerResponse& response, const JsonRpcMessage& 
         return;
     }
     const std::string out = messageOf(message, answered);
-    observer_.answered(message.method, out, since);
-    sendBody(response, answered.isError() ? statusOf(codeOf(answered.json)) : 200,
-             "application/json", out);
+    observer_.answered(message.method, answered, since);
+    sendBody(response, answered.isError() ? statusOf(answered.code) : 200, "application/json", out);
 }
 
 MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const RequestMeta& meta,
@@ -216,16 +196,18 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
         return badLogLevel();
     }
     const std::string& method = message.method;
-    if (method == "server/discover") {
+    const MethodInfo* info = findMethod(method);
+    if (info != nullptr && !info->modern) {
+        // A 2025 method this era removed: 404 + -32601, like an unknown one.
+        return notFound(method, info->handler == MethodHandler::tasks
+                                    ? "is not part of the tasks extension"
+                                    : "is not part of MCP 2026-07-28");
+    }
+    if (info != nullptr && info->handler == MethodHandler::discover) {
         return discover(who);
     }
-    if (isRemovedMethod(method)) {
-        return notFound(method, "is not part of MCP 2026-07-28");
-    }
-    if (method == "tasks/result" || method == "tasks/list") {
-        return notFound(method, "is not part of the tasks extension");
-    }
-    if (method.rfind("tasks/", 0) == 0) {
+    // The extension's methods, and any other of its namespace (which the extension refuses).
+    if (info != nullptr ? info->handler == MethodHandler::tasks : method.rfind("tasks/", 0) == 0) {
         if (!declaresExtension(meta.client_capabilities_json, kTasksExtension)) {
             return tasksExtensionRequired(method);
         }
@@ -335,7 +317,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
         return;
     }
     const std::string out = messageOf(message, answered);
-    observer_.answered(message.method, out, since);
+    observer_.answered(message.method, answered, since);
     stream->finish(out);
 }
 
@@ -448,8 +430,10 @@ std::optional<CacheHint> ModernTransport::hintOf(std::string_view method) const 
     if (!isCacheableMethod(method)) {
         return std::nullopt;
     }
-    return CacheHint{method == "resources/read" ? read_ttl_ms_ : list_ttl_ms_,
-                     private_lists_ ? "private" : "public"};
+    const MethodInfo* info = findMethod(method);
+    return CacheHint{
+        info != nullptr && info->cache == MethodCache::content ? read_ttl_ms_ : list_ttl_ms_,
+        private_lists_ ? "private" : "public"};
 }
 
 }  // namespace crank::mcp

@@ -10,6 +10,7 @@
 
 #include "json/json_number.h"
 #include "mcp/json_scanner.h"
+#include "mcp/method_registry.h"
 
 namespace crank::mcp {
 namespace {
@@ -177,16 +178,8 @@ std::optional<std::string> decodeHeaderValue(std::string_view raw) {
 }
 
 std::string_view nameMemberOf(std::string_view method) {
-    if (method == "tools/call" || method == "prompts/get") {
-        return "name";
-    }
-    if (method == "resources/read") {
-        return "uri";
-    }
-    if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
-        return "taskId";
-    }
-    return {};
+    const MethodInfo* info = findMethod(method);
+    return info != nullptr ? info->name_member : std::string_view();
 }
 
 std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollection& headers,

@@ -6,6 +6,7 @@
 #include "mcp/call_notifications.h"
 #include "mcp/client_capabilities.h"
 #include "mcp/json_rpc.h"
+#include "mcp/method_registry.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {

@@ -3,6 +3,7 @@
 #include "mcp/call_notifications.h"
 #include "mcp/client_capabilities.h"
 #include "mcp/json_rpc.h"
+#include "mcp/method_registry.h"
 #include "mcp/protocol_era.h"
 #include "mcp/request_meta.h"
 #include "util/json_string.h"

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "mcp/json_scanner.h"
+#include "mcp/method_registry.h"
 
 namespace crank::mcp {
 
@@ -106,7 +107,9 @@ Result<CatalogTarget> parseCatalogTarget(std::string_view method, std::string_vi
         return params.error();
     }
     CatalogTarget out;
-    const char* key = method == "resources/read" ? "uri" : "name";
+    const MethodInfo* info = findMethod(method);
+    const std::string key(info != nullptr && !info->name_member.empty() ? info->name_member
+                                                                        : "name");
     const scan::RawValue* target = scan::findMember(params->members, key);
     if (target == nullptr || target->type != scan::ValueType::string) {
         return Error{ErrorCode::invalid_argument,
