@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -44,6 +45,9 @@ constexpr int kAllLists = kTools | kResources | kPrompts;
 constexpr std::size_t kMaxAnswerBytes = std::size_t{64} * 1024 * 1024;
 /// Pages followed through nextCursor for one list.
 constexpr int kMaxPages = 100;
+/// Unsubscribes waiting for the refresher, at most; beyond, the oldest is dropped (its upstream
+/// stays subscribed, and its updates reach nobody).
+constexpr std::size_t kMaxUnsubscribes = 10'000;
 
 std::string rpcError(std::int64_t code, std::string_view message, std::string_view data = {}) {
     std::string out = fmt::format(R"({{"code":{},"message":{})", code, jsonString(message));
@@ -403,6 +407,20 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     /// Resources whose last subscriber went away, to unsubscribe upstream (the refresher's work,
     /// so that Catalog::forget never waits on an upstream). Under mutex.
     std::vector<ResourceSubscriptions::Orphan> unsubscribes;
+    /// When a request for an unknown URI last made the workspace's resource lists be fetched.
+    std::map<std::string, Clock::time_point> lastMissRefresh;
+
+    /// True (and noted) when a miss may fetch `workspace`'s resource lists now: once a second.
+    bool mayRefreshOnMiss(const std::string& workspace) {
+        const std::lock_guard lock(mutex);
+        const Clock::time_point now = Clock::now();
+        auto [it, added] = lastMissRefresh.try_emplace(workspace, now);
+        if (!added && now - it->second < std::chrono::seconds(1)) {
+            return false;
+        }
+        it->second = now;
+        return true;
+    }
     /// Per workspace: published tool name -> the upstream and its own name for it.
     std::map<std::string, std::map<std::string, std::pair<Link*, std::string>>> toolOwners;
 
@@ -913,9 +931,10 @@ public:
             return error(-32602, std::string(method) + ": params.uri is required (a string)");
         }
         Link* owner = ownerOfUri(uri);
-        if (owner == nullptr) {
+        if (owner == nullptr && impl_.mayRefreshOnMiss(workspace_)) {
             // Perhaps created a moment ago (a tool's resource_link) and not listed yet here:
-            // fetch the workspace's resource lists once, now, before saying it does not exist.
+            // fetch the workspace's resource lists once, now, before saying it does not exist
+            // (at most once a second per workspace, however many unknown URIs are asked for).
             for (auto& link : impl_.links) {
                 if (link->config.workspace == workspace_ && !impl_.stopping.load()) {
                     impl_.refresh(*link, kResources);
@@ -975,6 +994,10 @@ public:
         const std::lock_guard lock(impl_.mutex);
         for (auto& orphan : orphans) {
             impl_.unsubscribes.push_back(std::move(orphan));
+        }
+        if (impl_.unsubscribes.size() > kMaxUnsubscribes) {
+            impl_.unsubscribes.erase(impl_.unsubscribes.begin(),
+                                     impl_.unsubscribes.end() - kMaxUnsubscribes);
         }
         impl_.wake.notify_all();
     }

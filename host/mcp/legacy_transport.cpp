@@ -447,7 +447,7 @@ void LegacyTransport::deliver(const std::string& workspace, const CatalogNotice&
     const std::string message = makeNotification(notice.method, notice.params_json);
     if (!notice.sessions.empty()) {
         for (const std::string& id : notice.sessions) {
-            if (auto s = sessions_.find(id); s && s->workspace() == workspace) {
+            if (auto s = sessions_.peek(id); s && s->workspace() == workspace) {
                 s->sendStandalone(message);
             }
         }

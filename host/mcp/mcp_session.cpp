@@ -276,6 +276,7 @@ bool McpSession::resume(std::string_view lastEventId, StreamConnection connectio
 }
 
 void McpSession::closeAll() {
+    ended_.store(true);
     std::lock_guard lock(mutex_);
     for (auto& [number, stream] : streams_) {
         if (stream.connection) {

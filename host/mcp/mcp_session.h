@@ -99,8 +99,9 @@ public:
     /// True when `lastEventId` names a stream of this session that resume() can continue.
     bool canResume(std::string_view lastEventId) const;
 
-    /// Closes every attached connection (session deleted or expired).
+    /// Closes every attached connection (session deleted or expired); ended() is true after.
     void closeAll();
+    bool ended() const { return ended_.load(); }
 
     /// Registers a request in flight; the returned flag turns true when it is cancelled.
     std::shared_ptr<std::atomic<bool>> beginRequest(const std::string& requestKey);
@@ -177,6 +178,7 @@ private:
     std::string workspace_ = "default";
     std::string agent_;
     std::atomic<bool> initialized_{false};
+    std::atomic<bool> ended_{false};
     std::atomic<int> logLevel_{static_cast<int>(LogLevel::info)};
     std::atomic<std::int64_t> lastUsedTicks_;
 

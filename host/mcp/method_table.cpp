@@ -246,6 +246,10 @@ std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& me
                                      jsonString(message.method + " failed: " + e.what()) + "}"};
         }
     }
+    if (scope.sessionEnded()) {
+        // Ended while this ran: what it subscribed to after the session's own clean-up goes too.
+        catalog->forget(scope.sessionId());
+    }
     if (!reply) {
         return std::nullopt;
     }

@@ -32,6 +32,8 @@ public:
     /// The MCP session the request belongs to (catalog subscriptions are kept per session); ""
     /// in the stateless era.
     virtual std::string sessionId() const { return {}; }
+    /// True once the 2025 session of the request has ended (deleted or expired meanwhile).
+    virtual bool sessionEnded() const { return false; }
 
     /// tools/list shows `execution.taskSupport` (2025-11-25 sessions with Tasks).
     virtual bool showsTaskSupport() const { return false; }

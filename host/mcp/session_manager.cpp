@@ -100,6 +100,12 @@ std::shared_ptr<McpSession> SessionManager::find(std::string_view id) {
     return session;
 }
 
+std::shared_ptr<McpSession> SessionManager::peek(std::string_view id) const {
+    std::lock_guard lock(mutex_);
+    const auto it = sessions_.find(std::string(id));
+    return it == sessions_.end() ? nullptr : it->second;
+}
+
 bool SessionManager::remove(std::string_view id) {
     std::shared_ptr<McpSession> session;
     {
@@ -115,10 +121,20 @@ bool SessionManager::remove(std::string_view id) {
     return true;
 }
 
+void SessionManager::onEnded(std::function<void(const std::string& id)> fn) {
+    const std::lock_guard lock(mutex_);
+    on_ended_ = std::move(fn);
+}
+
 void SessionManager::ended(McpSession& session) const {
     session.closeAll();
-    if (on_ended_) {
-        on_ended_(session.id());
+    std::function<void(const std::string&)> fn;
+    {
+        const std::lock_guard lock(mutex_);
+        fn = on_ended_;
+    }
+    if (fn) {
+        fn(session.id());
     }
 }
 

@@ -37,6 +37,9 @@ public:
     /// The live session with this id (and marks it used), or null when unknown, expired or
     /// deleted.
     std::shared_ptr<McpSession> find(std::string_view id);
+    /// The live session with this id without marking it used (a notification to it is not the
+    /// client's activity); null when unknown.
+    std::shared_ptr<McpSession> peek(std::string_view id) const;
     /// Ends a session (DELETE): closes its streams, cancels its requests. False when unknown.
     bool remove(std::string_view id);
     /// Ends every session unused for longer than the idle timeout; returns how many.
@@ -48,8 +51,8 @@ public:
     void forEach(const std::function<void(McpSession&)>& fn) const;
 
     /// `fn` runs with the id of every session that ends (deleted, expired, closed), after its
-    /// streams closed, on the thread that ended it. Set before the first session is created.
-    void onEnded(std::function<void(const std::string& id)> fn) { on_ended_ = std::move(fn); }
+    /// streams closed, on the thread that ended it.
+    void onEnded(std::function<void(const std::string& id)> fn);
 
     /// Starts a thread that runs expireIdle() every `interval` until the manager is destroyed.
     void startSweeper(std::chrono::milliseconds interval);

@@ -69,6 +69,7 @@ public:
                                                  who_.caller());
     }
     std::string sessionId() const override { return session_->id(); }
+    bool sessionEnded() const override { return session_->ended(); }
     bool showsTaskSupport() const override { return shows_task_support_; }
     /// The 2025 era has no rounds on the wire: the client is asked on the call's stream.
     InputStep inputRequired(const InputNeed& need, ToolCall& call, std::string_view /*tool*/,

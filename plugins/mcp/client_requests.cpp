@@ -1,6 +1,7 @@
 #include "client_requests.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -41,8 +42,9 @@ std::shared_ptr<ClientRequests::Flight> ClientRequests::begin(sdk::Call call,
     return flight;
 }
 
-void ClientRequests::end(const std::shared_ptr<Flight>& flight) {
+void ClientRequests::end(const std::shared_ptr<Flight>& flight, bool answered) {
     std::unique_lock lock(mutex_);
+    flight->answered = answered;
     flights_.erase(std::remove(flights_.begin(), flights_.end(), flight), flights_.end());
     if (!flight->progress_token.empty()) {
         by_token_.erase(flight->progress_token);
@@ -86,10 +88,18 @@ void ClientRequests::handle(const std::string& id_json, const std::string& metho
                 ++users_[flight.get()];
             }
             // The answer may take a person's time (elicitation): never on the reader's thread.
-            std::thread([this, id_json, method, params, flight] {
-                run(id_json, method, params, flight);
-            }).detach();
-            return;
+            try {
+                std::thread([this, id_json, method, params, flight] {
+                    run(id_json, method, params, flight);
+                }).detach();
+                return;
+            } catch (const std::system_error&) {
+                --running_;  // no thread: nothing runs, nothing is counted
+                if (flight && --users_[flight.get()] == 0) {
+                    users_.erase(flight.get());
+                }
+                refusal = "crank cannot start a thread for it now";
+            }
         }
     }
     send_(errorAnswer(id_json, refusal));
@@ -132,12 +142,21 @@ std::shared_ptr<ClientRequests::Flight> ClientRequests::route(
             waiting_.erase(id_json);
             return nullptr;  // the server gave it up: nothing to answer
         }
+        bool unanswered = false;  // a candidate ended without the server's answer
         candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                        [&](const auto& f) { return !contains(flights_, f); }),
+                                        [&](const auto& f) {
+                                            const bool gone = !contains(flights_, f);
+                                            unanswered = unanswered || (gone && !f->answered);
+                                            return gone;
+                                        }),
                          candidates.end());
         const Clock::time_point now = Clock::now();
         if (closing_) {
             refusal = "crank is closing the connection";
+        } else if (unanswered) {
+            refusal = "crank cannot tell which client " + method +
+                      " is for: a call it may belong to ended without the server's answer "
+                      "(cancelled or timed out)";
         } else if (candidates.size() == 1) {
             waiting_.erase(id_json);
             ++users_[candidates.front().get()];

@@ -7,13 +7,15 @@
 // A request the transport ties to a call (one on the SSE stream of a Streamable HTTP POST) goes
 // to that call. Where the wire ties nothing (stdio, legacy SSE, the Streamable HTTP GET stream),
 // it is for one of the calls in flight when it arrived: with exactly one, that call's; with
-// several, it waits until only one of them is still in flight (a call cannot end while its own
-// request waits for an answer, so the one left is the one that asked), at most
-// `unrouted_wait`, and is refused after that or when all of them ended. A question already put
-// to one of those calls' clients keeps the wait going while it is unanswered, so it gets at most
-// `blocking_question` more from the moment another request starts waiting behind it; then its
-// server is answered with an error (the client's late answer is dropped), so that its call can
-// end. A request the server cancels (notifications/cancelled) while it waits is dropped.
+// several, it waits until only one of them is still in flight, the others having been answered
+// by the server (a call the server answered did not wait on this request, so the one left is the
+// one that asked), at most `unrouted_wait`. It is refused after that, when all of them ended, or
+// as soon as one of them ends without the server's answer (cancelled, timed out, its connection
+// gone): that call may be the one that asked, and its question must not reach another client. A
+// question already put to one of those calls' clients keeps the wait going while it is unanswered,
+// so it gets at most `blocking_question` more from the moment another request starts waiting behind
+// it; then its server is answered with an error (the client's late answer is dropped), so that its
+// call can end. A request the server cancels (notifications/cancelled) while it waits is dropped.
 //
 // THREADING: every member may be called from any thread.
 
@@ -40,9 +42,9 @@ public:
         /// The longest a client is given to answer.
         std::chrono::milliseconds answer_timeout{30'000};
         /// The longest a request waits to be tied to one call.
-        std::chrono::milliseconds unrouted_wait{10'000};
+        std::chrono::milliseconds unrouted_wait{30'000};
         /// How much longer a question keeps a request waiting behind it.
-        std::chrono::milliseconds blocking_question{5'000};
+        std::chrono::milliseconds blocking_question{15'000};
     };
     /// Sends a message to the server (the answer to one of its requests).
     using Send = std::function<void(const std::string& message_json)>;
@@ -51,6 +53,7 @@ public:
     struct Flight {
         sdk::Call call;
         std::string progress_token;  ///< ours, "" when the client asked for none
+        bool answered = false;       ///< it ended with the server's answer (under the lock)
     };
 
     ClientRequests(Options options, Send send);
@@ -63,8 +66,10 @@ public:
 
     /// A call is sent to the server: requests may route to it from now on.
     std::shared_ptr<Flight> begin(sdk::Call call, std::string progress_token);
-    /// Its answer came: nothing routes to it any more. Returns once no request uses its call.
-    void end(const std::shared_ptr<Flight>& flight);
+    /// The call ended: nothing routes to it any more. `answered`: the server answered it (a
+    /// result or an error), rather than it being cancelled, timed out or cut off. Returns once
+    /// no request uses its call.
+    void end(const std::shared_ptr<Flight>& flight, bool answered);
     /// The flight whose (our) progress token is `token`; null when none.
     std::shared_ptr<Flight> byToken(const std::string& token) const;
     /// The only call in flight; null when there are none or several.

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include <rapidjson/document.h>
 
@@ -225,10 +226,12 @@ McpUpstream::McpUpstream(sdk::Host host, sdk::Peer peer, std::string name, McpUp
         config_.options, [this](std::string_view message) { onMessage(message, nullptr); },
         [this](std::string_view line) { log(sdk::LogLevel::info, std::string(line)); },
         [this] {
-            // A new connection: its lists may differ from the last one's.
+            // A new connection: its lists may differ from the last one's, and the server knows
+            // none of the resources crank follows (a restarted process, an expired session).
             peer_.notify("notifications/tools/list_changed", "");
             peer_.notify("notifications/resources/list_changed", "");
             peer_.notify("notifications/prompts/list_changed", "");
+            resubscribe();
         });
 }
 
@@ -263,7 +266,11 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     hooks.cancelled = [flight] { return flight->call.isCancelled(); };
     hooks.on_related = [this, flight](std::string_view message) { onMessage(message, flight); };
     RpcOutcome outcome = session_->request(method, params, hooks);
-    requests_->end(flight);
+    if (outcome.ok && (method == "resources/subscribe" || method == "resources/unsubscribe")) {
+        remember(method == "resources/subscribe", params);
+    }
+    // Answered: a result, or an error of the server's (not a cancellation or a transport's).
+    requests_->end(flight, outcome.ok || outcome.error_code != 0);
     if (outcome.ok) {
         return std::move(outcome.result_json);
     }
@@ -279,6 +286,40 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
         throw sdk::Error(sdk::ErrorCode::upstream, outcome.error_message, details + "}}");
     }
     throw sdk::Error(sdk::ErrorCode::unavailable, outcome.error_message);
+}
+
+void McpUpstream::remember(bool subscribed, std::string_view params_json) {
+    rapidjson::Document doc;
+    doc.Parse(params_json.data(), params_json.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+        return;
+    }
+    const std::string uri = stringMember(doc, "uri");
+    const std::lock_guard lock(subscribed_mutex_);
+    if (!subscribed) {
+        subscribed_.erase(uri);
+    } else if (!uri.empty() && subscribed_.size() < kMaxSubscribed) {
+        subscribed_.insert(uri);
+    }
+}
+
+void McpUpstream::resubscribe() {
+    std::vector<std::string> uris;
+    {
+        const std::lock_guard lock(subscribed_mutex_);
+        uris.assign(subscribed_.begin(), subscribed_.end());
+    }
+    std::size_t failed = 0;
+    for (const std::string& uri : uris) {
+        const RpcOutcome r = session_->request(
+            "resources/subscribe", R"({"uri":)" + sdk::jsonQuote(uri) + "}", RequestHooks{});
+        failed += r.ok ? 0 : 1;
+    }
+    if (!uris.empty()) {
+        log(failed == 0 ? sdk::LogLevel::info : sdk::LogLevel::warn,
+            "subscribed again to " + std::to_string(uris.size() - failed) + " of " +
+                std::to_string(uris.size()) + " resources on the new connection");
+    }
 }
 
 void McpUpstream::notify(std::string_view method, std::string_view params_json) {

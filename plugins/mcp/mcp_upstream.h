@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -31,9 +33,9 @@ struct McpUpstreamConfig {
     /// Server-to-client requests handled at once; more are refused.
     std::size_t max_client_requests = 16;
     /// A server-to-client request not yet tied to one call waits at most this long...
-    std::chrono::milliseconds unrouted_request_wait{10'000};
+    std::chrono::milliseconds unrouted_request_wait{30'000};
     /// ...and a question of another call keeps it waiting at most this much longer.
-    std::chrono::milliseconds blocking_question{5'000};
+    std::chrono::milliseconds blocking_question{15'000};
 };
 
 /// Reads `upstreams[].config` (plugins/mcp/README.md); throws sdk::Error naming the member.
@@ -56,6 +58,13 @@ public:
     void shutdown();
 
 private:
+    /// The resources the server was asked to follow, at most.
+    static constexpr std::size_t kMaxSubscribed = 100'000;
+
+    /// Notes a resources/subscribe (or unsubscribe) of `params_json` the server accepted.
+    void remember(bool subscribed, std::string_view params_json);
+    /// On a new connection: subscribes again to every resource noted.
+    void resubscribe();
     void onMessage(std::string_view message,
                    const std::shared_ptr<ClientRequests::Flight>& related);
     void log(sdk::LogLevel level, const std::string& message) const;
@@ -68,6 +77,8 @@ private:
     std::unique_ptr<ClientRequests> requests_;
     std::unique_ptr<UpstreamSession> session_;
     std::atomic<std::uint64_t> next_token_{1};
+    std::mutex subscribed_mutex_;
+    std::set<std::string> subscribed_;
 };
 
 /// Registers the "mcp" adapter (CRANK_CAP_FEDERATION).

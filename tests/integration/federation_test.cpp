@@ -8,7 +8,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -340,6 +344,7 @@ TEST_F(FederationSuite, ReadsOfASlowUpstreamTakeCallSlotsAndLeaveWorkersFree) {
     std::atomic<int> finished{0};
     std::atomic<int> read{0};  // the reads the upstream answered
     std::vector<std::thread> readers;
+    readers.reserve(kReads);
     for (int i = 0; i < kReads; ++i) {
         readers.emplace_back([&, i] {
             replies[i] = request(100 + i, "resources/read", R"({"uri":"test://slow/6000"})");
@@ -449,6 +454,15 @@ namespace {
 // blocking_question_ms.
 class FederationQuestionsSuite : public CrankdSuite<FederationQuestionsSuite> {
 protected:
+    static void SetUpTestSuite() {
+        startCrankd(
+            R"("upstreams": [{"name": "asker", "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
+            R"(", "args": [")" CRANK_FIXTURE_SERVER
+            R"(", "--stdio"], "blocking_question_ms": 300, "unrouted_request_wait_ms": 20000,
+                    "close_wait_ms": 500, "term_wait_ms": 500}}])");
+        ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
+    }
+
     /// A 2026-07-28 tools/call of test_elicitation (`message`) declaring elicitation, with
     /// `more` members (without braces) besides its arguments.
     static Reply elicit(int id, const std::string& message, const std::string& more = "") {
@@ -469,14 +483,51 @@ protected:
     }
 };
 
-TEST_F(FederationQuestionsSuite, AnUnansweredQuestionHoldsUpOtherCallsQuestionsOnlyBriefly) {
-    startCrankd(
-        R"("upstreams": [{"name": "asker", "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
-        R"(", "args": [")" CRANK_FIXTURE_SERVER
-        R"(", "--stdio"], "blocking_question_ms": 300, "unrouted_request_wait_ms": 20000,
-                "close_wait_ms": 500, "term_wait_ms": 500}}])");
-    ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
+// A question that waits while two calls are in flight, whose own call is then cancelled, is
+// refused: it never reaches the other call's client (which might be another agent's), even
+// though that call is the only one left.
+TEST_F(FederationQuestionsSuite, AQuestionOfACancelledCallNeverReachesAnotherClient) {
+    // Another client's call keeps running for 3 s, declaring elicitation.
+    Reply bystander;
+    std::thread other([&] {
+        bystander = exchange(
+            port_, "POST", "/mcp",
+            {{"Content-Type", "application/json"},
+             {"Accept", "application/json, text/event-stream"},
+             {"MCP-Protocol-Version", "2026-07-28"},
+             {"Mcp-Method", "tools/call"},
+             {"Mcp-Name", "slow_progress"}},
+            R"({"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"slow_progress",)"
+            R"("arguments":{"steps":1,"delay_ms":3000},)"
+            R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+            R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}})");
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    {
+        // This call's question waits (two calls in flight); then its client goes away.
+        SseReader asking(
+            port_, "POST",
+            {{"Content-Type", "application/json"},
+             {"Accept", "application/json, text/event-stream"},
+             {"MCP-Protocol-Version", "2026-07-28"},
+             {"Mcp-Method", "tools/call"},
+             {"Mcp-Name", "test_elicitation"}},
+            R"({"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"test_elicitation",)"
+            R"("arguments":{"message":"SECRET of the cancelled call"},)"
+            R"("_meta":{"progressToken":"p21","io.modelcontextprotocol/protocolVersion":)"
+            R"("2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}})");
+        ASSERT_NE(asking.head().find("200 OK"), std::string::npos) << asking.head();
+        std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    }
+    other.join();
+    const rapidjson::Document done = bystander.json();
+    ASSERT_TRUE(done.IsObject() && done.HasMember("result")) << bystander.body;
+    EXPECT_STREQ(done["result"]["resultType"].GetString(), "complete") << bystander.body;
+    EXPECT_EQ(bystander.body.find("SECRET"), std::string::npos) << bystander.body;
+    EXPECT_NE(bystander.body.find("completed 1 steps"), std::string::npos) << bystander.body;
+}
 
+TEST_F(FederationQuestionsSuite, AnUnansweredQuestionHoldsUpOtherCallsQuestionsOnlyBriefly) {
     // The first call's question goes to its client, which never answers.
     const rapidjson::Document first = elicit(1, "first?").json();
     ASSERT_TRUE(first.IsObject() && first.HasMember("result")) << process_->stderrText();
@@ -588,6 +639,102 @@ TEST_F(FederationListenSuite, AListenFollowsItsResourcesUntilItCloses) {
     }
     // The stream closed: the last subscriber is gone, and the upstream is told.
     EXPECT_TRUE(subscribedBecomes("[]")) << toolText("subscribed_resources");
+}
+
+/// The pid of a child of `parent` whose command name is `name`; 0 when there is none.
+pid_t childNamed(pid_t parent, const std::string& name) {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const std::string pid = entry.path().filename().string();
+        if (pid.find_first_not_of("0123456789") != std::string::npos) {
+            continue;
+        }
+        std::ifstream in(entry.path() / "stat");
+        std::string stat;
+        std::getline(in, stat);
+        const std::size_t open = stat.find('(');
+        const std::size_t close = stat.rfind(')');
+        if (open == std::string::npos || close == std::string::npos) {
+            continue;
+        }
+        std::istringstream rest(stat.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == parent && stat.substr(open + 1, close - open - 1) == name) {
+            return static_cast<pid_t>(std::stol(pid));
+        }
+    }
+    return 0;
+}
+
+TEST_F(FederationListenSuite, SubscriptionsSurviveARestartOfTheUpstream) {
+    ASSERT_TRUE(subscribedBecomes("[]"));
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    ASSERT_EQ(client
+                  .post(R"({"jsonrpc":"2.0","id":3,"method":"resources/subscribe",)"
+                        R"("params":{"uri":"test://watched-resource"}})")
+                  .status,
+              200);
+    ASSERT_EQ(toolText("subscribed_resources"), R"(["test://watched-resource"])");
+    // The server dies (a crash); a later request starts it again, and crank subscribes anew.
+    // The request that finds it dead fails (it may have had effects, so it is not sent again).
+    const pid_t server = childNamed(process_->pid(), "node");
+    ASSERT_GT(server, 0);
+    ASSERT_EQ(::kill(server, SIGKILL), 0);
+    McpClient observer(port_);
+    ASSERT_TRUE(observer.open());
+    std::string seen;
+    for (int i = 0; i < 100 && seen != R"(["test://watched-resource"])"; ++i) {
+        const Reply reply =
+            observer.post(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":)"
+                          R"("subscribed_resources","arguments":{}}})");
+        const rapidjson::Document doc = reply.json();
+        seen = doc.IsObject() && doc.HasMember("result") && doc["result"].HasMember("content")
+                   ? doc["result"]["content"][0]["text"].GetString()
+                   : reply.body;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(seen, R"(["test://watched-resource"])");
+    ASSERT_EQ(
+        exchange(port_, "DELETE", "/mcp",
+                 {{"Mcp-Session-Id", client.session()}, {"MCP-Protocol-Version", "2025-11-25"}})
+            .status,
+        200);
+    EXPECT_TRUE(subscribedBecomes("[]"));
+}
+
+// A session that only receives resources/updated is idle: it expires, and its subscription with
+// it (before, every delivery marked it used, so it never did).
+class FederationIdleSessionSuite : public FederationListenSuite {
+protected:
+    static void SetUpTestSuite() {
+        startCrankd(R"("mcp": {"session_idle_timeout_ms": 1500}, "upstreams": [{"name": "watched",
+                    "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
+                    R"(", "args": [")" CRANK_FIXTURE_SERVER
+                    R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500}}])");
+        ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
+    }
+};
+
+TEST_F(FederationIdleSessionSuite, NotificationsDoNotKeepASessionAlive) {
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    ASSERT_EQ(client
+                  .post(R"({"jsonrpc":"2.0","id":3,"method":"resources/subscribe",)"
+                        R"("params":{"uri":"test://watched-resource"}})")
+                  .status,
+              200);
+    // Updates keep coming, every 300 ms (each from a new session of another client), while the
+    // session must expire after 1.5 s: its subscription then goes upstream.
+    bool expired = false;
+    for (int i = 0; i < 40 && !expired; ++i) {
+        EXPECT_EQ(toolText("touch_resource", R"({"uri":"test://watched-resource"})"), "touched");
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        expired = toolText("subscribed_resources") == "[]";
+    }
+    EXPECT_TRUE(expired) << "resources/updated kept the idle session alive";
+    EXPECT_EQ(client.post(R"({"jsonrpc":"2.0","id":4,"method":"ping"})").status, 404);
 }
 
 TEST_F(FederationListenSuite, ASessionsSubscriptionsEndWithTheSession) {
