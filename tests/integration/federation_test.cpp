@@ -589,6 +589,14 @@ protected:
         return result.HasMember("content") ? result["content"][0]["text"].GetString() : "";
     }
 
+    /// `client`'s session subscribes to test://watched-resource; false (and a failure) if not.
+    static bool subscribeToWatched(const McpClient& client) {
+        const Reply reply = client.post(R"({"jsonrpc":"2.0","id":3,"method":"resources/subscribe",)"
+                                        R"("params":{"uri":"test://watched-resource"}})");
+        EXPECT_EQ(reply.status, 200) << reply.body;
+        return reply.status == 200;
+    }
+
     /// True once the fixture's subscriptions are `expected` (JSON text), within 10 s.
     static bool subscribedBecomes(const std::string& expected) {
         for (int i = 0; i < 100; ++i) {
@@ -671,11 +679,7 @@ TEST_F(FederationListenSuite, SubscriptionsSurviveARestartOfTheUpstream) {
     ASSERT_TRUE(subscribedBecomes("[]"));
     McpClient client(port_);
     ASSERT_TRUE(client.open());
-    ASSERT_EQ(client
-                  .post(R"({"jsonrpc":"2.0","id":3,"method":"resources/subscribe",)"
-                        R"("params":{"uri":"test://watched-resource"}})")
-                  .status,
-              200);
+    ASSERT_TRUE(subscribeToWatched(client));
     ASSERT_EQ(toolText("subscribed_resources"), R"(["test://watched-resource"])");
     // The server dies (a crash); a later request starts it again, and crank subscribes anew.
     // The request that finds it dead fails (it may have had effects, so it is not sent again).
@@ -720,11 +724,7 @@ protected:
 TEST_F(FederationIdleSessionSuite, NotificationsDoNotKeepASessionAlive) {
     McpClient client(port_);
     ASSERT_TRUE(client.open());
-    ASSERT_EQ(client
-                  .post(R"({"jsonrpc":"2.0","id":3,"method":"resources/subscribe",)"
-                        R"("params":{"uri":"test://watched-resource"}})")
-                  .status,
-              200);
+    ASSERT_TRUE(subscribeToWatched(client));
     // Updates keep coming, every 300 ms (each from a new session of another client), while the
     // session must expire after 1.5 s: its subscription then goes upstream.
     bool expired = false;
@@ -741,9 +741,7 @@ TEST_F(FederationListenSuite, ASessionsSubscriptionsEndWithTheSession) {
     ASSERT_TRUE(subscribedBecomes("[]"));
     McpClient client(port_);
     ASSERT_TRUE(client.open());
-    const Reply subscribed = client.post(
-        R"({"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"test://watched-resource"}})");
-    ASSERT_EQ(subscribed.status, 200) << subscribed.body;
+    ASSERT_TRUE(subscribeToWatched(client));
     EXPECT_EQ(toolText("subscribed_resources"), R"(["test://watched-resource"])");
     const Reply deleted =
         exchange(port_, "DELETE", "/mcp",
