@@ -253,7 +253,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     const std::optional<ToolDefinition> definition = who.tools->find(params->name);
     if (definition) {
         if (auto refusal =
-                checkParamHeaders(request, definition->input_schema_json, params->arguments_json)) {
+                checkParamHeaders(request, definition->param_headers, params->arguments_json)) {
             refuse(response, message, *refusal, since);
             return;
         }

@@ -17,7 +17,6 @@ namespace {
 
 constexpr std::string_view kBase64Prefix = "=?base64?";
 constexpr std::string_view kBase64Suffix = "?=";
-constexpr std::string_view kParamPrefix = "Mcp-Param-";
 
 bool isOws(char c) {
     return c == ' ' || c == '\t';
@@ -240,13 +239,13 @@ std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollect
 std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
                                             std::string_view input_schema_json,
                                             std::string_view arguments_json) {
-    if (input_schema_json.find("x-mcp-header") == std::string_view::npos) {
-        return std::nullopt;  // nothing declared: the common case, without parsing the schema
-    }
-    rapidjson::Document schema;
-    schema.Parse(input_schema_json.data(), input_schema_json.size());
-    if (schema.HasParseError() || !schema.IsObject() || !schema.HasMember("properties") ||
-        !schema["properties"].IsObject()) {
+    return checkParamHeaders(headers, compileParamHeaders(input_schema_json), arguments_json);
+}
+
+std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
+                                            const std::vector<ParamHeader>& declared,
+                                            std::string_view arguments_json) {
+    if (declared.empty()) {
         return std::nullopt;
     }
     std::vector<scan::RawMember> arguments;
@@ -255,16 +254,9 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
             arguments = std::move(read->members);
         }
     }
-    const rapidjson::Value& properties = schema["properties"];
-    for (auto property = properties.MemberBegin(); property != properties.MemberEnd(); ++property) {
-        if (!property->value.IsObject() || !property->value.HasMember("x-mcp-header") ||
-            !property->value["x-mcp-header"].IsString() ||
-            property->value["x-mcp-header"].GetStringLength() == 0) {
-            continue;
-        }
-        const std::string key(property->name.GetString(), property->name.GetStringLength());
-        const std::string header =
-            std::string(kParamPrefix) + property->value["x-mcp-header"].GetString();
+    for (const ParamHeader& param : declared) {
+        const std::string& key = param.property;
+        const std::string& header = param.header;
         HeaderRead sent = readHeader(headers, header);
         if (sent.refusal) {
             return sent.refusal;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mcp/json_rpc.h"
+#include "mcp/param_headers.h"
 #include "mcp/protocol_era.h"
 
 namespace Poco::Net {
@@ -60,6 +61,10 @@ std::optional<EraRefusal> checkStandardHeaders(
 /// absent argument must arrive with no header; an object or array there is refused, since no
 /// header carries it.
 /// Headers no property declares are ignored (an intermediary may add its own).
+std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
+                                            const std::vector<ParamHeader>& declared,
+                                            std::string_view arguments_json);
+/// The same, for the headers `input_schema_json` declares (compiled here).
 std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
                                             std::string_view input_schema_json,
                                             std::string_view arguments_json);

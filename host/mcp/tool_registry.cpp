@@ -58,6 +58,7 @@ void FunctionToolRegistry::replace(const std::vector<std::string>& remove,
             auto it = std::lower_bound(
                 tools_.begin(), tools_.end(), definition.name,
                 [](const Entry& e, const std::string& name) { return e.definition.name < name; });
+            definition.param_headers = compileParamHeaders(definition.input_schema_json);
             Entry entry{std::move(definition), std::make_shared<Function>(std::move(function))};
             if (it != tools_.end() && it->definition.name == entry.definition.name) {
                 *it = std::move(entry);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mcp/log_level.h"
+#include "mcp/param_headers.h"
 #include "mcp/trace_context.h"
 #include "mcp/upstream_slots.h"
 #include "util/error.h"
@@ -43,6 +44,9 @@ struct ToolDefinition {
     /// input_required rounds of the tools/call itself (MRTR), and the task starts from the retry
     /// that answers them (the Tasks extension: finish MRTR before creating the task).
     bool input_before_task = false;
+    /// The Mcp-Param-* headers its inputSchema declares: compiled by the registry when the tool
+    /// is published (callers leave it empty).
+    std::vector<ParamHeader> param_headers = {};
 };
 
 /// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "mcp/json_rpc.h"
+#include "mcp/tool_registry.h"
 
 namespace crank::mcp::test {
 namespace {
@@ -216,6 +217,37 @@ TEST(RoutingHeadersTest, EverySpellingOfANumberHasItsHeaderChecked) {
         checkParamHeaders(headers({{"Mcp-Param-Priority", "7.5"}}), kSchema, R"({"priority":7})"));
     EXPECT_TRUE(checkParamHeaders(headers({{"Mcp-Param-Priority", "seven"}}), kSchema,
                                   R"({"priority":7})"));
+}
+
+TEST(RoutingHeadersTest, DeclaredHeadersAreCompiledOnceFromTheSchema) {
+    const auto declared = compileParamHeaders(
+        R"({"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},)"
+        R"("plain":{"type":"string"},"empty":{"x-mcp-header":""},"odd":{"x-mcp-header":7},)"
+        R"("priority":{"type":"integer","x-mcp-header":"Priority"}}})");
+    ASSERT_EQ(declared.size(), 2U);
+    EXPECT_EQ(declared[0].property, "region");
+    EXPECT_EQ(declared[0].header, "Mcp-Param-Region");
+    EXPECT_EQ(declared[1].property, "priority");
+    EXPECT_EQ(declared[1].header, "Mcp-Param-Priority");
+    for (const char* none : {"", "{}", "[]", "not json", R"({"properties":[]})",
+                             R"({"properties":{"a":{"x-mcp-header":"A"})"}) {
+        EXPECT_TRUE(compileParamHeaders(none).empty()) << none;
+    }
+    // The registry compiles them when a tool is published.
+    FunctionToolRegistry registry;
+    ToolDefinition tool;
+    tool.name = "t";
+    tool.input_schema_json =
+        R"({"type":"object","properties":{"id":{"type":"string","x-mcp-header":"Id"}}})";
+    registry.add(tool,
+                 [](std::string_view, ToolCall&) -> Result<ToolResult> { return ToolResult{}; });
+    const auto found = registry.find("t");
+    ASSERT_TRUE(found);
+    ASSERT_EQ(found->param_headers.size(), 1U);
+    EXPECT_EQ(found->param_headers[0].header, "Mcp-Param-Id");
+    EXPECT_TRUE(checkParamHeaders(headers({}), found->param_headers, R"({"id":"x"})"));
+    EXPECT_FALSE(
+        checkParamHeaders(headers({{"Mcp-Param-Id", "x"}}), found->param_headers, R"({"id":"x"})"));
 }
 
 }  // namespace
