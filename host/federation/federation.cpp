@@ -21,6 +21,7 @@
 #include "federation/resource_subscriptions.h"
 #include "json/json_text.h"
 #include "log/log.h"
+#include "mcp/json_scanner.h"
 #include "mcp/log_level.h"
 #include "mcp/modern_result.h"
 #include "plugins/plugin_call.h"
@@ -491,8 +492,14 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
                         std::chrono::duration_cast<milliseconds>(Clock::now() - started).count());
         if (answer.ok) {
             // A tool that ran and failed is a result, not an error of crank's.
-            event.outcome =
-                answer.json.find(R"("isError":true)") != std::string::npos ? "tool_error" : "ok";
+            // Read from the result's own isError, however the upstream spelt its JSON.
+            const auto result = mcp::scan::readObject(answer.json);
+            const mcp::scan::RawValue* isError =
+                result ? mcp::scan::findMember(result->members, "isError") : nullptr;
+            const bool failed = isError != nullptr &&
+                                isError->type == mcp::scan::ValueType::boolean &&
+                                std::string_view(answer.json).substr(isError->start, 4) == "true";
+            event.outcome = failed ? "tool_error" : "ok";
         } else {
             rapidjson::Document error;
             parseObject(answer.json, error);
