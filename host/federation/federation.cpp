@@ -408,20 +408,6 @@ struct Federation::Impl : std::enable_shared_from_this<Federation::Impl> {
     /// Resources whose last subscriber went away, to unsubscribe upstream (the refresher's work,
     /// so that Catalog::forget never waits on an upstream). Under mutex.
     std::vector<ResourceSubscriptions::Orphan> unsubscribes;
-    /// When a request for an unknown URI last made the workspace's resource lists be fetched.
-    std::map<std::string, Clock::time_point> lastMissRefresh;
-
-    /// True (and noted) when a miss may fetch `workspace`'s resource lists now: once a second.
-    bool mayRefreshOnMiss(const std::string& workspace) {
-        const std::lock_guard lock(mutex);
-        const Clock::time_point now = Clock::now();
-        auto [it, added] = lastMissRefresh.try_emplace(workspace, now);
-        if (!added && now - it->second < std::chrono::seconds(1)) {
-            return false;
-        }
-        it->second = now;
-        return true;
-    }
     /// Per workspace: published tool name -> the upstream and its own name for it.
     std::map<std::string, std::map<std::string, std::pair<Link*, std::string>>> toolOwners;
 
@@ -938,10 +924,13 @@ public:
             return error(-32602, std::string(method) + ": params.uri is required (a string)");
         }
         Link* owner = ownerOfUri(uri);
-        if (owner == nullptr && impl_.mayRefreshOnMiss(workspace_)) {
+        const bool subscribing =
+            method == "resources/subscribe" || method == "resources/unsubscribe";
+        if (owner == nullptr && !subscribing) {
             // Perhaps created a moment ago (a tool's resource_link) and not listed yet here:
-            // fetch the workspace's resource lists once, now, before saying it does not exist
-            // (at most once a second per workspace, however many unknown URIs are asked for).
+            // fetch the workspace's resource lists once, now, before saying it does not exist.
+            // Not for a subscription: a listen subscribes to up to 64 URIs in one request, and
+            // each unknown one would fetch every upstream's lists again.
             for (auto& link : impl_.links) {
                 if (link->config.workspace == workspace_ && !impl_.stopping.load()) {
                     impl_.refresh(*link, kResources);
@@ -954,7 +943,7 @@ public:
             return mcp::CatalogReply{
                 {}, rpcError(-32002, "Resource not found", R"({"uri":)" + jsonString(uri) + "}")};
         }
-        if (method == "resources/subscribe" || method == "resources/unsubscribe") {
+        if (subscribing) {
             return subscription(*owner, method == "resources/subscribe", uri, params_json, call,
                                 session_id);
         }
