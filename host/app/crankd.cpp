@@ -436,10 +436,14 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     runner.stop();
     adminApi.stop();  // test runs end now (their sessions stopped, their jobs cancelled)
     // At the end of the grace period, requests still waiting on a federated upstream (tools/call,
-    // held calls, catalog requests) are cancelled, their upstreams told, and answer at once.
-    const http::ShutdownReport report =
-        server.shutdown(std::chrono::milliseconds(cfg->server.shutdown_grace_ms),
-                        [&federation] { federation.cancelRequests(); });
+    // held calls, catalog requests) are cancelled, their upstreams told, and answer at once; a
+    // held call's question waiting for its client is answered with an error (the upstream's
+    // request behind it could not end otherwise).
+    const http::ShutdownReport report = server.shutdown(
+        std::chrono::milliseconds(cfg->server.shutdown_grace_ms), [&federation, &endpoint] {
+            endpoint.abandonHeldCalls();
+            federation.cancelRequests();
+        });
     if (report.aborted > 0) {
         log::warn("grace period over: closed {} connection(s) still in flight", report.aborted);
     }
@@ -447,6 +451,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         log::error("{} request(s) still running after their cancellation; not waiting for them",
                    report.stuck);
     }
+    // No client can answer a held call any more: its questions fail now, and the upstream
+    // requests behind them end (federation.stop() below waits for them).
+    endpoint.abandonHeldCalls();
     // Open SSE streams hold no request: flush what is queued on them briefly, then close.
     reactor.shutdown(
         std::chrono::milliseconds(std::min<std::int64_t>(cfg->server.shutdown_grace_ms, 1000)));

@@ -102,6 +102,13 @@ HeldCalls::HeldCalls(std::int64_t max_per_agent, std::int64_t max_calls,
                      std::chrono::milliseconds max_wait)
     : max_per_agent_(max_per_agent), max_calls_(max_calls), max_wait_(max_wait) {}
 
+void HeldCalls::abandonAll() {
+    const std::lock_guard lock(shared_->mutex);
+    for (const auto& [id, call] : shared_->calls) {
+        call->abandon();
+    }
+}
+
 HeldCalls::~HeldCalls() {
     std::unique_lock lock(shared_->mutex);
     for (const auto& [id, call] : shared_->calls) {

@@ -118,6 +118,8 @@ public:
     std::shared_ptr<HeldCall> find(std::string_view id, std::string_view agent) const;
     /// Calls held now.
     std::size_t size() const;
+    /// Tells every held call to stop (their questions get an error at once); does not wait.
+    void abandonAll();
 
 private:
     struct Shared {

@@ -192,6 +192,10 @@ McpEndpoint::McpEndpoint(const config::Config& config, const ServerIdentity& ide
 
 McpEndpoint::~McpEndpoint() = default;
 
+void McpEndpoint::abandonHeldCalls() {
+    impl_->modern.abandonHeldCalls();
+}
+
 void McpEndpoint::observe(Observer observer) {
     impl_->observer = std::move(observer);
 }

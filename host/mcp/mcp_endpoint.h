@@ -50,6 +50,10 @@ public:
 
     /// Registers the endpoint at config.mcp.path and at `/w/{workspace}/mcp`.
     void addRoutes(http::Router& router);
+    /// Shutdown, at the end of the grace period: calls held for a 2026 client's input stop
+    /// waiting for it (their upstreams are answered with an error), so that nothing waits on a
+    /// client that will not answer.
+    void abandonHeldCalls();
 
     /// What the endpoint reports as it answers (for /metrics). Set before addRoutes.
     using Observer = EndpointObserver;

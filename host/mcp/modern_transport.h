@@ -67,6 +67,9 @@ public:
     /// A task changed (the task backend's listener): notifications/tasks to the listens that
     /// follow it.
     void taskChanged(const TaskInfo& task) const;
+    /// Shutdown: every held call stops waiting for its client (its questions get an error), so
+    /// that the upstream requests behind them can end.
+    void abandonHeldCalls() const { held_->abandonAll(); }
 
 private:
     /// The answer to one request (but tools/call) whose envelope and headers were checked.
