@@ -237,12 +237,6 @@ std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollect
 }
 
 std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
-                                            std::string_view input_schema_json,
-                                            std::string_view arguments_json) {
-    return checkParamHeaders(headers, compileParamHeaders(input_schema_json), arguments_json);
-}
-
-std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
                                             const std::vector<ParamHeader>& declared,
                                             std::string_view arguments_json) {
     if (declared.empty()) {

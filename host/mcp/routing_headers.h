@@ -55,18 +55,14 @@ std::optional<EraRefusal> checkStandardHeaders(
     const std::optional<std::string_view>& target = std::nullopt);
 
 /// Checks the Mcp-Param-* headers of a tools/call against its arguments (`arguments_json`, an
-/// object or "") for every property of `input_schema_json` (the tool's inputSchema) that
-/// declares x-mcp-header: a string argument must arrive as the same text, a number as a JSON
-/// number of the same exact value (json::canonicalNumber), a boolean as true/false; a null or
+/// object or "") for every header `declared` (compileParamHeaders of the tool's inputSchema,
+/// done when the tool is published): a string argument must arrive as the same text, a number as a
+/// JSON number of the same exact value (json::canonicalNumber), a boolean as true/false; a null or
 /// absent argument must arrive with no header; an object or array there is refused, since no
 /// header carries it.
 /// Headers no property declares are ignored (an intermediary may add its own).
 std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
                                             const std::vector<ParamHeader>& declared,
-                                            std::string_view arguments_json);
-/// The same, for the headers `input_schema_json` declares (compiled here).
-std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
-                                            std::string_view input_schema_json,
                                             std::string_view arguments_json);
 
 }  // namespace crank::mcp

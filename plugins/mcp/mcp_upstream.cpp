@@ -252,13 +252,20 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
                                  std::string_view params_json) {
     std::string params(params_json);
     std::string token;
+    const bool subscription = method == "resources/subscribe" || method == "resources/unsubscribe";
+    std::string uri;  // a subscription's, noted once the server accepts it
     if (!params.empty()) {
         rapidjson::Document doc;
         doc.Parse(params.data(), params.size());
-        if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("_meta") &&
-            doc["_meta"].IsObject() && doc["_meta"].HasMember("progressToken")) {
-            token = "crank-" + std::to_string(next_token_++);
-            params = withProgressToken(doc, token);
+        if (!doc.HasParseError() && doc.IsObject()) {
+            if (subscription) {
+                uri = stringMember(doc, "uri");
+            }
+            if (doc.HasMember("_meta") && doc["_meta"].IsObject() &&
+                doc["_meta"].HasMember("progressToken")) {
+                token = "crank-" + std::to_string(next_token_++);
+                params = withProgressToken(doc, token);
+            }
         }
     }
     const auto flight = requests_->begin(call, std::move(token));
@@ -266,8 +273,8 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     hooks.cancelled = [flight] { return flight->call.isCancelled(); };
     hooks.on_related = [this, flight](std::string_view message) { onMessage(message, flight); };
     RpcOutcome outcome = session_->request(method, params, hooks);
-    if (outcome.ok && (method == "resources/subscribe" || method == "resources/unsubscribe")) {
-        remember(method == "resources/subscribe", params);
+    if (outcome.ok && !uri.empty()) {
+        remember(method == "resources/subscribe", uri);
     }
     // Answered: a result, or an error of the server's (not a cancellation or a transport's).
     requests_->end(flight, outcome.ok || outcome.error_code != 0);
@@ -288,17 +295,11 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     throw sdk::Error(sdk::ErrorCode::unavailable, outcome.error_message);
 }
 
-void McpUpstream::remember(bool subscribed, std::string_view params_json) {
-    rapidjson::Document doc;
-    doc.Parse(params_json.data(), params_json.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
-        return;
-    }
-    const std::string uri = stringMember(doc, "uri");
+void McpUpstream::remember(bool subscribed, const std::string& uri) {
     const std::lock_guard lock(subscribed_mutex_);
     if (!subscribed) {
         subscribed_.erase(uri);
-    } else if (!uri.empty() && subscribed_.size() < kMaxSubscribed) {
+    } else if (subscribed_.size() < kMaxSubscribed) {
         subscribed_.insert(uri);
     }
 }

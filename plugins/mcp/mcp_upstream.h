@@ -61,8 +61,8 @@ private:
     /// The resources the server was asked to follow, at most.
     static constexpr std::size_t kMaxSubscribed = 100'000;
 
-    /// Notes a resources/subscribe (or unsubscribe) of `params_json` the server accepted.
-    void remember(bool subscribed, std::string_view params_json);
+    /// Notes a resources/subscribe (or unsubscribe) of `uri` the server accepted.
+    void remember(bool subscribed, const std::string& uri);
     /// On a new connection: subscribes again to every resource noted.
     void resubscribe();
     void onMessage(std::string_view message,

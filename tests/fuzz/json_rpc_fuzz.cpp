@@ -211,13 +211,14 @@ void checkModernReaders(std::string_view text) {
         headers.add(name, value);
     }
     const std::string body(text);
-    if (const auto refusal = crank::mcp::checkParamHeaders(headers, body, body)) {
+    if (const auto refusal =
+            crank::mcp::checkParamHeaders(headers, crank::mcp::compileParamHeaders(body), body)) {
         check(refusal->status == 400 && !refusal->message.empty(), "a param refusal without why");
     }
     const std::string schema =
         R"({"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"},)"
         R"("n":{"type":"integer","x-mcp-header":"Region"}}})";
-    (void)crank::mcp::checkParamHeaders(headers, schema, body);
+    (void)crank::mcp::checkParamHeaders(headers, crank::mcp::compileParamHeaders(schema), body);
     if (isStrictJson(body) && !body.empty() &&
         body.find_first_not_of(" \t\r\n") != std::string::npos &&
         body[body.find_first_not_of(" \t\r\n")] == '{') {

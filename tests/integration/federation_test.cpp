@@ -27,10 +27,13 @@
 namespace crank::testing {
 namespace {
 
-std::string fixtureUpstream(const std::string& name, const std::string& naming) {
+/// An upstream entry running the fixture over stdio; `config` adds members to its config.
+std::string fixtureUpstream(const std::string& name, const std::string& naming,
+                            const std::string& config = "") {
     return R"({"name": ")" + name + R"(", )" + naming +
            R"(, "config": {"command": ")" CRANK_NODE_PATH R"(", "args": [")" CRANK_FIXTURE_SERVER
-           R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500}})";
+           R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500)" +
+           (config.empty() ? "" : ", " + config) + "}}";
 }
 
 /// True once crankd's /readyz turns 200: every upstream's lists were fetched (or failed to be);
@@ -456,10 +459,10 @@ class FederationQuestionsSuite : public CrankdSuite<FederationQuestionsSuite> {
 protected:
     static void SetUpTestSuite() {
         startCrankd(
-            R"("upstreams": [{"name": "asker", "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
-            R"(", "args": [")" CRANK_FIXTURE_SERVER
-            R"(", "--stdio"], "blocking_question_ms": 300, "unrouted_request_wait_ms": 20000,
-                    "close_wait_ms": 500, "term_wait_ms": 500}}])");
+            R"("upstreams": [)" +
+            fixtureUpstream("asker", R"("naming": "keep")",
+                            R"("blocking_question_ms": 300, "unrouted_request_wait_ms": 20000)") +
+            "]");
         ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
     }
 
@@ -572,10 +575,7 @@ namespace {
 class FederationListenSuite : public CrankdSuite<FederationListenSuite> {
 protected:
     static void SetUpTestSuite() {
-        startCrankd(
-            R"("upstreams": [{"name": "watched", "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
-            R"(", "args": [")" CRANK_FIXTURE_SERVER
-            R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500}}])");
+        startCrankd(R"("upstreams": [)" + fixtureUpstream("watched", R"("naming": "keep")") + "]");
         ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
     }
 
@@ -713,10 +713,8 @@ TEST_F(FederationListenSuite, SubscriptionsSurviveARestartOfTheUpstream) {
 class FederationIdleSessionSuite : public FederationListenSuite {
 protected:
     static void SetUpTestSuite() {
-        startCrankd(R"("mcp": {"session_idle_timeout_ms": 1500}, "upstreams": [{"name": "watched",
-                    "naming": "keep", "config": {"command": ")" CRANK_NODE_PATH
-                    R"(", "args": [")" CRANK_FIXTURE_SERVER
-                    R"(", "--stdio"], "close_wait_ms": 500, "term_wait_ms": 500}}])");
+        startCrankd(R"("mcp": {"session_idle_timeout_ms": 1500}, "upstreams": [)" +
+                    fixtureUpstream("watched", R"("naming": "keep")") + "]");
         ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
     }
 };

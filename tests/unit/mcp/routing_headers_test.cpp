@@ -25,6 +25,12 @@ Poco::Net::NameValueCollection headers(
     return out;
 }
 
+/// checkParamHeaders for the headers `schema` declares.
+std::optional<EraRefusal> checkSchemaHeaders(const Poco::Net::NameValueCollection& sent,
+                                             std::string_view schema, std::string_view arguments) {
+    return checkParamHeaders(sent, compileParamHeaders(schema), arguments);
+}
+
 JsonRpcMessage message(const std::string& body) {
     const ParsedBody parsed = parseJsonRpcBody(body);
     EXPECT_FALSE(parsed.fatal) << body;
@@ -128,19 +134,19 @@ constexpr const char* kSchema = R"({"type":"object","properties":{)"
                                 R"("query":{"type":"string"}}})";
 
 TEST(RoutingHeadersTest, ParamHeadersCarryTheirArguments) {
-    EXPECT_FALSE(checkParamHeaders(
+    EXPECT_FALSE(checkSchemaHeaders(
         headers({{"Mcp-Param-Region", "us-west1"},
                  {"mcp-param-priority", "42"},
                  {"MCP-PARAM-VERBOSE", "false"}}),
         kSchema, R"({"region":"us-west1","priority":42,"verbose":false,"query":"q"})"));
     // Numbers compare as numbers; base64 text as its decoded bytes; null means no header.
-    EXPECT_FALSE(checkParamHeaders(
+    EXPECT_FALSE(checkSchemaHeaders(
         headers({{"Mcp-Param-Priority", "4.2e1"}, {"Mcp-Param-Region", "=?base64?IGxlYWQ=?="}}),
         kSchema, R"({"region":" lead","priority":42,"verbose":null})"));
     // No declared property, no header needed; unknown Mcp-Param-* headers are ignored.
-    EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-Other", "x"}}), R"({"type":"object"})",
-                                   R"({"a":1})"));
-    EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-Other", "x"}}), kSchema, "{}"));
+    EXPECT_FALSE(checkSchemaHeaders(headers({{"Mcp-Param-Other", "x"}}), R"({"type":"object"})",
+                                    R"({"a":1})"));
+    EXPECT_FALSE(checkSchemaHeaders(headers({{"Mcp-Param-Other", "x"}}), kSchema, "{}"));
 }
 
 TEST(RoutingHeadersTest, ParamHeadersRefuseEveryDisagreement) {
@@ -163,7 +169,7 @@ TEST(RoutingHeadersTest, ParamHeadersRefuseEveryDisagreement) {
          "sent 2 times"},
     };
     for (const auto& c : cases) {
-        const auto refusal = checkParamHeaders(headers(c.sent), kSchema, c.arguments);
+        const auto refusal = checkSchemaHeaders(headers(c.sent), kSchema, c.arguments);
         ASSERT_TRUE(refusal) << c.arguments;
         EXPECT_EQ(refusal->status, 400);
         EXPECT_EQ(refusal->code, kHeaderMismatch);
@@ -176,17 +182,17 @@ TEST(RoutingHeadersTest, HostileSchemasAndArgumentsAreHarmless) {
          {"", "x-mcp-header", R"({"properties":[]})", R"({"properties":{"a":"x-mcp-header"}})",
           R"({"properties":{"a":{"x-mcp-header":7}}})",
           R"({"properties":{"a":{"x-mcp-header":""}}})"}) {
-        EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-A", "1"}}), schema, R"({"a":1})"))
+        EXPECT_FALSE(checkSchemaHeaders(headers({{"Mcp-Param-A", "1"}}), schema, R"({"a":1})"))
             << schema;
     }
-    EXPECT_TRUE(checkParamHeaders(headers({}), kSchema, R"({"region":"eu"})"));
-    EXPECT_FALSE(checkParamHeaders(headers({}), kSchema, "not json"));
-    const auto nested = checkParamHeaders(headers({}), kSchema, R"({"region":{"nested":1}})");
+    EXPECT_TRUE(checkSchemaHeaders(headers({}), kSchema, R"({"region":"eu"})"));
+    EXPECT_FALSE(checkSchemaHeaders(headers({}), kSchema, "not json"));
+    const auto nested = checkSchemaHeaders(headers({}), kSchema, R"({"region":{"nested":1}})");
     ASSERT_TRUE(nested);
     EXPECT_NE(nested->message.find("no Mcp-Param-Region header can carry"), std::string::npos)
         << nested->message;
-    EXPECT_TRUE(checkParamHeaders(headers({{"Mcp-Param-Priority", "[1]"}}), kSchema,
-                                  R"({"priority":[1]})"));
+    EXPECT_TRUE(checkSchemaHeaders(headers({{"Mcp-Param-Priority", "[1]"}}), kSchema,
+                                   R"({"priority":[1]})"));
 }
 
 // An integer may be spelled 7.0 or 7e0, or lie beyond 64 bits, and still be one the schema
@@ -194,29 +200,29 @@ TEST(RoutingHeadersTest, HostileSchemasAndArgumentsAreHarmless) {
 TEST(RoutingHeadersTest, EverySpellingOfANumberHasItsHeaderChecked) {
     for (const char* seven : {"7", "7.0", "7e0", "70E-1", "0.7e+1"}) {
         const std::string arguments = std::string(R"({"priority":)") + seven + "}";
-        EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-Priority", "7"}}), kSchema, arguments))
+        EXPECT_FALSE(checkSchemaHeaders(headers({{"Mcp-Param-Priority", "7"}}), kSchema, arguments))
             << seven;
         EXPECT_FALSE(
-            checkParamHeaders(headers({{"Mcp-Param-Priority", "7.00"}}), kSchema, arguments))
+            checkSchemaHeaders(headers({{"Mcp-Param-Priority", "7.00"}}), kSchema, arguments))
             << seven;
-        const auto absent = checkParamHeaders(headers({}), kSchema, arguments);
+        const auto absent = checkSchemaHeaders(headers({}), kSchema, arguments);
         ASSERT_TRUE(absent) << seven;
         EXPECT_NE(absent->message.find("Mcp-Param-Priority header is required"), std::string::npos);
         const auto other =
-            checkParamHeaders(headers({{"Mcp-Param-Priority", "8"}}), kSchema, arguments);
+            checkSchemaHeaders(headers({{"Mcp-Param-Priority", "8"}}), kSchema, arguments);
         ASSERT_TRUE(other) << seven;
         EXPECT_NE(other->message.find("differs"), std::string::npos) << other->message;
     }
     constexpr const char* kBeyond = R"({"priority":18446744073709551617})";
-    EXPECT_FALSE(checkParamHeaders(headers({{"Mcp-Param-Priority", "18446744073709551617"}}),
+    EXPECT_FALSE(checkSchemaHeaders(headers({{"Mcp-Param-Priority", "18446744073709551617"}}),
+                                    kSchema, kBeyond));
+    EXPECT_TRUE(checkSchemaHeaders(headers({{"Mcp-Param-Priority", "18446744073709551616"}}),
                                    kSchema, kBeyond));
-    EXPECT_TRUE(checkParamHeaders(headers({{"Mcp-Param-Priority", "18446744073709551616"}}),
-                                  kSchema, kBeyond));
-    EXPECT_TRUE(checkParamHeaders(headers({}), kSchema, kBeyond));
+    EXPECT_TRUE(checkSchemaHeaders(headers({}), kSchema, kBeyond));
     EXPECT_TRUE(
-        checkParamHeaders(headers({{"Mcp-Param-Priority", "7.5"}}), kSchema, R"({"priority":7})"));
-    EXPECT_TRUE(checkParamHeaders(headers({{"Mcp-Param-Priority", "seven"}}), kSchema,
-                                  R"({"priority":7})"));
+        checkSchemaHeaders(headers({{"Mcp-Param-Priority", "7.5"}}), kSchema, R"({"priority":7})"));
+    EXPECT_TRUE(checkSchemaHeaders(headers({{"Mcp-Param-Priority", "seven"}}), kSchema,
+                                   R"({"priority":7})"));
 }
 
 TEST(RoutingHeadersTest, DeclaredHeadersAreCompiledOnceFromTheSchema) {
