@@ -4,8 +4,8 @@
 
 #include <fmt/core.h>
 
-#include "mcp/json_rpc.h"
-#include "mcp/method_registry.h"
+#include "mcp/wire/json_rpc.h"
+#include "mcp/wire/method_registry.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {

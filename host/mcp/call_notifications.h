@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "mcp/log_level.h"
-#include "mcp/request_id.h"
+#include "mcp/wire/log_level.h"
+#include "mcp/wire/request_id.h"
 
 namespace crank::mcp {
 

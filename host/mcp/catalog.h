@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "mcp/log_level.h"
 #include "mcp/tool_registry.h"
+#include "mcp/wire/log_level.h"
 
 namespace crank::mcp {
 

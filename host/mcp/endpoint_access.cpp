@@ -6,7 +6,7 @@
 #include <Poco/Net/HTTPServerResponse.h>
 
 #include "mcp/endpoint_http.h"
-#include "mcp/json_rpc.h"
+#include "mcp/wire/json_rpc.h"
 #include "util/sha256.h"
 
 namespace crank::mcp {

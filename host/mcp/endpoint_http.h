@@ -8,13 +8,20 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace Poco::Net {
+class NameValueCollection;
 class HTTPServerRequest;
 class HTTPServerResponse;
 }  // namespace Poco::Net
 
 namespace crank::mcp {
+
+/// Every value of header `name` in `headers`, in order (names compare case-insensitively): a
+/// header sent twice is two values.
+std::vector<std::string> headerValues(const Poco::Net::NameValueCollection& headers,
+                                      std::string_view name);
 
 /// True when an Accept header lists `type` (or a wildcard covering it).
 bool accepts(std::string_view accept, std::string_view type);

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "mcp/call_notifications.h"
-#include "mcp/method_registry.h"
-#include "mcp/params_object.h"
+#include "mcp/wire/method_registry.h"
+#include "mcp/wire/params_object.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {

@@ -10,15 +10,15 @@
 #include "mcp/caller_quotas.h"
 #include "mcp/endpoint_access.h"
 #include "mcp/endpoint_http.h"
-#include "mcp/json_rpc.h"
-#include "mcp/legacy_tasks.h"
-#include "mcp/legacy_transport.h"
-#include "mcp/listen_hub.h"
+#include "mcp/legacy/legacy_tasks.h"
+#include "mcp/legacy/legacy_transport.h"
+#include "mcp/legacy/session_streams.h"
 #include "mcp/method_table.h"
-#include "mcp/modern_transport.h"
-#include "mcp/protocol_era.h"
-#include "mcp/session_streams.h"
-#include "mcp/used_states.h"
+#include "mcp/modern/listen_hub.h"
+#include "mcp/modern/modern_transport.h"
+#include "mcp/modern/protocol_era.h"
+#include "mcp/modern/used_states.h"
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp {
 namespace {

@@ -11,11 +11,11 @@
 #include "http/router.h"
 #include "mcp/catalog.h"
 #include "mcp/endpoint_observer.h"
-#include "mcp/protocol_version.h"
-#include "mcp/request_state_seal.h"
-#include "mcp/session_manager.h"
+#include "mcp/legacy/session_manager.h"
+#include "mcp/modern/request_state_seal.h"
 #include "mcp/task_backend.h"
 #include "mcp/tool_registry.h"
+#include "mcp/wire/protocol_version.h"
 
 namespace crank::http {
 class StreamReactor;

@@ -1,7 +1,7 @@
 #include "mcp/message_outcome.h"
 
-#include "mcp/json_rpc.h"
-#include "mcp/method_registry.h"
+#include "mcp/wire/json_rpc.h"
+#include "mcp/wire/method_registry.h"
 
 namespace crank::mcp {
 

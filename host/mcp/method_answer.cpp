@@ -2,9 +2,9 @@
 
 #include <fmt/core.h>
 
-#include "mcp/json_rpc.h"
-#include "mcp/json_scanner.h"
 #include "mcp/message_outcome.h"
+#include "mcp/wire/json_rpc.h"
+#include "mcp/wire/json_scanner.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {

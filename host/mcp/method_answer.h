@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "mcp/request_id.h"
+#include "mcp/wire/request_id.h"
 
 namespace crank::mcp {
 

@@ -11,7 +11,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
-#include "mcp/method_registry.h"
+#include "mcp/wire/method_registry.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {

@@ -7,10 +7,10 @@
 
 #include "config/config.h"
 #include "mcp/caller_quotas.h"
-#include "mcp/json_rpc.h"
 #include "mcp/method_answer.h"
 #include "mcp/request_scope.h"
-#include "mcp/tool_call_params.h"
+#include "mcp/wire/json_rpc.h"
+#include "mcp/wire/tool_call_params.h"
 #include "util/error.h"
 
 namespace crank::mcp {

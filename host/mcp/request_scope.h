@@ -9,8 +9,8 @@
 
 #include "mcp/endpoint_access.h"
 #include "mcp/input_rounds.h"
-#include "mcp/request_id.h"
 #include "mcp/tool_registry.h"
+#include "mcp/wire/request_id.h"
 
 namespace crank::mcp {
 

@@ -10,7 +10,7 @@
 #include "http/stream_reactor.h"
 #include "log/log.h"
 #include "mcp/endpoint_http.h"
-#include "mcp/json_rpc.h"
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp {
 

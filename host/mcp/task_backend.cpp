@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
-#include "mcp/params_object.h"
+#include "mcp/wire/params_object.h"
 #include "util/clock.h"
 #include "util/json_string.h"
 

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "mcp/log_level.h"
-#include "mcp/param_headers.h"
-#include "mcp/trace_context.h"
 #include "mcp/upstream_slots.h"
+#include "mcp/wire/log_level.h"
+#include "mcp/wire/param_headers.h"
+#include "mcp/wire/trace_context.h"
 #include "util/error.h"
 
 namespace crank::mcp {

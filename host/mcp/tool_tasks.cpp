@@ -5,10 +5,10 @@
 #include <exception>
 #include <utility>
 
-#include "mcp/client_capabilities.h"
 #include "mcp/input_rounds.h"
-#include "mcp/json_rpc.h"
 #include "mcp/method_answer.h"
+#include "mcp/wire/client_capabilities.h"
+#include "mcp/wire/json_rpc.h"
 #include "util/clock.h"
 #include "util/json_string.h"
 #include "util/random.h"

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string_view>
 
-#include "mcp/used_states.h"
+#include "mcp/modern/used_states.h"
 #include "store/store.h"
 
 namespace crank::runtime {

@@ -1,4 +1,4 @@
-// Fuzz target json_rpc: request bodies of the MCP endpoint (host/mcp/json_rpc.h).
+// Fuzz target json_rpc: request bodies of the MCP endpoint (host/mcp/wire/json_rpc.h).
 //
 // The input is a body as a client POSTs it. It is read twice, with the default limits and with
 // tight ones (batches of 2, nesting of 4), and what comes out is checked:
@@ -27,14 +27,14 @@
 #include <Poco/Net/NameValueCollection.h>
 
 #include "fuzz_support.h"
-#include "mcp/json_rpc.h"
-#include "mcp/listen_hub.h"
-#include "mcp/modern_result.h"
-#include "mcp/protocol_era.h"
-#include "mcp/request_meta.h"
-#include "mcp/request_state_seal.h"
-#include "mcp/routing_headers.h"
-#include "mcp/tool_call_params.h"
+#include "mcp/modern/listen_hub.h"
+#include "mcp/modern/modern_result.h"
+#include "mcp/modern/protocol_era.h"
+#include "mcp/modern/request_state_seal.h"
+#include "mcp/modern/routing_headers.h"
+#include "mcp/wire/json_rpc.h"
+#include "mcp/wire/request_meta.h"
+#include "mcp/wire/tool_call_params.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // keptClientCapabilities: a session keeps only the capabilities crankd reads, each bounded.
-#include "mcp/client_capabilities.h"
+#include "mcp/wire/client_capabilities.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // HeldCalls: a call that asks the client while it runs, on a thread of its own, answered round by
 // round; bounded per agent and per node, and every thread ended when the register goes.
-#include "mcp/held_calls.h"
+#include "mcp/modern/held_calls.h"
 
 #include <atomic>
 #include <chrono>

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include "mcp/tool_call_params.h"
+#include "mcp/wire/tool_call_params.h"
 
 namespace crank::mcp {
 namespace {

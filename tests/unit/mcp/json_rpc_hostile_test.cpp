@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "json_rpc_test_support.h"
-#include "mcp/json_rpc.h"
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp::test {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "mcp/json_rpc.h"
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp::test {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "mcp/request_id.h"
+#include "mcp/wire/request_id.h"
 
 namespace crank::mcp::test {
 namespace {

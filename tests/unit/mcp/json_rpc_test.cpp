@@ -1,6 +1,6 @@
 // Messages that parse, messages that are refused one by one, batches, and the writers.
 
-#include "mcp/json_rpc.h"
+#include "mcp/wire/json_rpc.h"
 
 #include <cstdint>
 #include <limits>

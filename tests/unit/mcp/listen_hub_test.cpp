@@ -1,7 +1,7 @@
 // subscriptions/listen: the filter a listen asks with, its acknowledgement, and the tag every
 // notification on it carries.
 
-#include "mcp/listen_hub.h"
+#include "mcp/modern/listen_hub.h"
 
 #include <string>
 #include <vector>

@@ -1,11 +1,11 @@
-#include "mcp/mcp_session.h"
+#include "mcp/legacy/mcp_session.h"
 
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "mcp/session_manager.h"
+#include "mcp/legacy/session_manager.h"
 
 namespace crank::mcp {
 namespace {

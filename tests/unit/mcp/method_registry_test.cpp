@@ -1,7 +1,7 @@
 // The method registry: the one place that knows each MCP method's era, handler, cache hint,
 // Mcp-Name member, and whether it may ask the client or is answered from memory.
 
-#include "mcp/method_registry.h"
+#include "mcp/wire/method_registry.h"
 
 #include <set>
 #include <string>

@@ -1,6 +1,6 @@
 // modernResult(): what every 2026-07-28 result carries, added to the result a method gave.
 
-#include "mcp/modern_result.h"
+#include "mcp/modern/modern_result.h"
 
 #include <string>
 

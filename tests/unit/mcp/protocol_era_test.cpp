@@ -1,13 +1,13 @@
 // classifyPost(): which era one POST belongs to, and the envelope rules a 2026-07-28 request must
 // meet before any method runs (the conformance suite's server-stateless checks).
 
-#include "mcp/protocol_era.h"
+#include "mcp/modern/protocol_era.h"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "mcp/json_rpc.h"
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp::test {
 namespace {

@@ -1,6 +1,6 @@
 // The node's replay budget: every session's resumption buffers together stay within
 // mcp.replay_budget_bytes, the oldest events of the node dropped first.
-#include "mcp/replay_budget.h"
+#include "mcp/legacy/replay_budget.h"
 
 #include <memory>
 #include <string>
@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "mcp/mcp_session.h"
-#include "mcp/session_manager.h"
+#include "mcp/legacy/mcp_session.h"
+#include "mcp/legacy/session_manager.h"
 
 namespace crank::mcp {
 namespace {

@@ -1,7 +1,7 @@
 // The readers of a request's params at the edge: RequestMeta (`params._meta`, both eras) and
 // ToolCallParams (a tools/call's params, read once).
 
-#include "mcp/request_meta.h"
+#include "mcp/wire/request_meta.h"
 
 #include <cstdint>
 #include <limits>
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "mcp/tool_call_params.h"
+#include "mcp/wire/tool_call_params.h"
 
 namespace crank::mcp::test {
 namespace {

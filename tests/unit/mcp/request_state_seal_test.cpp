@@ -1,6 +1,6 @@
 // RequestStateSeal: a sealed requestState opens once, for its binding, before it expires, with the
 // deployment's key; every forged, altered, foreign, stale or replayed one is refused, naming why.
-#include "mcp/request_state_seal.h"
+#include "mcp/modern/request_state_seal.h"
 
 #include <chrono>
 #include <memory>
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "mcp/used_states.h"
+#include "mcp/modern/used_states.h"
 #include "util/clock.h"
 
 namespace crank::mcp {

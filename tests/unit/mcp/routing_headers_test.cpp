@@ -1,7 +1,7 @@
 // The 2026-07-28 routing headers against the body (SEP-2243): Mcp-Method, Mcp-Name and the
 // Mcp-Param-* headers of x-mcp-header properties, with their base64 form.
 
-#include "mcp/routing_headers.h"
+#include "mcp/modern/routing_headers.h"
 
 #include <string>
 #include <utility>
@@ -10,8 +10,8 @@
 #include <Poco/Net/NameValueCollection.h>
 #include <gtest/gtest.h>
 
-#include "mcp/json_rpc.h"
 #include "mcp/tool_registry.h"
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp::test {
 namespace {

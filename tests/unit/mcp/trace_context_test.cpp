@@ -1,7 +1,7 @@
 // W3C trace context as crankd passes it on: what is valid, what is dropped, and how far a
 // hostile tracestate is cut.
 
-#include "mcp/trace_context.h"
+#include "mcp/wire/trace_context.h"
 
 #include <algorithm>
 #include <string>

@@ -1,0 +1,194 @@
+#include "mcp/modern/modern_result.h"
+
+#include <fmt/core.h>
+
+#include "mcp/wire/json_scanner.h"
+#include "mcp/wire/method_registry.h"
+#include "mcp/wire/request_meta.h"
+#include "util/json_string.h"
+
+namespace crank::mcp {
+
+bool isCacheableMethod(std::string_view method) {
+    const MethodInfo* info = findMethod(method);
+    return info != nullptr && info->cache != MethodCache::none;
+}
+
+namespace {
+
+/// The members modernResult() adds, for a result that has none of them.
+std::string addedMembers(std::string_view server_info_json, const std::optional<CacheHint>& hint) {
+    std::string added = R"("resultType":"complete")";
+    if (hint) {
+        added += fmt::format(R"(,"ttlMs":{},"cacheScope":)", hint->ttl_ms < 0 ? 0 : hint->ttl_ms);
+        added += jsonString(hint->scope);
+    }
+    added +=
+        R"(,"_meta":{)" + jsonString(kMetaServerInfo) + ":" + std::string(server_info_json) + "}";
+    return added;
+}
+
+/// `object_json` (read as `object`) with `key` in its _meta, as withMetaMember() says.
+std::string metaWith(std::string_view object_json, const scan::RawEntry& object,
+                     std::string_view key, std::string_view value_json) {
+    const std::string member = jsonString(key) + ":" + std::string(value_json);
+    std::string out(object_json);
+    const scan::RawValue* meta = scan::findMember(object.members, "_meta");
+    if (meta == nullptr) {
+        out.insert(object.value.start + 1,
+                   R"("_meta":{)" + member + (object.members.empty() ? "}" : "},"));
+    } else if (meta->type == scan::ValueType::object) {
+        auto metaObject =
+            scan::readObject(object_json.substr(meta->start, meta->end - meta->start));
+        if (metaObject && scan::findMember(metaObject->members, key) == nullptr) {
+            out.insert(meta->start + 1, metaObject->members.empty() ? member : member + ",");
+        }
+    }
+    return out;
+}
+
+/// Where the member whose value starts at `value_start` begins: its key's opening quote.
+std::size_t keyStart(std::string_view text, std::size_t value_start) {
+    std::size_t i = value_start;
+    const auto skipBack = [&] {
+        while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\r' ||
+                         text[i - 1] == '\n')) {
+            --i;
+        }
+    };
+    skipBack();
+    --i;  // the ':'
+    skipBack();
+    --i;  // the key's closing quote
+    while (i > 0) {
+        --i;
+        if (text[i] != '"') {
+            continue;
+        }
+        std::size_t backslashes = 0;
+        while (backslashes < i && text[i - 1 - backslashes] == '\\') {
+            ++backslashes;
+        }
+        if (backslashes % 2 == 0) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+bool isWhitespace(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+}  // namespace
+
+std::string withoutModernMembers(std::string_view result_json) {
+    if (result_json.find("resultType") == std::string_view::npos &&
+        result_json.find("ttlMs") == std::string_view::npos &&
+        result_json.find("cacheScope") == std::string_view::npos &&
+        result_json.find("\\u") == std::string_view::npos) {
+        return std::string(result_json);  // none of them, however spelled
+    }
+    auto object = scan::readObject(result_json);
+    if (!object) {
+        return std::string(result_json);
+    }
+    std::string out(result_json);
+    for (auto m = object->members.rbegin(); m != object->members.rend(); ++m) {
+        if (m->name != "resultType" && m->name != "ttlMs" && m->name != "cacheScope") {
+            continue;
+        }
+        std::size_t from = keyStart(out, m->value.start);
+        std::size_t to = m->value.end;
+        std::size_t next = to;
+        while (next < out.size() && isWhitespace(out[next])) {
+            ++next;
+        }
+        if (next < out.size() && out[next] == ',') {
+            to = next + 1;  // a member follows: take the comma after this one
+        } else {
+            std::size_t before = from;
+            while (before > 0 && isWhitespace(out[before - 1])) {
+                --before;
+            }
+            if (before > 0 && out[before - 1] == ',') {
+                from = before - 1;  // the last member: take the comma before it
+            }
+        }
+        out.erase(from, to - from);
+    }
+    return out;
+}
+
+std::string modernResult(std::string_view result_json, std::string_view server_info_json,
+                         const std::optional<CacheHint>& hint) {
+    // The common result names none of the members added (it is trusted JSON, written here or
+    // read and checked from an upstream): they go in after its '{' without reading it again.
+    const std::size_t first = result_json.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos && result_json[first] == '{' && result_json.back() == '}' &&
+        result_json.find("\"_meta\"") == std::string_view::npos &&
+        result_json.find("\"resultType\"") == std::string_view::npos &&
+        result_json.find("\"ttlMs\"") == std::string_view::npos &&
+        result_json.find("\"cacheScope\"") == std::string_view::npos) {
+        const std::string added = addedMembers(server_info_json, hint);
+        const std::size_t next = result_json.find_first_not_of(" \t\r\n", first + 1);
+        const bool empty = next != std::string_view::npos && result_json[next] == '}';
+        std::string out;
+        out.reserve(result_json.size() + added.size() + 2);
+        out += '{';
+        out += added;
+        if (!empty) {
+            out += ',';
+            out += result_json.substr(first + 1);
+        } else {
+            out += '}';
+        }
+        return out;
+    }
+    auto object = scan::readObject(result_json);
+    if (!object) {
+        return std::string(result_json);
+    }
+    const auto& members = object->members;
+    std::string added;
+    const auto add = [&added](std::string_view member) {
+        added += added.empty() ? "" : ",";
+        added += member;
+    };
+    const scan::RawValue* type = scan::findMember(members, "resultType");
+    if (type == nullptr) {
+        add(R"("resultType":"complete")");
+    }
+    // Only complete results are cached: an input_required one never is (SEP-2322).
+    const bool complete =
+        type == nullptr || (type->type == scan::ValueType::string && type->text == "complete");
+    if (hint && complete) {
+        if (scan::findMember(members, "ttlMs") == nullptr) {
+            add(fmt::format(R"("ttlMs":{})", hint->ttl_ms < 0 ? 0 : hint->ttl_ms));
+        }
+        if (scan::findMember(members, "cacheScope") == nullptr) {
+            add(R"("cacheScope":)" + jsonString(hint->scope));
+        }
+    }
+    // serverInfo into its _meta; then the rest just inside its '{' (which nothing before moved),
+    // before members it now surely has.
+    std::string out = metaWith(result_json, *object, kMetaServerInfo, server_info_json);
+    if (!added.empty()) {
+        out.insert(object->value.start + 1, added + ",");
+    }
+    return out;
+}
+
+std::string withMetaMember(std::string_view object_json, std::string_view key,
+                           std::string_view value_json) {
+    if (object_json.empty()) {
+        return R"({"_meta":{)" + jsonString(key) + ":" + std::string(value_json) + "}}";
+    }
+    auto object = scan::readObject(object_json);
+    if (!object) {
+        return std::string(object_json);
+    }
+    return metaWith(object_json, *object, key, value_json);
+}
+
+}  // namespace crank::mcp

@@ -1,0 +1,272 @@
+#include "mcp/modern/routing_headers.h"
+
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include <Poco/Base64Decoder.h>
+#include <Poco/Net/NameValueCollection.h>
+#include <rapidjson/document.h>
+
+#include "json/json_number.h"
+#include "mcp/endpoint_http.h"
+#include "mcp/wire/json_scanner.h"
+#include "mcp/wire/method_registry.h"
+
+namespace crank::mcp {
+namespace {
+
+constexpr std::string_view kBase64Prefix = "=?base64?";
+constexpr std::string_view kBase64Suffix = "?=";
+
+bool isOws(char c) {
+    return c == ' ' || c == '\t';
+}
+
+std::string_view trimmed(std::string_view value) {
+    while (!value.empty() && isOws(value.front())) {
+        value.remove_prefix(1);
+    }
+    while (!value.empty() && isOws(value.back())) {
+        value.remove_suffix(1);
+    }
+    return value;
+}
+
+bool isBase64Char(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+           c == '/';
+}
+
+/// Strict RFC 4648 base64 (padded, the standard alphabet), decoded; nullopt when malformed.
+std::optional<std::string> decodeBase64(std::string_view text) {
+    if (text.size() % 4 != 0) {
+        return std::nullopt;
+    }
+    std::size_t padding = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '=') {
+            ++padding;
+        } else if (padding > 0 || !isBase64Char(text[i])) {
+            return std::nullopt;  // a character after padding, or outside the alphabet
+        }
+    }
+    if (padding > 2) {
+        return std::nullopt;
+    }
+    std::istringstream in{std::string(text)};
+    Poco::Base64Decoder decoder(in);
+    std::string out;
+    char c = 0;
+    while (decoder.get(c)) {
+        out.push_back(c);
+    }
+    return out;
+}
+
+EraRefusal mismatch(std::string message) {
+    return EraRefusal{400, kHeaderMismatch, std::move(message), {}};
+}
+
+/// A header value for a message: the client's bytes, quoted and cut.
+std::string shown(std::string_view value) {
+    return scan::describeString(value);
+}
+
+/// The one decoded value of header `name`: nullopt in `value` when it is absent; a refusal
+/// when it is there twice or malformed.
+struct HeaderRead {
+    std::optional<std::string> value;
+    std::optional<EraRefusal> refusal;
+};
+
+HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string_view name,
+                      bool literal = false) {
+    const std::vector<std::string> values = headerValues(headers, name);
+    if (values.empty()) {
+        return {};
+    }
+    if (values.size() > 1) {
+        return {std::nullopt, mismatch(std::string(name) + " is sent " +
+                                       std::to_string(values.size()) + " times; send it once")};
+    }
+    auto decoded = decodeHeaderValue(values.front());
+    if (literal && decoded && trimmed(values.front()) != *decoded) {
+        return {std::nullopt,
+                mismatch(std::string(name) + " " + shown(values.front()) +
+                         " must be the method name itself: it is never base64-encoded")};
+    }
+    if (!decoded) {
+        return {std::nullopt,
+                mismatch(std::string(name) + " " + shown(values.front()) +
+                         " is malformed: a value that is not plain visible ASCII goes as "
+                         "=?base64?{base64 of its UTF-8}?=")};
+    }
+    return {std::move(decoded), std::nullopt};
+}
+
+/// True when a header can carry `v`: a string, a number or a boolean.
+bool carriable(const scan::RawValue& v) {
+    return v.type == scan::ValueType::string || v.type == scan::ValueType::integer ||
+           v.type == scan::ValueType::number || v.type == scan::ValueType::boolean;
+}
+
+/// True when header text `header` carries the argument `v`: the same text for a string, the
+/// same number for a number (compared by exact value, whatever either's spelling: 7, 7.0 and 7e0
+/// agree, 2^64 and 2^64+1 do not), the same word for a boolean.
+bool carries(std::string_view header, std::string_view arguments_json, const scan::RawValue& v) {
+    const std::string_view raw = arguments_json.substr(v.start, v.end - v.start);
+    switch (v.type) {
+        case scan::ValueType::string:
+            return header == v.text;
+        case scan::ValueType::integer:
+        case scan::ValueType::number: {
+            const std::optional<std::string> sent = json::canonicalNumber(header);
+            return sent && sent == json::canonicalNumber(raw);
+        }
+        case scan::ValueType::boolean:
+            return header == raw;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> decodeHeaderValue(std::string_view raw) {
+    const std::string_view value = trimmed(raw);
+    if (value.size() >= kBase64Prefix.size() + kBase64Suffix.size() &&
+        value.substr(0, kBase64Prefix.size()) == kBase64Prefix &&
+        value.substr(value.size() - kBase64Suffix.size()) == kBase64Suffix) {
+        return decodeBase64(value.substr(
+            kBase64Prefix.size(), value.size() - kBase64Prefix.size() - kBase64Suffix.size()));
+    }
+    for (const char c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && c != '\t') || byte >= 0x7f) {
+            return std::nullopt;
+        }
+    }
+    return std::string(value);
+}
+
+std::string_view nameMemberOf(std::string_view method) {
+    const MethodInfo* info = findMethod(method);
+    return info != nullptr ? info->name_member : std::string_view();
+}
+
+std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollection& headers,
+                                               const JsonRpcMessage& message,
+                                               const std::optional<std::string_view>& target) {
+    const bool request = message.kind == JsonRpcKind::request;
+    HeaderRead method = readHeader(headers, "Mcp-Method", /*literal=*/true);
+    if (method.refusal) {
+        return method.refusal;
+    }
+    if (!method.value) {
+        if (request) {
+            return mismatch("the Mcp-Method header is required, equal to the body's method " +
+                            shown(message.method));
+        }
+    } else if (*method.value != message.method) {
+        return mismatch("Mcp-Method " + shown(*method.value) + " differs from the body's method " +
+                        shown(message.method) + " (values are case-sensitive)");
+    }
+    const std::string_view member = nameMemberOf(message.method);
+    if (member.empty()) {
+        return std::nullopt;
+    }
+    HeaderRead name = readHeader(headers, "Mcp-Name");
+    if (name.refusal) {
+        return name.refusal;
+    }
+    std::optional<std::string> body;
+    if (target) {
+        body = std::string(*target);
+    } else if (!message.params_json.empty()) {
+        if (auto params = scan::readObject(message.params_json)) {
+            const scan::RawValue* v = scan::findMember(params->members, member);
+            if (v != nullptr && v->type == scan::ValueType::string) {
+                body = v->text;
+            }
+        }
+    }
+    const std::string where = "params." + std::string(member);
+    if (!name.value) {
+        if (body && request) {
+            return mismatch("the Mcp-Name header is required on " + message.method + ", equal to " +
+                            where + " " + shown(*body));
+        }
+        return std::nullopt;
+    }
+    if (!body) {
+        return mismatch("Mcp-Name " + shown(*name.value) + " is sent but " + where +
+                        " is not a string");
+    }
+    if (*name.value != *body) {
+        return mismatch("Mcp-Name " + shown(*name.value) + " differs from " + where + " " +
+                        shown(*body));
+    }
+    return std::nullopt;
+}
+
+std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection& headers,
+                                            const std::vector<ParamHeader>& declared,
+                                            std::string_view arguments_json) {
+    if (declared.empty()) {
+        return std::nullopt;
+    }
+    std::vector<scan::RawMember> arguments;
+    if (!arguments_json.empty()) {
+        if (auto read = scan::readObject(arguments_json)) {
+            arguments = std::move(read->members);
+        }
+    }
+    for (const ParamHeader& param : declared) {
+        const std::string& key = param.property;
+        const std::string& header = param.header;
+        HeaderRead sent = readHeader(headers, header);
+        if (sent.refusal) {
+            return sent.refusal;
+        }
+        const scan::RawValue* v = scan::findMember(arguments, key);
+        const bool valued = v != nullptr && v->type != scan::ValueType::null;
+        std::string what = "arguments." + key;
+        if (valued && !carriable(*v)) {
+            std::string message = what;
+            message.append(" is ")
+                .append(scan::describe(arguments_json, *v))
+                .append(", which no ")
+                .append(header)
+                .append(" header can carry: ")
+                .append(key)
+                .append(" declares x-mcp-header, so it must be a string, a number or a boolean");
+            return mismatch(std::move(message));
+        }
+        if (!sent.value) {
+            if (valued) {
+                return mismatch("the " + header +
+                                " header is required: " + what.append(" has a value"));
+            }
+            continue;
+        }
+        std::string message = header;
+        message.append(" ").append(shown(*sent.value));
+        if (!valued) {
+            message.append(" is sent but ")
+                .append(what)
+                .append(v == nullptr ? " is absent" : " is null");
+            return mismatch(std::move(message));
+        }
+        if (!carries(*sent.value, arguments_json, *v)) {
+            message.append(" differs from ")
+                .append(what)
+                .append(" ")
+                .append(scan::describe(arguments_json, *v));
+            return mismatch(std::move(message));
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace crank::mcp
