@@ -26,6 +26,7 @@
 #include "admin/test_run.h"
 #include "config/config_loader.h"
 #include "http/responses.h"
+#include "json/json_members.h"
 #include "json/json_parse.h"
 #include "json/json_text.h"
 #include "log/log.h"
@@ -890,13 +891,6 @@ struct AdminApi::Impl {
         return &it->value;
     }
 
-    static std::string stringMember(const rapidjson::Value& o, const char* name) {
-        auto it = o.FindMember(name);
-        return it != o.MemberEnd() && it->value.IsString()
-                   ? std::string(it->value.GetString(), it->value.GetStringLength())
-                   : std::string();
-    }
-
     static std::optional<ApiError> checkedError(OperationCatalog::Checked& checked) {
         if (checked.operation) {
             return std::nullopt;
@@ -943,7 +937,7 @@ struct AdminApi::Impl {
         store::OperationVersionDraft draft;
         draft.config_json = json::toJsonText(*op);
         draft.created_by = "admin";
-        draft.comment = stringMember(doc, "comment");
+        draft.comment = json::stringMember(doc, "comment");
         draft.expected_latest = 0;
         auto version = catalog.store().addOperationVersion(created->id, draft);
         if (!version) {
@@ -1049,11 +1043,11 @@ struct AdminApi::Impl {
             return error;
         }
         std::vector<config::ConfigError> fixed;
-        if (stringMember(*op, "name") != record.name) {
+        if (json::stringMember(*op, "name") != record.name) {
             fixed.push_back({"name", "cannot be changed (it is \"" + record.name +
                                          "\"); create a new operation instead"});
         }
-        const std::string workspace = stringMember(*op, "workspace");
+        const std::string workspace = json::stringMember(*op, "workspace");
         if ((workspace.empty() ? std::string("default") : workspace) != record.workspace_id) {
             fixed.push_back({"workspace", "cannot be changed (it is \"" + record.workspace_id +
                                               "\"); create a new operation instead"});
@@ -1069,7 +1063,7 @@ struct AdminApi::Impl {
         store::OperationVersionDraft draft;
         draft.config_json = json::toJsonText(*op);
         draft.created_by = "admin";
-        draft.comment = stringMember(doc, "comment");
+        draft.comment = json::stringMember(doc, "comment");
         draft.expected_latest = base->value.GetInt64();
         auto version = catalog.store().addOperationVersion(id, draft);
         if (!version) {
@@ -1319,7 +1313,7 @@ struct AdminApi::Impl {
         if (op == nullptr) {
             return error;
         }
-        OperationCatalog::Checked checked = catalog.check(*op, stringMember(doc, "id"));
+        OperationCatalog::Checked checked = catalog.check(*op, json::stringMember(doc, "id"));
         if (auto e = checkedError(checked)) {
             return e;
         }
@@ -1354,7 +1348,7 @@ struct AdminApi::Impl {
         if (auto e = body(request, doc)) {
             return e;
         }
-        std::string operationId = stringMember(doc, "operation_id");
+        std::string operationId = json::stringMember(doc, "operation_id");
         std::string configText;
         if (auto c = std::as_const(doc).FindMember("config"); c != std::as_const(doc).MemberEnd()) {
             if (!c->value.IsObject()) {

@@ -35,6 +35,7 @@
 #include "openapi/import_command.h"
 #include "plugins/plugin_registry.h"
 #include "runtime/audit_cleaner.h"
+#include "runtime/audit_log.h"
 #include "runtime/audit_writer.h"
 #include "runtime/operation_compiler.h"
 #include "runtime/operation_runner.h"
@@ -344,8 +345,12 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     for (auto& [workspace, wsTools] : workspaceTools) {
         federatedTools[workspace] = wsTools.get();
     }
+    // Calls to upstreams are audited as every other call: through an AuditLog, queued to the
+    // write-behind writer.
+    auto federationAudit = std::make_shared<runtime::AuditLog>(store, 1, auditWriter);
     federation::Federation federation(cfg->upstreams, registry, std::move(federatedTools),
-                                      static_cast<std::size_t>(cfg->mcp.tools_page_size), store);
+                                      static_cast<std::size_t>(cfg->mcp.tools_page_size),
+                                      federationAudit);
     federation.limitUpstreams(upstreamSlots);  // catalog requests share the tools' bound
     if (auto started = federation.start(); !started) {
         log::error("{}", started.error().message);

@@ -11,8 +11,11 @@
 #include "mcp/tool_registry.h"
 #include "mcp/upstream_slots.h"
 #include "plugins/plugin_registry.h"
-#include "store/store.h"
 #include "util/error.h"
+
+namespace crank::runtime {
+class AuditLog;
+}  // namespace crank::runtime
 
 namespace crank::federation {
 
@@ -30,13 +33,13 @@ namespace crank::federation {
 class Federation {
 public:
     /// `tools`: each workspace's registry (operations already in it). `page_size`: of the
-    /// resources/list, resources/templates/list and prompts/list answers. `store`: where the
-    /// audit log goes (every tools/call, task creation and task cancel that reaches an upstream,
-    /// with its agent); null: none.
+    /// resources/list, resources/templates/list and prompts/list answers. `audit`: where every
+    /// tools/call and task cancel that reaches an upstream is recorded, with its agent, as every
+    /// other call's (runtime::AuditLog); null: nowhere.
     Federation(std::vector<config::UpstreamConfig> upstreams,
                const plugins::PluginRegistry& registry,
                std::map<std::string, mcp::FunctionToolRegistry*> tools, std::size_t page_size,
-               std::shared_ptr<store::Store> store = nullptr);
+               std::shared_ptr<runtime::AuditLog> audit = nullptr);
     ~Federation();
     Federation(const Federation&) = delete;
     Federation& operator=(const Federation&) = delete;

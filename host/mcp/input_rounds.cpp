@@ -2,9 +2,11 @@
 
 #include <set>
 
+#include <rapidjson/document.h>
+
+#include "json/json_members.h"
 #include "mcp/call_notifications.h"
 #include "mcp/wire/method_registry.h"
-#include "mcp/wire/params_object.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -80,8 +82,9 @@ InputStep askClient(const InputNeed& need, ToolCall& call, std::chrono::millisec
         }
         if (!answer.ok) {
             rapidjson::Document error;
-            std::string why = parseParamsObject(answer.json, error) ? memberString(error, "message")
-                                                                    : std::string();
+            std::string why = json::parseObject(answer.json, error)
+                                  ? json::stringMember(error, "message")
+                                  : std::string();
             if (why.empty()) {
                 why = answer.json.substr(0, 200);
             }

@@ -2,9 +2,9 @@
 
 #include <fmt/core.h>
 
+#include "json/json_scanner.h"
 #include "mcp/message_outcome.h"
 #include "mcp/wire/json_rpc.h"
-#include "mcp/wire/json_scanner.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -22,9 +22,9 @@ MethodAnswer MethodAnswer::error(std::int64_t code, std::string_view message,
 
 MethodAnswer MethodAnswer::rawError(std::string json) {
     std::int64_t code = 0;  // no readable code: counted as a server_error
-    if (const auto object = scan::readObject(json)) {
-        const scan::RawValue* value = scan::findMember(object->members, "code");
-        if (value != nullptr && value->type == scan::ValueType::integer) {
+    if (const auto object = json::scan::readObject(json)) {
+        const json::scan::RawValue* value = json::scan::findMember(object->members, "code");
+        if (value != nullptr && value->type == json::scan::ValueType::integer) {
             code = value->integer;
         }
     }

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
-#include "mcp/wire/params_object.h"
+#include "json/json_members.h"
 #include "util/clock.h"
 #include "util/json_string.h"
 
@@ -45,10 +45,10 @@ std::string TaskInfo::toJson() const {
 
 std::string taskIdOf(std::string_view params_json) {
     rapidjson::Document params;
-    if (!parseParamsObject(params_json, params)) {
+    if (!json::parseObject(params_json, params)) {
         return {};
     }
-    return memberString(params, "taskId");
+    return json::stringMember(params, "taskId");
 }
 
 }  // namespace crank::mcp

@@ -23,6 +23,7 @@
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
 #include "store/open_store.h"
+#include "test_json.h"
 
 namespace crank::testing {
 namespace {
@@ -233,7 +234,18 @@ TEST_F(FederationSuite, EveryCallThatReachesAnUpstreamIsAuditedWithItsAgent) {
     crank::store::AuditQuery q;
     q.action = "upstream.call";
     q.limit = 1000;
-    const auto found = (*opened)->queryAudit(q);
+    // Written behind the call (runtime::AuditLog, as every call's): wait for the last one,
+    // bounded.
+    crank::Result<std::vector<crank::store::AuditEvent>> found = (*opened)->queryAudit(q);
+    crank::testing::eventually(
+        [&] {
+            found = (*opened)->queryAudit(q);
+            return found && std::any_of(found->begin(), found->end(), [](const auto& e) {
+                       return e.detail_json.find(R"("name":"test_error_handling")") !=
+                              std::string::npos;
+                   });
+        },
+        std::chrono::seconds(10));
     ASSERT_TRUE(static_cast<bool>(found));
     int echo = 0;
     int toolError = 0;

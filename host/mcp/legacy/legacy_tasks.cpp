@@ -8,8 +8,8 @@
 #include <rapidjson/document.h>
 
 #include "http/responses.h"
+#include "json/json_members.h"
 #include "mcp/legacy/legacy_scope.h"
-#include "mcp/wire/params_object.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -111,10 +111,10 @@ MethodAnswer LegacyTasks::method(const JsonRpcMessage& message,
             return MethodAnswer::error(kMethodNotFound, "method not found: tasks/list");
         }
         rapidjson::Document params;
-        if (!parseParamsObject(message.params_json, params)) {
+        if (!json::parseObject(message.params_json, params)) {
             return MethodAnswer::error(kInvalidParams, "tasks/list: params must be an object");
         }
-        auto page = backend_->list(who.caller(), memberString(params, "cursor"));
+        auto page = backend_->list(who.caller(), json::stringMember(params, "cursor"));
         if (!page) {
             return MethodAnswer::error(taskErrorCode(page.error()), page.error().message);
         }

@@ -9,6 +9,7 @@
 
 #include "http/responses.h"
 #include "http/sse_event.h"
+#include "json/json_members.h"
 #include "log/log.h"
 #include "mcp/endpoint_http.h"
 #include "mcp/legacy/legacy_scope.h"
@@ -16,7 +17,6 @@
 #include "mcp/wire/client_capabilities.h"
 #include "mcp/wire/log_level.h"
 #include "mcp/wire/method_registry.h"
-#include "mcp/wire/params_object.h"
 #include "mcp/wire/request_meta.h"
 #include "util/json_string.h"
 
@@ -231,10 +231,10 @@ LegacyTransport::Reply LegacyTransport::initialize(const JsonRpcMessage& message
                                                    std::shared_ptr<McpSession>& created,
                                                    const Who& who) {
     rapidjson::Document params;
-    if (!parseParamsObject(message.params_json, params)) {
+    if (!json::parseObject(message.params_json, params)) {
         return {MethodAnswer::error(kInvalidParams, "initialize: params must be an object"), 200};
     }
-    const std::string requested = memberString(params, "protocolVersion");
+    const std::string requested = json::stringMember(params, "protocolVersion");
     if (requested.empty()) {
         return {MethodAnswer::error(kInvalidParams,
                                     "initialize: params.protocolVersion is required (a string)"),
@@ -265,11 +265,12 @@ LegacyTransport::Reply LegacyTransport::initialize(const JsonRpcMessage& message
     // The client's name is the client's bytes: cut short (and escaped by the log).
     log::info(
         "mcp: session {} initialized (protocol {}, client {})", created->id().substr(0, 8), version,
-        log::sanitize(memberString(params.HasMember("clientInfo") && params["clientInfo"].IsObject()
-                                       ? params["clientInfo"]
-                                       : params,
-                                   "name"),
-                      kMaxClientNameInLog, false));
+        log::sanitize(
+            json::stringMember(params.HasMember("clientInfo") && params["clientInfo"].IsObject()
+                                   ? params["clientInfo"]
+                                   : params,
+                               "name"),
+            kMaxClientNameInLog, false));
     return {MethodAnswer::result(result), 200};
 }
 
@@ -350,8 +351,8 @@ MethodAnswer LegacyTransport::lifecycle(const JsonRpcMessage& message, McpSessio
     }
     if (message.method == "logging/setLevel") {
         rapidjson::Document params;
-        const auto level = parseParamsObject(message.params_json, params)
-                               ? parseLogLevel(memberString(params, "level"))
+        const auto level = json::parseObject(message.params_json, params)
+                               ? parseLogLevel(json::stringMember(params, "level"))
                                : std::nullopt;
         if (!level) {
             return MethodAnswer::error(

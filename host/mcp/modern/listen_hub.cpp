@@ -9,9 +9,9 @@
 
 #include <rapidjson/document.h>
 
+#include "json/json_scanner.h"
 #include "mcp/modern/modern_result.h"
 #include "mcp/wire/json_rpc.h"
-#include "mcp/wire/json_scanner.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -23,9 +23,9 @@ constexpr std::string_view kSubscriberPrefix = "listen:";
 /// The distinct strings of the array `value` of `text`: nullopt when it is not an array of at
 /// most `most` strings of 1 to `bytes` bytes.
 std::optional<std::vector<std::string>> readStrings(std::string_view text,
-                                                    const scan::RawValue& value, std::size_t most,
-                                                    std::size_t bytes) {
-    if (value.type != scan::ValueType::array) {
+                                                    const json::scan::RawValue& value,
+                                                    std::size_t most, std::size_t bytes) {
+    if (value.type != json::scan::ValueType::array) {
         return std::nullopt;
     }
     rapidjson::Document doc;
@@ -67,21 +67,23 @@ Result<ListenFilter> parseListenFilter(std::string_view params_json) {
     if (params_json.empty()) {
         return filter;
     }
-    auto params = scan::readObject(params_json);
+    auto params = json::scan::readObject(params_json);
     if (!params) {
         return Error{ErrorCode::invalid_argument, "params: " + params.error().message};
     }
-    const scan::RawValue* notifications = scan::findMember(params->members, "notifications");
-    if (notifications == nullptr || notifications->type == scan::ValueType::null) {
+    const json::scan::RawValue* notifications =
+        json::scan::findMember(params->members, "notifications");
+    if (notifications == nullptr || notifications->type == json::scan::ValueType::null) {
         return filter;
     }
-    if (notifications->type != scan::ValueType::object) {
-        return Error{ErrorCode::invalid_argument, "params.notifications must be an object, got " +
-                                                      scan::describe(params_json, *notifications)};
+    if (notifications->type != json::scan::ValueType::object) {
+        return Error{ErrorCode::invalid_argument,
+                     "params.notifications must be an object, got " +
+                         json::scan::describe(params_json, *notifications)};
     }
     const std::string_view text =
         params_json.substr(notifications->start, notifications->end - notifications->start);
-    auto kinds = scan::readObject(text);
+    auto kinds = json::scan::readObject(text);
     if (!kinds) {
         return Error{ErrorCode::invalid_argument, "params.notifications: " + kinds.error().message};
     }
@@ -89,14 +91,14 @@ Result<ListenFilter> parseListenFilter(std::string_view params_json) {
          {std::pair{"toolsListChanged", &filter.tools_list_changed},
           std::pair{"promptsListChanged", &filter.prompts_list_changed},
           std::pair{"resourcesListChanged", &filter.resources_list_changed}}) {
-        const scan::RawValue* v = scan::findMember(kinds->members, name);
-        if (v == nullptr || v->type == scan::ValueType::null) {
+        const json::scan::RawValue* v = json::scan::findMember(kinds->members, name);
+        if (v == nullptr || v->type == json::scan::ValueType::null) {
             continue;
         }
-        if (v->type != scan::ValueType::boolean) {
+        if (v->type != json::scan::ValueType::boolean) {
             return Error{ErrorCode::invalid_argument, std::string("params.notifications.") + name +
                                                           " must be a boolean, got " +
-                                                          scan::describe(text, *v)};
+                                                          json::scan::describe(text, *v)};
         }
         *flag = text.substr(v->start, v->end - v->start) == "true";
     }
@@ -104,8 +106,8 @@ Result<ListenFilter> parseListenFilter(std::string_view params_json) {
          {std::tuple{"taskIds", &filter.task_ids, kMaxListenTaskIds, std::size_t{256}, "task ids"},
           std::tuple{"resourceSubscriptions", &filter.resource_uris, kMaxListenResources,
                      kMaxListenUriBytes, "resource URIs"}}) {
-        const scan::RawValue* v = scan::findMember(kinds->members, name);
-        if (v == nullptr || v->type == scan::ValueType::null) {
+        const json::scan::RawValue* v = json::scan::findMember(kinds->members, name);
+        if (v == nullptr || v->type == json::scan::ValueType::null) {
             continue;
         }
         auto strings = readStrings(text, *v, most, bytes);
@@ -114,7 +116,7 @@ Result<ListenFilter> parseListenFilter(std::string_view params_json) {
                          std::string("params.notifications.") + name +
                              " must be an array of at most " + std::to_string(most) + " " + what +
                              " (strings of 1 to " + std::to_string(bytes) + " bytes), got " +
-                             scan::describe(text, *v)};
+                             json::scan::describe(text, *v)};
         }
         *into = std::move(*strings);
     }
@@ -231,9 +233,10 @@ void ListenHub::deliver(const std::string& workspace, const CatalogNotice& notic
 
 void ListenHub::resourceUpdated(const std::string& workspace, const CatalogNotice& notice) {
     // The catalog names the listens subscribed to the resource among its subscribers.
-    const auto params = scan::readObject(notice.params_json);
-    const scan::RawValue* uriValue = params ? scan::findMember(params->members, "uri") : nullptr;
-    if (uriValue == nullptr || uriValue->type != scan::ValueType::string) {
+    const auto params = json::scan::readObject(notice.params_json);
+    const json::scan::RawValue* uriValue =
+        params ? json::scan::findMember(params->members, "uri") : nullptr;
+    if (uriValue == nullptr || uriValue->type != json::scan::ValueType::string) {
         return;
     }
     const std::string& uri = uriValue->text;

@@ -2,7 +2,7 @@
 
 #include <fmt/core.h>
 
-#include "mcp/wire/json_scanner.h"
+#include "json/json_scanner.h"
 #include "mcp/wire/method_registry.h"
 #include "mcp/wire/request_meta.h"
 #include "util/json_string.h"
@@ -29,18 +29,18 @@ std::string addedMembers(std::string_view server_info_json, const std::optional<
 }
 
 /// `object_json` (read as `object`) with `key` in its _meta, as withMetaMember() says.
-std::string metaWith(std::string_view object_json, const scan::RawEntry& object,
+std::string metaWith(std::string_view object_json, const json::scan::RawEntry& object,
                      std::string_view key, std::string_view value_json) {
     const std::string member = jsonString(key) + ":" + std::string(value_json);
     std::string out(object_json);
-    const scan::RawValue* meta = scan::findMember(object.members, "_meta");
+    const json::scan::RawValue* meta = json::scan::findMember(object.members, "_meta");
     if (meta == nullptr) {
         out.insert(object.value.start + 1,
                    R"("_meta":{)" + member + (object.members.empty() ? "}" : "},"));
-    } else if (meta->type == scan::ValueType::object) {
+    } else if (meta->type == json::scan::ValueType::object) {
         auto metaObject =
-            scan::readObject(object_json.substr(meta->start, meta->end - meta->start));
-        if (metaObject && scan::findMember(metaObject->members, key) == nullptr) {
+            json::scan::readObject(object_json.substr(meta->start, meta->end - meta->start));
+        if (metaObject && json::scan::findMember(metaObject->members, key) == nullptr) {
             out.insert(meta->start + 1, metaObject->members.empty() ? member : member + ",");
         }
     }
@@ -89,7 +89,7 @@ std::string withoutModernMembers(std::string_view result_json) {
         result_json.find("\\u") == std::string_view::npos) {
         return std::string(result_json);  // none of them, however spelled
     }
-    auto object = scan::readObject(result_json);
+    auto object = json::scan::readObject(result_json);
     if (!object) {
         return std::string(result_json);
     }
@@ -145,7 +145,7 @@ std::string modernResult(std::string_view result_json, std::string_view server_i
         }
         return out;
     }
-    auto object = scan::readObject(result_json);
+    auto object = json::scan::readObject(result_json);
     if (!object) {
         return std::string(result_json);
     }
@@ -155,18 +155,18 @@ std::string modernResult(std::string_view result_json, std::string_view server_i
         added += added.empty() ? "" : ",";
         added += member;
     };
-    const scan::RawValue* type = scan::findMember(members, "resultType");
+    const json::scan::RawValue* type = json::scan::findMember(members, "resultType");
     if (type == nullptr) {
         add(R"("resultType":"complete")");
     }
     // Only complete results are cached: an input_required one never is (SEP-2322).
-    const bool complete =
-        type == nullptr || (type->type == scan::ValueType::string && type->text == "complete");
+    const bool complete = type == nullptr ||
+                          (type->type == json::scan::ValueType::string && type->text == "complete");
     if (hint && complete) {
-        if (scan::findMember(members, "ttlMs") == nullptr) {
+        if (json::scan::findMember(members, "ttlMs") == nullptr) {
             add(fmt::format(R"("ttlMs":{})", hint->ttl_ms < 0 ? 0 : hint->ttl_ms));
         }
-        if (scan::findMember(members, "cacheScope") == nullptr) {
+        if (json::scan::findMember(members, "cacheScope") == nullptr) {
             add(R"("cacheScope":)" + jsonString(hint->scope));
         }
     }
@@ -184,7 +184,7 @@ std::string withMetaMember(std::string_view object_json, std::string_view key,
     if (object_json.empty()) {
         return R"({"_meta":{)" + jsonString(key) + ":" + std::string(value_json) + "}}";
     }
-    auto object = scan::readObject(object_json);
+    auto object = json::scan::readObject(object_json);
     if (!object) {
         return std::string(object_json);
     }

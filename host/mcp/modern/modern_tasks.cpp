@@ -4,8 +4,8 @@
 
 #include <fmt/core.h>
 
+#include "json/json_scanner.h"
 #include "mcp/modern/protocol_era.h"
-#include "mcp/wire/json_scanner.h"
 #include "mcp/wire/request_meta.h"
 #include "util/clock.h"
 #include "util/json_string.h"
@@ -173,8 +173,8 @@ bool ModernTasks::follow(const std::string& task_id, const Caller& caller) const
 
 MethodAnswer ModernTasks::update(const std::string& task_id, std::string_view params_json,
                                  const Who& who) const {
-    const Result<scan::RawEntry> params =
-        scan::readObject(params_json.empty() ? "{}" : params_json);
+    const Result<json::scan::RawEntry> params =
+        json::scan::readObject(params_json.empty() ? "{}" : params_json);
     if (!params) {
         return MethodAnswer::error(kInvalidParams, "tasks/update: params must be an object");
     }
@@ -182,21 +182,22 @@ MethodAnswer ModernTasks::update(const std::string& task_id, std::string_view pa
     // nothing; answers to keys the task is not waiting for are ignored by the backend (the
     // extension's rule), and a task that never asks ignores them all.
     TaskBackend::Answers answers;
-    if (const scan::RawValue* responses = scan::findMember(params->members, "inputResponses")) {
-        if (responses->type != scan::ValueType::object) {
+    if (const json::scan::RawValue* responses =
+            json::scan::findMember(params->members, "inputResponses")) {
+        if (responses->type != json::scan::ValueType::object) {
             return MethodAnswer::error(kInvalidParams,
                                        "tasks/update: params.inputResponses must be an object");
         }
         const std::string_view text =
             params_json.substr(responses->start, responses->end - responses->start);
-        const Result<scan::RawEntry> entries = scan::readObject(text);
+        const Result<json::scan::RawEntry> entries = json::scan::readObject(text);
         if (!entries) {
             return MethodAnswer::error(
                 kInvalidParams, "tasks/update: params.inputResponses: " + entries.error().message);
         }
-        for (const scan::RawMember& answer : entries->members) {
-            if (answer.value.type == scan::ValueType::object) {
-                answers.emplace(answer.name, scan::jsonText(text, answer.value));
+        for (const json::scan::RawMember& answer : entries->members) {
+            if (answer.value.type == json::scan::ValueType::object) {
+                answers.emplace(answer.name, json::scan::jsonText(text, answer.value));
             }
         }
     }

@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 
 #include "http/responses.h"
+#include "json/json_scanner.h"
 #include "mcp/input_rounds.h"
 #include "mcp/message_outcome.h"
 #include "mcp/modern/held_calls.h"
@@ -16,7 +17,6 @@
 #include "mcp/modern/routing_headers.h"
 #include "mcp/request_stream.h"
 #include "mcp/wire/client_capabilities.h"
-#include "mcp/wire/json_scanner.h"
 #include "mcp/wire/log_level.h"
 #include "mcp/wire/method_registry.h"
 #include "mcp/wire/tool_call_params.h"
@@ -33,15 +33,16 @@ using Poco::Net::HTTPServerResponse;
 /// set `kind`.`flag` to true.
 bool offers(const std::string& capabilities, std::string_view kind, std::string_view flag) {
     const std::string text = "{" + capabilities + "}";
-    const auto all = scan::readObject(text);
-    const scan::RawValue* of = all ? scan::findMember(all->members, kind) : nullptr;
-    if (of == nullptr || of->type != scan::ValueType::object) {
+    const auto all = json::scan::readObject(text);
+    const json::scan::RawValue* of = all ? json::scan::findMember(all->members, kind) : nullptr;
+    if (of == nullptr || of->type != json::scan::ValueType::object) {
         return false;
     }
     const std::string_view object = std::string_view(text).substr(of->start, of->end - of->start);
-    const auto members = scan::readObject(object);
-    const scan::RawValue* value = members ? scan::findMember(members->members, flag) : nullptr;
-    return value != nullptr && value->type == scan::ValueType::boolean &&
+    const auto members = json::scan::readObject(object);
+    const json::scan::RawValue* value =
+        members ? json::scan::findMember(members->members, flag) : nullptr;
+    return value != nullptr && value->type == json::scan::ValueType::boolean &&
            object.substr(value->start, value->end - value->start) == "true";
 }
 

@@ -3,7 +3,7 @@
 #include <utility>
 #include <variant>
 
-#include "mcp/wire/json_scanner.h"
+#include "json/json_scanner.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -92,7 +92,7 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
                                          kInvalidParams,
                                          "params._meta[\"" + std::string(kMetaProtocolVersion) +
                                              "\"] is required with MCP-Protocol-Version " +
-                                             scan::describeString(protocol_header),
+                                             json::scan::describeString(protocol_header),
                                          {}};
         }
         verdict.meta = std::move(*meta);
@@ -108,17 +108,17 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
         return refused(400, kHeaderMismatch,
                        "the MCP-Protocol-Version header is required, equal to params._meta[\"" +
                            std::string(kMetaProtocolVersion) + "\"] (" +
-                           scan::describeString(claimed) + ")");
+                           json::scan::describeString(claimed) + ")");
     }
     if (protocol_header != claimed) {
         return refused(400, kHeaderMismatch,
-                       "MCP-Protocol-Version " + scan::describeString(protocol_header) +
+                       "MCP-Protocol-Version " + json::scan::describeString(protocol_header) +
                            " differs from params._meta[\"" + std::string(kMetaProtocolVersion) +
-                           "\"] " + scan::describeString(claimed));
+                           "\"] " + json::scan::describeString(claimed));
     }
     if (!modernVersionSupported(claimed)) {
         return refused(400, kUnsupportedProtocolVersion,
-                       "unsupported protocol version " + scan::describeString(claimed),
+                       "unsupported protocol version " + json::scan::describeString(claimed),
                        unsupportedVersionData(claimed));
     }
     if (message->kind == JsonRpcKind::request) {

@@ -9,8 +9,8 @@
 #include <rapidjson/document.h>
 
 #include "json/json_number.h"
+#include "json/json_scanner.h"
 #include "mcp/endpoint_http.h"
-#include "mcp/wire/json_scanner.h"
 #include "mcp/wire/method_registry.h"
 
 namespace crank::mcp {
@@ -70,7 +70,7 @@ EraRefusal mismatch(std::string message) {
 
 /// A header value for a message: the client's bytes, quoted and cut.
 std::string shown(std::string_view value) {
-    return scan::describeString(value);
+    return json::scan::describeString(value);
 }
 
 /// The one decoded value of header `name`: nullopt in `value` when it is absent; a refusal
@@ -106,25 +106,26 @@ HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string
 }
 
 /// True when a header can carry `v`: a string, a number or a boolean.
-bool carriable(const scan::RawValue& v) {
-    return v.type == scan::ValueType::string || v.type == scan::ValueType::integer ||
-           v.type == scan::ValueType::number || v.type == scan::ValueType::boolean;
+bool carriable(const json::scan::RawValue& v) {
+    return v.type == json::scan::ValueType::string || v.type == json::scan::ValueType::integer ||
+           v.type == json::scan::ValueType::number || v.type == json::scan::ValueType::boolean;
 }
 
 /// True when header text `header` carries the argument `v`: the same text for a string, the
 /// same number for a number (compared by exact value, whatever either's spelling: 7, 7.0 and 7e0
 /// agree, 2^64 and 2^64+1 do not), the same word for a boolean.
-bool carries(std::string_view header, std::string_view arguments_json, const scan::RawValue& v) {
+bool carries(std::string_view header, std::string_view arguments_json,
+             const json::scan::RawValue& v) {
     const std::string_view raw = arguments_json.substr(v.start, v.end - v.start);
     switch (v.type) {
-        case scan::ValueType::string:
+        case json::scan::ValueType::string:
             return header == v.text;
-        case scan::ValueType::integer:
-        case scan::ValueType::number: {
+        case json::scan::ValueType::integer:
+        case json::scan::ValueType::number: {
             const std::optional<std::string> sent = json::canonicalNumber(header);
             return sent && sent == json::canonicalNumber(raw);
         }
-        case scan::ValueType::boolean:
+        case json::scan::ValueType::boolean:
             return header == raw;
         default:
             return false;
@@ -184,9 +185,9 @@ std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollect
     if (target) {
         body = std::string(*target);
     } else if (!message.params_json.empty()) {
-        if (auto params = scan::readObject(message.params_json)) {
-            const scan::RawValue* v = scan::findMember(params->members, member);
-            if (v != nullptr && v->type == scan::ValueType::string) {
+        if (auto params = json::scan::readObject(message.params_json)) {
+            const json::scan::RawValue* v = json::scan::findMember(params->members, member);
+            if (v != nullptr && v->type == json::scan::ValueType::string) {
                 body = v->text;
             }
         }
@@ -216,9 +217,9 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
     if (declared.empty()) {
         return std::nullopt;
     }
-    std::vector<scan::RawMember> arguments;
+    std::vector<json::scan::RawMember> arguments;
     if (!arguments_json.empty()) {
-        if (auto read = scan::readObject(arguments_json)) {
+        if (auto read = json::scan::readObject(arguments_json)) {
             arguments = std::move(read->members);
         }
     }
@@ -229,13 +230,13 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
         if (sent.refusal) {
             return sent.refusal;
         }
-        const scan::RawValue* v = scan::findMember(arguments, key);
-        const bool valued = v != nullptr && v->type != scan::ValueType::null;
+        const json::scan::RawValue* v = json::scan::findMember(arguments, key);
+        const bool valued = v != nullptr && v->type != json::scan::ValueType::null;
         std::string what = "arguments." + key;
         if (valued && !carriable(*v)) {
             std::string message = what;
             message.append(" is ")
-                .append(scan::describe(arguments_json, *v))
+                .append(json::scan::describe(arguments_json, *v))
                 .append(", which no ")
                 .append(header)
                 .append(" header can carry: ")
@@ -262,7 +263,7 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
             message.append(" differs from ")
                 .append(what)
                 .append(" ")
-                .append(scan::describe(arguments_json, *v));
+                .append(json::scan::describe(arguments_json, *v));
             return mismatch(std::move(message));
         }
     }

@@ -2,20 +2,18 @@
 
 #include <utility>
 
-#include "mcp/wire/json_scanner.h"
+#include "json/json_scanner.h"
 
 namespace crank::mcp {
 namespace {
 
-using scan::badId;
-using scan::describe;
-using scan::findMember;
-using scan::jsonText;
-using scan::RawEntry;
-using scan::RawValue;
-using scan::readObject;
-using scan::requestIdOf;
-using scan::ValueType;
+using json::scan::describe;
+using json::scan::findMember;
+using json::scan::jsonText;
+using json::scan::RawEntry;
+using json::scan::RawValue;
+using json::scan::readObject;
+using json::scan::ValueType;
 
 JsonRpcEntry reject(std::optional<RequestId> id, std::string message) {
     return JsonRpcRejection{std::move(id), kInvalidRequest, std::move(message)};
@@ -154,8 +152,8 @@ std::string_view jsonRpcKindName(JsonRpcKind kind) {
 
 ParsedBody parseJsonRpcBody(std::string_view body, const JsonRpcLimits& limits) {
     ParsedBody parsed;
-    scan::Scan scan = scan::scanJson(
-        body, scan::ScanOptions{limits.max_depth, limits.max_batch_size, true, true});
+    json::scan::Scan scan = json::scan::scanJson(
+        body, json::scan::ScanOptions{limits.max_depth, limits.max_batch_size, true, true});
     parsed.batch = scan.batch;
     if (scan.too_many_entries) {
         return refuse(

@@ -32,4 +32,35 @@ std::ostream& operator<<(std::ostream& out, const RequestId& id) {
     return out << id.toString();
 }
 
+/// The id a value holds, when it is a valid one.
+std::optional<RequestId> requestIdOf(const json::scan::RawValue& value) {
+    if (value.type == json::scan::ValueType::integer) {
+        return RequestId(value.integer);
+    }
+    if (value.type == json::scan::ValueType::string &&
+        value.text.size() <= RequestId::kMaxStringBytes) {
+        return RequestId(value.text);
+    }
+    return std::nullopt;
+}
+
+/// Why `value` is not a valid id (or progress token) for `what`.
+std::string badId(std::string_view what, std::string_view text, const json::scan::RawValue& value) {
+    if (value.type == json::scan::ValueType::string) {
+        return std::string(what) + " must be a string of at most " +
+               std::to_string(RequestId::kMaxStringBytes) +
+               " bytes or an integer, got a string of " + std::to_string(value.text.size()) +
+               " bytes";
+    }
+    const std::string got = json::scan::describe(text, value);
+    if (value.type == json::scan::ValueType::number &&
+        got.find_first_of(".eE") == std::string::npos) {
+        return std::string(what) +
+               " must be a string or an integer between -9223372036854775808 and "
+               "9223372036854775807, got " +
+               got;
+    }
+    return std::string(what) + " must be a string or an integer, got " + got;
+}
+
 }  // namespace crank::mcp

@@ -4,9 +4,13 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
+
+#include "json/json_scanner.h"
 
 namespace crank::mcp {
 
@@ -59,6 +63,13 @@ private:
 
 /// Writes toString(); for test failure messages and stream-based logging.
 std::ostream& operator<<(std::ostream& out, const RequestId& id);
+
+/// The id (or progress token) a value holds when it is a valid one: a string of at most
+/// RequestId::kMaxStringBytes, or an integer within 64 bits.
+std::optional<RequestId> requestIdOf(const json::scan::RawValue& value);
+
+/// Why `value` (in `text`) is not a valid id for `what` (a quoted member name, for messages).
+std::string badId(std::string_view what, std::string_view text, const json::scan::RawValue& value);
 
 }  // namespace crank::mcp
 

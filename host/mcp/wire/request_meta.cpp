@@ -2,50 +2,50 @@
 
 #include <utility>
 
-#include "mcp/wire/json_scanner.h"
+#include "json/json_scanner.h"
 
 namespace crank::mcp {
 namespace {
 
-using scan::RawValue;
-using scan::ValueType;
+using json::scan::RawValue;
+using json::scan::ValueType;
 
 std::string stringOr(const RawValue* value) {
     return value != nullptr && value->type == ValueType::string ? value->text : std::string();
 }
 
 std::string textOf(std::string_view json, const RawValue* value) {
-    return value == nullptr ? std::string() : scan::jsonText(json, *value);
+    return value == nullptr ? std::string() : json::scan::jsonText(json, *value);
 }
 
 }  // namespace
 
 Result<RequestMeta> readMetaObject(std::string_view meta_json) {
-    Result<scan::RawEntry> meta = scan::readObject(meta_json);
+    Result<json::scan::RawEntry> meta = json::scan::readObject(meta_json);
     if (!meta) {
         return meta.error();
     }
     RequestMeta out;
     out.present = true;
     const auto& members = meta->members;
-    if (const RawValue* token = scan::findMember(members, "progressToken")) {
-        out.progress_token = scan::requestIdOf(*token);
+    if (const RawValue* token = json::scan::findMember(members, "progressToken")) {
+        out.progress_token = requestIdOf(*token);
         if (!out.progress_token) {
             return Error{ErrorCode::invalid_argument,
-                         scan::badId(R"("_meta.progressToken")", meta_json, *token)};
+                         badId(R"("_meta.progressToken")", meta_json, *token)};
         }
     }
-    if (const RawValue* version = scan::findMember(members, kMetaProtocolVersion)) {
+    if (const RawValue* version = json::scan::findMember(members, kMetaProtocolVersion)) {
         out.claims_version = true;
         out.protocol_version = stringOr(version);
     }
     out.client_capabilities_json =
-        textOf(meta_json, scan::findMember(members, kMetaClientCapabilities));
-    out.client_info_json = textOf(meta_json, scan::findMember(members, kMetaClientInfo));
-    out.log_level_json = textOf(meta_json, scan::findMember(members, kMetaLogLevel));
-    out.traceparent = stringOr(scan::findMember(members, "traceparent"));
-    out.tracestate = stringOr(scan::findMember(members, "tracestate"));
-    out.baggage = stringOr(scan::findMember(members, "baggage"));
+        textOf(meta_json, json::scan::findMember(members, kMetaClientCapabilities));
+    out.client_info_json = textOf(meta_json, json::scan::findMember(members, kMetaClientInfo));
+    out.log_level_json = textOf(meta_json, json::scan::findMember(members, kMetaLogLevel));
+    out.traceparent = stringOr(json::scan::findMember(members, "traceparent"));
+    out.tracestate = stringOr(json::scan::findMember(members, "tracestate"));
+    out.baggage = stringOr(json::scan::findMember(members, "baggage"));
     return out;
 }
 
@@ -53,17 +53,17 @@ Result<RequestMeta> readRequestMeta(std::string_view params_json) {
     if (params_json.empty() || params_json.front() != '{') {
         return RequestMeta{};
     }
-    Result<scan::RawEntry> params = scan::readObject(params_json);
+    Result<json::scan::RawEntry> params = json::scan::readObject(params_json);
     if (!params) {
         return params.error();
     }
-    const RawValue* meta = scan::findMember(params->members, "_meta");
+    const RawValue* meta = json::scan::findMember(params->members, "_meta");
     if (meta == nullptr) {
         return RequestMeta{};
     }
     if (meta->type != ValueType::object) {
-        return Error{ErrorCode::invalid_argument,
-                     R"("_meta" must be an object, got )" + scan::describe(params_json, *meta)};
+        return Error{ErrorCode::invalid_argument, R"("_meta" must be an object, got )" +
+                                                      json::scan::describe(params_json, *meta)};
     }
     return readMetaObject(params_json.substr(meta->start, meta->end - meta->start));
 }

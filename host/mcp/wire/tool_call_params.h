@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mcp/wire/json_scanner.h"
+#include "json/json_scanner.h"
 #include "mcp/wire/request_meta.h"
 #include "util/error.h"
 
@@ -40,7 +40,7 @@ struct ToolCallParams {
 /// inputResponses that is not an object, an answer that is not one, a requestState that is not
 /// a string).
 Result<void> readInputRetry(std::string_view params_json,
-                            const std::vector<scan::RawMember>& members, InputRetry& out);
+                            const std::vector<json::scan::RawMember>& members, InputRetry& out);
 
 /// `params` of a prompts/get or resources/read as far as MRTR needs them: what it targets (the
 /// prompt's name, the resource's URI), the prompt's arguments, and the retry members.

@@ -1,13 +1,13 @@
 #pragma once
 
-// The scanner under the JSON-RPC layer (json_rpc.h): reads a JSON text's top-level members (and,
-// for JSON-RPC envelopes, those of "error") without building a DOM, recording each one's type, its
+// The span scanner: reads a JSON text's top-level members (and, for JSON-RPC envelopes, those of
+// "error") without building a DOM, recording each one's type, its
 // byte span in the text and the value of a scalar. Nested values are only walked through (to check
 // depth, duplicate keys and UTF-8) and are cut out of the text by their span later, exactly as the
 // sender wrote them. RapidJSON stays inside json_scanner.cpp.
 //
-// Internal to the MCP layer: the types here are for json_rpc.cpp and the readers of params and
-// `_meta` beside it, not for the endpoint or the transports.
+// Beside the DOM reader (json_parse.h): for text that is read for a few members and passed on
+// as written (MCP's JSON-RPC layer, mcp/wire/json_rpc.h; upstream answers in host/federation).
 //
 // THREADING: every function here is pure and may run on any thread.
 
@@ -19,10 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "mcp/wire/request_id.h"
 #include "util/error.h"
 
-namespace crank::mcp::scan {
+namespace crank::json::scan {
 
 enum class ValueType { null, boolean, integer, number, string, object, array };
 
@@ -88,11 +87,4 @@ std::string describe(std::string_view text, const RawValue& value);
 /// Compact JSON text of a recorded value.
 std::string jsonText(std::string_view text, const RawValue& value);
 
-/// The id (or progress token) a value holds when it is a valid one: a string of at most
-/// RequestId::kMaxStringBytes, or an integer within 64 bits.
-std::optional<RequestId> requestIdOf(const RawValue& value);
-
-/// Why `value` (in `text`) is not a valid id for `what` (a quoted member name, for messages).
-std::string badId(std::string_view what, std::string_view text, const RawValue& value);
-
-}  // namespace crank::mcp::scan
+}  // namespace crank::json::scan

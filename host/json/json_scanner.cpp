@@ -1,4 +1,4 @@
-#include "mcp/wire/json_scanner.h"
+#include "json/json_scanner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "util/json_string.h"
 
-namespace crank::mcp::scan {
+namespace crank::json::scan {
 namespace {
 
 // How the parsing works, and why.
@@ -114,35 +114,6 @@ std::string jsonText(std::string_view text, const RawValue& value) {
         return minify(span);
     }
     return std::string(span);  // a scalar token has no whitespace outside its string
-}
-
-/// The id a value holds, when it is a valid one.
-std::optional<RequestId> requestIdOf(const RawValue& value) {
-    if (value.type == ValueType::integer) {
-        return RequestId(value.integer);
-    }
-    if (value.type == ValueType::string && value.text.size() <= RequestId::kMaxStringBytes) {
-        return RequestId(value.text);
-    }
-    return std::nullopt;
-}
-
-/// Why `value` is not a valid id (or progress token) for `what`.
-std::string badId(std::string_view what, std::string_view text, const RawValue& value) {
-    if (value.type == ValueType::string) {
-        return std::string(what) + " must be a string of at most " +
-               std::to_string(RequestId::kMaxStringBytes) +
-               " bytes or an integer, got a string of " + std::to_string(value.text.size()) +
-               " bytes";
-    }
-    const std::string got = describe(text, value);
-    if (value.type == ValueType::number && got.find_first_of(".eE") == std::string::npos) {
-        return std::string(what) +
-               " must be a string or an integer between -9223372036854775808 and "
-               "9223372036854775807, got " +
-               got;
-    }
-    return std::string(what) + " must be a string or an integer, got " + got;
 }
 
 namespace {
@@ -476,4 +447,4 @@ Result<RawEntry> readObject(std::string_view json) {
     return std::move(object);
 }
 
-}  // namespace crank::mcp::scan
+}  // namespace crank::json::scan

@@ -1,0 +1,292 @@
+#include "federation/federation_impl.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "config/plugin_secrets.h"
+#include "federation/list_refresh.h"
+#include "federation/name_table.h"
+#include "federation/workspace_catalog.h"
+#include "json/json_members.h"
+#include "json/json_scanner.h"
+#include "log/log.h"
+#include "util/json_string.h"
+
+namespace crank::federation {
+
+using std::chrono::milliseconds;
+
+Federation::Impl::Impl(std::vector<config::UpstreamConfig> c, const plugins::PluginRegistry& r,
+                       std::map<std::string, mcp::FunctionToolRegistry*> t, std::size_t p,
+                       std::shared_ptr<runtime::AuditLog> a)
+    : configs(std::move(c)), registry(r), tools(std::move(t)), pageSize(p), audit(std::move(a)) {}
+
+Federation::Impl::~Impl() = default;
+
+std::unique_ptr<UpstreamLink> Federation::Impl::makeLink(const config::UpstreamConfig& config,
+                                                         const plugins::AdapterHandle* adapter) {
+    auto link = std::make_unique<UpstreamLink>();
+    link->config = config;
+    link->scrubber = runtime::SecretScrubber(config::pluginConfigSecretValues(config.config_json));
+    link->adapter = adapter;
+    link->events = this;
+    link->tasks = &tasks;
+    link->gates = LinkGates{&stopping, &cancelling};
+    return link;
+}
+
+void Federation::Impl::auditRequest(const UpstreamLink& link, const mcp::ToolCall& call,
+                                    std::string_view verb, std::string_view name,
+                                    const Answer& answer, Clock::time_point started) const {
+    if (!audit) {
+        return;
+    }
+    const mcp::Caller caller = call.caller();
+    store::AuditEvent event;
+    event.workspace_id = caller.workspace;
+    event.agent_id = caller.agent.empty() ? "anonymous" : caller.agent;
+    event.operation_id = link.config.name;
+    event.action = "upstream." + std::string(verb);
+    std::string detail =
+        R"({"upstream":)" + jsonString(link.config.name) + R"(,"name":)" +
+        jsonString(name.substr(0, 256)) +
+        fmt::format(R"(,"elapsed_ms":{})",
+                    std::chrono::duration_cast<milliseconds>(Clock::now() - started).count());
+    if (answer.ok) {
+        // A tool that ran and failed is a result, not an error of crank's. Read from the
+        // result's own isError, however the upstream spelt its JSON.
+        const auto result = json::scan::readObject(answer.json);
+        const json::scan::RawValue* isError =
+            result ? json::scan::findMember(result->members, "isError") : nullptr;
+        const bool failed = isError != nullptr && isError->type == json::scan::ValueType::boolean &&
+                            std::string_view(answer.json).substr(isError->start, 4) == "true";
+        event.outcome = failed ? "tool_error" : "ok";
+    } else {
+        rapidjson::Document error;
+        json::parseObject(answer.json, error);
+        const std::string message = json::stringMember(error, "message");
+        event.outcome = call.cancelled() ? "cancelled" : "error";
+        detail += R"(,"error":)" + jsonString(message.substr(0, 512));
+    }
+    event.detail_json = detail + "}";
+    if (auto r = audit->append(std::move(event)); !r) {
+        log::warn("upstream {}: the audit log refused upstream.{}: {}", link.config.name, verb,
+                  r.error().message);
+    }
+}
+
+void Federation::Impl::refresh(UpstreamLink& link, int which) {
+    FetchedLists fetched = fetchLists(link, which);
+    {
+        const std::lock_guard lock(mutex);
+        fetched.apply(link);
+    }
+    if (!fetched.error.empty()) {
+        log::warn("{}", fetched.error);
+    }
+    link.settled = true;
+}
+
+void Federation::Impl::publish(const std::string& workspace) {
+    const std::lock_guard serial(publishMutex);
+    mcp::FunctionToolRegistry* toolRegistry =
+        tools.count(workspace) != 0 ? tools.at(workspace) : nullptr;
+    std::vector<std::pair<mcp::ToolDefinition, mcp::FunctionToolRegistry::Function>> add;
+    std::vector<std::string> remove;
+    bool resourcesChanged = false;
+    bool promptsChanged = false;
+    std::weak_ptr<Impl> weak = weak_from_this();
+    {
+        const std::lock_guard lock(mutex);
+        std::map<std::string, std::string>& before = publishedTools[workspace];
+        // Names taken by the workspace's own tools (operations), which always win.
+        std::set<std::string> taken;
+        if (toolRegistry != nullptr) {
+            for (const mcp::ToolDefinition& t : toolRegistry->list()) {
+                if (before.count(t.name) == 0) {
+                    taken.insert(t.name);
+                }
+            }
+        }
+        std::vector<UpstreamLink*> members;
+        for (auto& link : links) {
+            if (link->config.workspace == workspace) {
+                members.push_back(link.get());
+            }
+        }
+        WorkspacePlan plan = planWorkspace(members, before, taken);
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            members[i]->collisions = std::move(plan.collisions[i]);
+            for (const std::string& what : members[i]->collisions) {
+                log::warn("upstream {}: {}", members[i]->config.name, what);
+            }
+        }
+        for (PublishedTool& tool : plan.added) {
+            mcp::ToolDefinition d;
+            d.name = tool.name;
+            d.title = std::move(tool.title);
+            d.description = std::move(tool.description);
+            d.raw_json = std::move(tool.json);
+            d.requests_client = true;
+            d.upstream = tool.link->slotKey();  // its calls share one bound
+            d.task_support = std::move(tool.task_support);
+            UpstreamLink* target = tool.link;
+            const std::string original = tool.original;
+            add.emplace_back(
+                std::move(d),
+                [weak, target, original](std::string_view arguments,
+                                         mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                    auto self = weak.lock();
+                    if (!self) {
+                        return Error{ErrorCode::unavailable, "crankd is stopping"};
+                    }
+                    std::string params = R"({"name":)" + jsonString(original) + R"(,"arguments":)" +
+                                         std::string(arguments);
+                    if (call.progressRequested()) {
+                        params += R"(,"_meta":{"progressToken":"crank"})";
+                    }
+                    params += "}";
+                    const Clock::time_point started = Clock::now();
+                    Answer a = target->request("tools/call", params, &call);
+                    self->auditRequest(*target, call, "call", original, a, started);
+                    mcp::ToolResult r;
+                    (a.ok ? r.raw_json : r.rpc_error_json) = std::move(a.json);
+                    return r;
+                });
+        }
+        remove = std::move(plan.removed);
+        before = std::move(plan.tools);
+        toolOwners[workspace] = std::move(plan.owners);
+        Lists& old = published[workspace];
+        const auto same = [](const std::vector<Item>& a, const std::vector<Item>& b) {
+            return a.size() == b.size() &&
+                   std::equal(a.begin(), a.end(), b.begin(),
+                              [](const Item& x, const Item& y) { return x.json == y.json; });
+        };
+        resourcesChanged = !same(old.resources, plan.lists.resources) ||
+                           !same(old.templates, plan.lists.templates);
+        promptsChanged = !same(old.prompts, plan.lists.prompts);
+        old = std::move(plan.lists);
+    }
+    if (toolRegistry != nullptr && (!add.empty() || !remove.empty())) {
+        toolRegistry->replace(remove, std::move(add));
+    }
+    if (resourcesChanged) {
+        noticeToWorkspace(workspace,
+                          mcp::CatalogNotice{"notifications/resources/list_changed", {}, {}, {}});
+    }
+    if (promptsChanged) {
+        noticeToWorkspace(workspace,
+                          mcp::CatalogNotice{"notifications/prompts/list_changed", {}, {}, {}});
+    }
+}
+
+void Federation::Impl::queueUnsubscribes(std::vector<ResourceSubscriptions::Orphan> orphans) {
+    if (orphans.empty()) {
+        return;
+    }
+    const std::lock_guard lock(mutex);
+    for (auto& orphan : orphans) {
+        unsubscribes.push_back(std::move(orphan));
+    }
+    if (unsubscribes.size() > kMaxUnsubscribes) {
+        unsubscribes.erase(unsubscribes.begin(), unsubscribes.end() - kMaxUnsubscribes);
+    }
+    wake.notify_all();
+}
+
+void Federation::Impl::runRefresher() {
+    while (true) {
+        {
+            std::unique_lock lock(mutex);
+            wake.wait(lock, [&] {
+                return stopping.load() || !unsubscribes.empty() ||
+                       std::any_of(links.begin(), links.end(),
+                                   [](const auto& l) { return l->dirty.load() != 0; });
+            });
+            if (stopping.load()) {
+                return;
+            }
+        }
+        unsubscribeUnused();
+        std::set<std::string> touched;
+        for (auto& link : links) {
+            const int which = link->dirty.exchange(0);
+            if (which != 0 && !stopping.load()) {
+                refresh(*link, which);
+                touched.insert(link->config.workspace);
+            }
+        }
+        for (const std::string& ws : touched) {
+            publish(ws);
+        }
+    }
+}
+
+void Federation::Impl::unsubscribeUnused() {
+    std::vector<ResourceSubscriptions::Orphan> pending;
+    {
+        const std::lock_guard lock(mutex);
+        pending.swap(unsubscribes);
+    }
+    for (const auto& orphan : pending) {
+        if (stopping.load() || !subscriptions.subscribers(orphan.workspace, orphan.uri).empty()) {
+            continue;  // followed again meanwhile: the upstream stays subscribed
+        }
+        for (auto& link : links) {
+            if (link->config.name == orphan.upstream &&
+                link->config.workspace == orphan.workspace) {
+                link->request("resources/unsubscribe", R"({"uri":)" + jsonString(orphan.uri) + "}",
+                              nullptr);
+            }
+        }
+    }
+}
+
+void Federation::Impl::noticeToWorkspace(const std::string& workspace,
+                                         const mcp::CatalogNotice& notice) {
+    const auto it = catalogs.find(workspace);
+    if (it != catalogs.end()) {
+        it->second->emit(notice);
+    }
+}
+
+void Federation::Impl::listsChanged(UpstreamLink& link, int which) {
+    link.dirty |= which;
+    const std::lock_guard lock(mutex);
+    wake.notify_all();
+}
+
+void Federation::Impl::resourceUpdated(UpstreamLink& link, const std::string& uri,
+                                       std::string_view params_json) {
+    mcp::CatalogNotice notice{"notifications/resources/updated", std::string(params_json), {}, {}};
+    notice.sessions = subscriptions.subscribers(link.config.workspace, uri);
+    if (!notice.sessions.empty()) {
+        noticeToWorkspace(link.config.workspace, notice);
+    }
+}
+
+void Federation::Impl::taskStatus(UpstreamLink& link, const std::string& upstream_id,
+                                  std::string_view params_json) {
+    const auto id = tasks.crankId(link, upstream_id);
+    if (!id) {
+        return;  // a task no client of crank created
+    }
+    mcp::CatalogNotice notice{"notifications/tasks/status",
+                              withTaskId(params_json, upstream_id, id->first),
+                              {id->second},
+                              {}};
+    noticeToWorkspace(link.config.workspace, notice);
+}
+
+void Federation::Impl::logMessage(UpstreamLink& link, mcp::LogLevel level,
+                                  std::string_view params_json) {
+    noticeToWorkspace(
+        link.config.workspace,
+        mcp::CatalogNotice{"notifications/message", std::string(params_json), {}, level});
+}
+
+}  // namespace crank::federation

@@ -1,0 +1,112 @@
+#pragma once
+
+// Private to host/federation: the state behind Federation (federation.h) that its parts share:
+// the links, what each workspace publishes, the refresher, the tasks and subscriptions.
+//
+// THREADING: `mutex` guards the links' lists, `publishedTools`, `published`, `toolOwners` and
+// `unsubscribes`; a link's handle lock, the tasks' and the subscriptions' locks are leaves taken
+// under it or alone.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "federation/federation.h"
+#include "federation/resource_subscriptions.h"
+#include "federation/upstream_link.h"
+#include "federation/upstream_tasks.h"
+#include "runtime/audit_log.h"
+
+namespace crank::federation {
+
+class WorkspaceCatalog;
+
+struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, LinkEvents {
+    using Clock = std::chrono::steady_clock;
+
+    /// Unsubscribes waiting for the refresher, at most; beyond, the oldest is dropped (its
+    /// upstream stays subscribed, and its updates reach nobody).
+    static constexpr std::size_t kMaxUnsubscribes = 10'000;
+
+    Impl(std::vector<config::UpstreamConfig> c, const plugins::PluginRegistry& r,
+         std::map<std::string, mcp::FunctionToolRegistry*> t, std::size_t p,
+         std::shared_ptr<runtime::AuditLog> a);
+    ~Impl() override;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    Impl(Impl&&) = delete;
+    Impl& operator=(Impl&&) = delete;
+
+    std::vector<config::UpstreamConfig> configs;
+    const plugins::PluginRegistry& registry;
+    std::map<std::string, mcp::FunctionToolRegistry*> tools;
+    std::size_t pageSize;
+    std::shared_ptr<runtime::AuditLog> audit;  ///< null: no audit
+    /// The node's per-upstream bound, shared with the tools' calls (limitUpstreams); null: none.
+    std::shared_ptr<mcp::UpstreamSlots> slots;
+
+    std::vector<std::unique_ptr<UpstreamLink>> links;
+    std::map<std::string, std::unique_ptr<WorkspaceCatalog>> catalogs;
+
+    mutable std::mutex mutex;
+    /// Serializes publish(): its changes reach the tool registry in the order computed.
+    std::mutex publishMutex;
+    std::condition_variable wake;
+    std::atomic<bool> stopping{false};
+    /// Raised by cancelRequests() and stop(): requests in flight end as cancelled (their
+    /// upstreams told), and no new request starts.
+    std::atomic<bool> cancelling{false};
+    std::thread refresher;
+    /// Per workspace: the tools the federation published there (name -> tool JSON).
+    std::map<std::string, std::map<std::string, std::string>> publishedTools;
+    /// Per workspace: published resources, templates, prompts (what the catalog lists).
+    std::map<std::string, Lists> published;
+    /// Per workspace: published tool name -> the upstream and its own name for it.
+    std::map<std::string, std::map<std::string, std::pair<UpstreamLink*, std::string>>> toolOwners;
+    /// What clients follow here (resources/subscribe, listens' resourceSubscriptions).
+    ResourceSubscriptions subscriptions;
+    /// Resources whose last subscriber went away, to unsubscribe upstream (the refresher's work,
+    /// so that Catalog::forget never waits on an upstream).
+    std::vector<ResourceSubscriptions::Orphan> unsubscribes;
+    UpstreamTasks tasks;
+
+    /// A link for `config` (not opened), wired to this federation.
+    std::unique_ptr<UpstreamLink> makeLink(const config::UpstreamConfig& config,
+                                           const plugins::AdapterHandle* adapter);
+
+    /// One audit event `upstream.<verb>` for `call`'s agent: which upstream, which of its names
+    /// (a tool, a task), how it ended and how long it took.
+    void auditRequest(const UpstreamLink& link, const mcp::ToolCall& call, std::string_view verb,
+                      std::string_view name, const Answer& answer, Clock::time_point started) const;
+
+    /// Fetches the lists named by `which` of `link` and keeps them.
+    void refresh(UpstreamLink& link, int which);
+    /// Recomputes what `workspace` publishes from its upstreams' lists, in config order.
+    void publish(const std::string& workspace);
+    /// Queues resources nobody follows any more, for the refresher to unsubscribe upstream.
+    void queueUnsubscribes(std::vector<ResourceSubscriptions::Orphan> orphans);
+    void runRefresher();
+    void noticeToWorkspace(const std::string& workspace, const mcp::CatalogNotice& notice);
+
+    // LinkEvents
+    void listsChanged(UpstreamLink& link, int which) override;
+    void resourceUpdated(UpstreamLink& link, const std::string& uri,
+                         std::string_view params_json) override;
+    void taskStatus(UpstreamLink& link, const std::string& upstream_id,
+                    std::string_view params_json) override;
+    void logMessage(UpstreamLink& link, mcp::LogLevel level, std::string_view params_json) override;
+
+private:
+    /// Tells upstreams of the resources nobody here follows any more (unless somebody
+    /// subscribed again meanwhile).
+    void unsubscribeUnused();
+};
+
+}  // namespace crank::federation

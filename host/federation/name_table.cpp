@@ -1,0 +1,84 @@
+#include "federation/name_table.h"
+
+#include <rapidjson/document.h>
+
+#include "json/json_members.h"
+
+namespace crank::federation {
+
+WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
+                            const std::map<std::string, std::string>& before,
+                            const std::set<std::string>& taken) {
+    WorkspacePlan plan;
+    std::set<std::string> uris;
+    std::set<std::string> templates;
+    std::set<std::string> prompts;
+    for (UpstreamLink* link : links) {
+        std::vector<std::string>& collisions = plan.collisions.emplace_back();
+        for (const Item& item : link->lists.tools) {
+            const std::string name = link->config.publishedName(item.original);
+            if (taken.count(name) != 0 || plan.tools.count(name) != 0) {
+                collisions.push_back("tool \"" + item.original +
+                                     "\" is not published: the name \"" + name +
+                                     "\" is taken (by an operation or an earlier upstream)");
+                continue;
+            }
+            rapidjson::Document doc;
+            json::parseObject(item.json, doc);
+            std::string renamed = json::withStringMember(doc, "name", name);
+            plan.owners[name] = {link, item.original};
+            const auto old = before.find(name);
+            if (old == before.end() || old->second != renamed) {
+                PublishedTool tool;
+                tool.name = name;
+                tool.original = item.original;
+                tool.link = link;
+                tool.json = renamed;
+                tool.title = json::stringMember(doc, "title");
+                tool.description = json::stringMember(doc, "description");
+                if (doc.HasMember("execution") && doc["execution"].IsObject()) {
+                    tool.task_support = json::stringMember(doc["execution"], "taskSupport");
+                }
+                plan.added.push_back(std::move(tool));
+            }
+            plan.tools[name] = std::move(renamed);
+        }
+        for (const Item& item : link->lists.resources) {
+            if (!uris.insert(item.original).second) {
+                collisions.push_back("resource " + item.original +
+                                     " is listed by an earlier upstream");
+                continue;
+            }
+            plan.lists.resources.push_back(Item{item.original, item.original, item.json});
+        }
+        for (const Item& item : link->lists.templates) {
+            if (!templates.insert(item.original).second) {
+                collisions.push_back("resource template " + item.original +
+                                     " is listed by an earlier upstream");
+                continue;
+            }
+            plan.lists.templates.push_back(Item{item.original, item.original, item.json});
+        }
+        for (const Item& item : link->lists.prompts) {
+            const std::string name = link->config.publishedName(item.original);
+            if (!prompts.insert(name).second) {
+                collisions.push_back("prompt \"" + item.original +
+                                     "\" is not published: the name \"" + name +
+                                     "\" is taken by an earlier upstream");
+                continue;
+            }
+            rapidjson::Document doc;
+            json::parseObject(item.json, doc);
+            plan.lists.prompts.push_back(
+                Item{name, item.original, json::withStringMember(doc, "name", name)});
+        }
+    }
+    for (const auto& [name, text] : before) {
+        if (plan.tools.count(name) == 0) {
+            plan.removed.push_back(name);
+        }
+    }
+    return plan;
+}
+
+}  // namespace crank::federation

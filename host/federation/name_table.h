@@ -1,0 +1,52 @@
+#pragma once
+
+// What one workspace publishes from its upstreams' lists, in config order: each tool, resource,
+// resource template and prompt under the name the operator asked for, once. A name that an
+// operation or an earlier upstream already publishes is not published again; the collision is
+// told to the link (shown in status and logged), never silently shadowed.
+//
+// THREADING: planWorkspace() is pure; run it under the owner's lock (it reads the links' lists).
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "federation/upstream_link.h"
+
+namespace crank::federation {
+
+/// A tool of an upstream as published here.
+struct PublishedTool {
+    std::string name;      ///< published name
+    std::string original;  ///< the upstream's own
+    UpstreamLink* link = nullptr;
+    std::string json;  ///< the upstream's tool object, renamed
+    std::string title;
+    std::string description;
+    std::string task_support;  ///< execution.taskSupport, "" when absent
+};
+
+struct WorkspacePlan {
+    /// Published name -> tool JSON: what `before` becomes.
+    std::map<std::string, std::string> tools;
+    /// Published name -> the upstream and its own name for it.
+    std::map<std::string, std::pair<UpstreamLink*, std::string>> owners;
+    /// The tools that are new or changed since `before`.
+    std::vector<PublishedTool> added;
+    /// The names of `before` no longer published.
+    std::vector<std::string> removed;
+    /// Resources, templates and prompts, keyed by what clients use.
+    Lists lists;
+    /// Per link (in the order given): why some of its entries are not published.
+    std::vector<std::vector<std::string>> collisions;
+};
+
+/// `links`: the workspace's upstreams in config order. `before`: the tools published last time.
+/// `taken`: names of the workspace's own tools (operations), which always win.
+WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
+                            const std::map<std::string, std::string>& before,
+                            const std::set<std::string>& taken);
+
+}  // namespace crank::federation

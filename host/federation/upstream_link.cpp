@@ -1,0 +1,127 @@
+#include "federation/upstream_link.h"
+
+#include <chrono>
+#include <utility>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "federation/federated_call.h"
+#include "json/json_members.h"
+#include "log/log.h"
+#include "mcp/modern/modern_result.h"
+#include "plugins/plugin_writer.h"
+#include "util/json_string.h"
+
+namespace crank::federation {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+std::string rpcError(std::int64_t code, std::string_view message, std::string_view data) {
+    std::string out = fmt::format(R"({{"code":{},"message":{})", code, jsonString(message));
+    if (!data.empty()) {
+        out += R"(,"data":)" + std::string(data);
+    }
+    return out + "}";
+}
+
+std::string UpstreamLink::open() {
+    FederatedCall diagnostics(*this, nullptr, Clock::now() + milliseconds(10'000), *gates.stopping);
+    crank_upstream* opened =
+        adapter->upstreamOpen(PluginPeer::handle(), config.name, config.config_json, diagnostics);
+    if (opened == nullptr) {
+        return diagnostics.errorMessage("open");
+    }
+    const std::lock_guard lock(handle_mutex_);
+    upstream_ = opened;
+    return {};
+}
+
+crank_upstream* UpstreamLink::handle() const {
+    const std::lock_guard lock(handle_mutex_);
+    return upstream_;
+}
+
+crank_upstream* UpstreamLink::release() {
+    const std::lock_guard lock(handle_mutex_);
+    return std::exchange(upstream_, nullptr);
+}
+
+Answer UpstreamLink::request(std::string_view method, std::string_view params_in,
+                             mcp::ToolCall* call) {
+    // The client's trace context goes on in the request's _meta (W3C Trace Context in MCP),
+    // checked: a forwarded request's own _meta members are replaced, or dropped when the
+    // client's were not valid.
+    const std::string traced =
+        mcp::withTraceContext(params_in, call != nullptr ? call->trace() : mcp::TraceContext{});
+    const std::string_view params = traced;
+    if (handle() == nullptr || gates.closed()) {
+        return {false, rpcError(-32603, "upstream " + config.name + " is closed")};
+    }
+    FederatedCall c(*this, call, Clock::now() + milliseconds(config.request_timeout_ms),
+                    *gates.cancelling);
+    plugins::PluginWriter writer(kMaxAnswerBytes);
+    // Counted from before the check of the handle that the owner's stop makes after raising
+    // `stopping`: either the stop sees this request, or this request sees `stopping`.
+    ++active;
+    crank_status status = CRANK_ERROR;
+    crank_upstream* const upstream = handle();
+    if (upstream != nullptr && !gates.closed()) {
+        status = adapter->upstreamRequest(upstream, c, method, params, writer.handle());
+    } else {
+        c.setError(CRANK_ERR_UNAVAILABLE, "the upstream is closed", {});
+    }
+    --active;
+    if (status == CRANK_OK && !writer.overflowed() && !writer.text().empty()) {
+        // resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer.
+        return {true, mcp::withoutModernMembers(scrubber.scrubJson(writer.text()))};
+    }
+    if (writer.overflowed()) {
+        return {false, rpcError(-32603, fmt::format("upstream {}: {}: the answer is larger "
+                                                    "than {} bytes",
+                                                    config.name, method, kMaxAnswerBytes))};
+    }
+    if (status == CRANK_CANCELLED || (call != nullptr && call->cancelled())) {
+        return {false, rpcError(-32800, "request cancelled")};
+    }
+    return {false, c.errorJson(method)};
+}
+
+void UpstreamLink::notify(std::string_view method, std::string_view raw_params_json) noexcept {
+    try {
+        if (method == "notifications/tools/list_changed") {
+            events->listsChanged(*this, kTools);
+            return;
+        }
+        if (method == "notifications/resources/list_changed") {
+            events->listsChanged(*this, kResources);
+            return;
+        }
+        if (method == "notifications/prompts/list_changed") {
+            events->listsChanged(*this, kPrompts);
+            return;
+        }
+        if (method != "notifications/resources/updated" && method != "notifications/tasks/status" &&
+            method != "notifications/message") {
+            return;
+        }
+        const std::string params_json = scrubber.scrubJson(raw_params_json);
+        rapidjson::Document params;
+        if (params_json.empty() || !json::parseObject(params_json, params)) {
+            return;
+        }
+        if (method == "notifications/resources/updated") {
+            events->resourceUpdated(*this, json::stringMember(params, "uri"), params_json);
+        } else if (method == "notifications/tasks/status") {
+            events->taskStatus(*this, json::stringMember(params, "taskId"), params_json);
+        } else {
+            const auto level = mcp::parseLogLevel(json::stringMember(params, "level"));
+            events->logMessage(*this, level.value_or(mcp::LogLevel::info), params_json);
+        }
+    } catch (const std::exception& e) {
+        log::warn("upstream {}: a notification was lost: {}", config.name, e.what());
+    }
+}
+
+}  // namespace crank::federation

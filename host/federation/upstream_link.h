@@ -1,0 +1,130 @@
+#pragma once
+
+// The host side of one federated upstream: its config, the adapter's handle, the lists it
+// publishes, and the one way a request reaches it (request()). What the upstream sends on its own
+// (list changes, resource updates, task status, log lines) goes to the LinkEvents of its owner.
+//
+// THREADING: request() and notify() run on any thread, concurrently. `lists`, `last_error` and
+// `collisions` are guarded by the owner's lock (Federation::Impl::mutex); the adapter's handle
+// by the link's own, a leaf lock.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "mcp/tool_registry.h"
+#include "mcp/wire/log_level.h"
+#include "plugins/plugin_peer.h"
+#include "plugins/plugin_registry.h"
+#include "runtime/secret_scrubber.h"
+
+namespace crank::federation {
+
+class UpstreamTasks;
+struct UpstreamLink;
+
+/// The lists an upstream publishes, as dirty bits.
+enum ListBits : int { kTools = 1, kResources = 2, kPrompts = 4, kAllLists = 7 };
+
+/// One published entry of a list: the key clients use (a published name or a URI), the
+/// upstream's own name for it, and its JSON as clients see it.
+struct Item {
+    std::string key;
+    std::string original;
+    std::string json;
+};
+
+struct Lists {
+    std::vector<Item> tools;
+    std::vector<Item> resources;
+    std::vector<Item> templates;
+    std::vector<Item> prompts;
+};
+
+/// What an upstream request answered: the result object, or a JSON-RPC error object.
+struct Answer {
+    bool ok = false;
+    std::string json;
+};
+
+/// A JSON-RPC error object.
+std::string rpcError(std::int64_t code, std::string_view message, std::string_view data = {});
+
+/// What an upstream says on its own, as the link's owner hears it (already scrubbed of the
+/// upstream's secrets). Called from the adapter's threads; no exception may escape.
+class LinkEvents {
+public:
+    virtual ~LinkEvents() = default;
+    /// The lists named by `which` (ListBits) changed.
+    virtual void listsChanged(UpstreamLink& link, int which) = 0;
+    /// notifications/resources/updated of `uri`.
+    virtual void resourceUpdated(UpstreamLink& link, const std::string& uri,
+                                 std::string_view params_json) = 0;
+    /// notifications/tasks/status of the upstream's task `upstream_id`.
+    virtual void taskStatus(UpstreamLink& link, const std::string& upstream_id,
+                            std::string_view params_json) = 0;
+    /// notifications/message not tied to a call.
+    virtual void logMessage(UpstreamLink& link, mcp::LogLevel level,
+                            std::string_view params_json) = 0;
+};
+
+/// What a link reads of its owner: whether requests may still start.
+struct LinkGates {
+    const std::atomic<bool>* stopping = nullptr;    ///< the federation stops
+    const std::atomic<bool>* cancelling = nullptr;  ///< requests in flight end as cancelled
+    bool closed() const { return stopping->load() || cancelling->load(); }
+};
+
+struct UpstreamLink final : plugins::PluginPeer {
+    /// Largest answer taken from an upstream (a tools/call result, a resource's contents).
+    static constexpr std::size_t kMaxAnswerBytes = std::size_t{64} * 1024 * 1024;
+
+    config::UpstreamConfig config;
+    /// The secrets of `config` (its {"env": NAME} references, sent upstream by the adapter, such
+    /// as the mcp plugin's `headers`): scrubbed from every answer, error, notification and log
+    /// line of the upstream, which may echo them.
+    runtime::SecretScrubber scrubber;
+    const plugins::AdapterHandle* adapter = nullptr;
+    LinkEvents* events = nullptr;
+    const UpstreamTasks* tasks = nullptr;
+    LinkGates gates;
+
+    std::atomic<int> dirty{kAllLists};
+    std::atomic<bool> settled{false};
+    /// Requests running in the adapter now: the upstream is closed only once none is.
+    std::atomic<int> active{0};
+
+    // Guarded by the owner's lock.
+    Lists lists;
+    std::string last_error;
+    std::vector<std::string> collisions;
+
+    /// Opens the upstream through its adapter; "" when it opened, else what went wrong.
+    std::string open();
+    /// The adapter's handle, null once closed.
+    crank_upstream* handle() const;
+    /// Clears the handle and returns what it was (the caller closes it).
+    crank_upstream* release();
+
+    /// One request to the upstream; `call` is the downstream call it serves (or null), which
+    /// gets its progress, log lines, cancellation and requests to the client. The client's trace
+    /// context goes on in the request's `_meta`.
+    Answer request(std::string_view method, std::string_view params, mcp::ToolCall* call);
+
+    /// The name under which the calls and catalog requests of this upstream share the node's
+    /// per-upstream bound (server.max_calls_per_upstream).
+    std::string slotKey() const { return "mcp:" + config.name; }
+
+    void notify(std::string_view method, std::string_view raw_params_json) noexcept override;
+
+private:
+    mutable std::mutex handle_mutex_;
+    crank_upstream* upstream_ = nullptr;
+};
+
+}  // namespace crank::federation

@@ -1,0 +1,67 @@
+#pragma once
+
+// The tasks that upstreams run for crank's clients, under the ids crank gave them: a client never
+// sees an upstream's own id, which could collide across upstreams and would tell one task's id
+// from another's. In memory and bounded (the oldest go first): a task lives on the node whose
+// connection created it.
+//
+// THREADING: every member may be called from any thread; the lock is a leaf (nothing is called
+// while it is held).
+
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace crank::federation {
+
+struct UpstreamLink;
+
+class UpstreamTasks {
+public:
+    /// What crank knows of one task.
+    struct Route {
+        UpstreamLink* link = nullptr;
+        std::string upstream_id;
+        std::string workspace;
+        std::string session;  ///< the MCP session that created it (gets its status notices)
+        std::string agent;    ///< only the agent that created it may use it
+    };
+
+    static constexpr std::size_t kMaxTasks = 10'000;
+    /// Every id crank gives starts so: Catalog::ownsTask answers by it.
+    static constexpr std::string_view kPrefix = "up-";
+
+    /// Registers the task `upstream_id` of `link` (once: a second call returns the same id) and
+    /// returns crank's id for it, unguessable on its own.
+    std::string add(UpstreamLink& link, const std::string& upstream_id,
+                    const std::string& workspace, const std::string& session,
+                    const std::string& agent);
+
+    /// The task crank calls `id`, if it is still known.
+    std::optional<Route> find(const std::string& id) const;
+
+    /// Crank's id of the task `upstream_id` of `link`, and the session that created it.
+    std::optional<std::pair<std::string, std::string>> crankId(
+        const UpstreamLink& link, const std::string& upstream_id) const;
+
+    /// `params_json` of a request an upstream sends to a client, with the upstream's task id in
+    /// its related-task `_meta` turned into crank's (unchanged when there is none, or unknown).
+    std::string toClientIds(const UpstreamLink& link, std::string_view params_json) const;
+
+private:
+    mutable std::mutex mutex_;
+    std::map<std::string, Route> routes_;
+    std::map<std::pair<const UpstreamLink*, std::string>, std::string> ids_;  // -> crank's id
+    std::deque<std::string> order_;
+};
+
+/// `json` with every member "taskId" whose value is `from` (in objects at most 16 levels deep)
+/// set to `to`; unchanged when `json` is not valid JSON.
+std::string withTaskId(std::string_view json, const std::string& from, const std::string& to);
+
+}  // namespace crank::federation

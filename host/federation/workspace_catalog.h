@@ -1,0 +1,82 @@
+#pragma once
+
+// The Catalog (mcp/catalog.h) of one workspace that has upstreams: its resources, resource
+// templates and prompts as published (paged), and the requests that go to the upstream serving a
+// name or URI: resources/read, subscribe and unsubscribe, prompts/get, completion/complete,
+// tools/call with a task, tasks/*.
+//
+// THREADING: handle() runs on any thread, concurrently.
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "federation/federation_impl.h"
+#include "json/json_value.h"
+#include "mcp/catalog.h"
+
+namespace crank::federation {
+
+class WorkspaceCatalog final : public mcp::Catalog {
+public:
+    WorkspaceCatalog(Federation::Impl& impl, std::string workspace)
+        : impl_(impl), workspace_(std::move(workspace)) {}
+
+    std::string capabilitiesJson() const override;
+    std::optional<mcp::CatalogReply> handle(std::string_view method, std::string_view params_json,
+                                            mcp::ToolCall& call,
+                                            const std::string& session_id) override;
+    void forget(const std::string& subscriber) override;
+    bool ownsTool(std::string_view name) const override;
+    bool ownsTask(std::string_view task_id) const override;
+    void clientNotification(std::string_view method, std::string_view params_json) override;
+    void subscribe(Listener listener) override;
+
+    /// Sends `notice` to every listener (the endpoints serving this workspace).
+    void emit(const mcp::CatalogNotice& notice);
+
+private:
+    static mcp::CatalogReply error(std::int64_t code, const std::string& message);
+
+    mcp::CatalogReply list(std::string_view method, const json::Value& params);
+    mcp::CatalogReply getPrompt(const json::Value& params, mcp::ToolCall& call);
+    mcp::CatalogReply complete(const json::Value& params, std::string_view params_json,
+                               mcp::ToolCall& call);
+    mcp::CatalogReply byUri(std::string_view method, const json::Value& params,
+                            std::string_view params_json, mcp::ToolCall& call,
+                            const std::string& session_id);
+    /// resources/subscribe or resources/unsubscribe of `uri` (served by `owner`) for
+    /// `subscriber`: the upstream is told only of the first subscriber and the last one gone.
+    mcp::CatalogReply subscription(UpstreamLink& owner, bool subscribe, const std::string& uri,
+                                   std::string_view params_json, mcp::ToolCall& call,
+                                   const std::string& subscriber);
+    /// tools/call with params.task of a federated tool: the upstream creates the task.
+    mcp::CatalogReply taskCall(const json::Value& params, mcp::ToolCall& call,
+                               const std::string& session_id);
+    /// tasks/get, tasks/result, tasks/cancel of an upstream's task.
+    mcp::CatalogReply taskRequest(std::string_view method, const json::Value& params,
+                                  mcp::ToolCall& call);
+    mcp::CatalogReply forward(UpstreamLink& link, std::string_view method,
+                              const std::string& params, mcp::ToolCall& call);
+    /// A request of this catalog to `link`, within the upstream's bound like its tools' calls:
+    /// beyond it, refused at once with an error that names the upstream and the limit, so that
+    /// reads of a slow upstream cannot take every worker.
+    Answer request(UpstreamLink& link, std::string_view method, std::string_view params,
+                   mcp::ToolCall& call);
+    /// The upstream that published prompt `name` here, and its own name for it (under
+    /// impl_.mutex).
+    UpstreamLink* ownerOfPrompt(const std::string& name, std::string& original);
+    /// The upstream that serves `uri` here: the one that lists it, else the first whose
+    /// template matches it, else the only upstream of the workspace.
+    UpstreamLink* ownerOfUri(const std::string& uri);
+
+    Federation::Impl& impl_;
+    std::string workspace_;
+    std::mutex listenerMutex_;
+    std::vector<Listener> listeners_;
+};
+
+}  // namespace crank::federation

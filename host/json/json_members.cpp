@@ -1,0 +1,43 @@
+#include "json/json_members.h"
+
+#include <rapidjson/document.h>
+
+#include "json/json_parse.h"
+#include "json/json_text.h"
+
+namespace crank::json {
+
+bool parseObject(std::string_view text, Document& doc) {
+    if (text.empty()) {
+        doc.SetObject();
+        return true;
+    }
+    ParseLimits limits;
+    limits.max_bytes = std::numeric_limits<std::size_t>::max();
+    limits.max_depth = kMaxObjectDepth;
+    return parseJson(text, doc, {}, limits) && doc.IsObject();
+}
+
+std::string stringMember(const Value& object, const char* name) {
+    if (!object.IsObject()) {
+        return {};
+    }
+    const auto it = object.FindMember(name);
+    return it != object.MemberEnd() && it->value.IsString()
+               ? std::string(it->value.GetString(), it->value.GetStringLength())
+               : std::string();
+}
+
+std::string withStringMember(const Value& object, const char* name, std::string_view value) {
+    Document copy;
+    copy.CopyFrom(object, copy.GetAllocator());
+    Value v(value.data(), static_cast<rapidjson::SizeType>(value.size()), copy.GetAllocator());
+    if (copy.HasMember(name)) {
+        copy[name] = v;
+    } else {
+        copy.AddMember(Value(name, copy.GetAllocator()), v, copy.GetAllocator());
+    }
+    return toJsonText(copy);
+}
+
+}  // namespace crank::json

@@ -1,0 +1,35 @@
+#pragma once
+
+// The small readings of a parsed object that the host's handlers make again and again: an object
+// parsed from text that may be empty, a string member, a copy with one string member set. One
+// implementation for host/mcp, host/federation and host/admin.
+//
+// THREADING: pure functions.
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "json/json_value.h"
+
+namespace crank::json {
+
+/// Nesting parseObject() accepts: deeper text is refused before anything recurses over it.
+constexpr std::size_t kMaxObjectDepth = 128;
+
+/// Parses `text` into `doc` (replacing its content) as parseJson() does, strictly and nested at
+/// most kMaxObjectDepth deep; true when it is a JSON object. Empty text is the empty object
+/// (params left out of a request). No message: for text whose size crankd or an upstream's
+/// adapter already bounded, where only "is it an object" matters.
+bool parseObject(std::string_view text, Document& doc);
+
+/// The string member `name` of `object`; "" when `object` is not an object, or the member is
+/// absent or not a string.
+std::string stringMember(const Value& object, const char* name);
+
+/// Compact JSON text of `object` with its member `name` set to the string `value` (added at the
+/// end when missing).
+std::string withStringMember(const Value& object, const char* name, std::string_view value);
+
+}  // namespace crank::json

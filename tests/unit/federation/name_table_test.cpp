@@ -1,0 +1,99 @@
+// What a workspace publishes from its upstreams' lists: names as the operator asked, operations
+// first, earlier upstreams before later ones, every collision told to the link that lost it, and
+// only what changed handed to the tool registry.
+
+#include "federation/name_table.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace crank::federation {
+namespace {
+
+std::unique_ptr<UpstreamLink> link(const std::string& name, config::UpstreamConfig::Naming naming) {
+    auto l = std::make_unique<UpstreamLink>();
+    l->config.name = name;
+    l->config.prefix = name;
+    l->config.naming = naming;
+    return l;
+}
+
+Item tool(const std::string& name, const std::string& extra = {}) {
+    return Item{{}, name, R"({"name":")" + name + R"(","title":"T )" + name + R"(")" + extra + "}"};
+}
+
+TEST(NameTableTest, ToolsArePublishedUnderTheirNamesWithTitleAndTaskSupport) {
+    auto a = link("a", config::UpstreamConfig::Naming::prefix);
+    a->lists.tools = {tool("echo", R"(,"execution":{"taskSupport":"optional"})")};
+    const WorkspacePlan plan = planWorkspace({a.get()}, {}, {});
+    ASSERT_EQ(plan.added.size(), 1U);
+    EXPECT_EQ(plan.added[0].name, "a_echo");
+    EXPECT_EQ(plan.added[0].original, "echo");
+    EXPECT_EQ(plan.added[0].title, "T echo");
+    EXPECT_EQ(plan.added[0].task_support, "optional");
+    EXPECT_EQ(plan.added[0].link, a.get());
+    EXPECT_EQ(plan.tools.at("a_echo"),
+              R"({"name":"a_echo","title":"T echo","execution":{"taskSupport":"optional"}})");
+    EXPECT_EQ(plan.owners.at("a_echo").second, "echo");
+    EXPECT_TRUE(plan.removed.empty());
+}
+
+TEST(NameTableTest, OperationsAndEarlierUpstreamsKeepANameAndTheLoserIsTold) {
+    auto a = link("a", config::UpstreamConfig::Naming::keep);
+    auto b = link("b", config::UpstreamConfig::Naming::keep);
+    a->lists.tools = {tool("search"), tool("report")};
+    b->lists.tools = {tool("search"), tool("fetch")};
+    const WorkspacePlan plan = planWorkspace({a.get(), b.get()}, {}, {"report"});
+    EXPECT_EQ(plan.owners.at("search").first, a.get());
+    EXPECT_EQ(plan.owners.count("report"), 0U);  // the operation's
+    EXPECT_EQ(plan.owners.at("fetch").first, b.get());
+    ASSERT_EQ(plan.collisions.size(), 2U);
+    ASSERT_EQ(plan.collisions[0].size(), 1U);
+    EXPECT_NE(plan.collisions[0][0].find("\"report\" is taken"), std::string::npos);
+    ASSERT_EQ(plan.collisions[1].size(), 1U);
+    EXPECT_NE(plan.collisions[1][0].find("\"search\" is taken"), std::string::npos);
+}
+
+TEST(NameTableTest, OnlyChangedToolsAreAddedAndVanishedOnesRemoved) {
+    auto a = link("a", config::UpstreamConfig::Naming::keep);
+    a->lists.tools = {tool("same"), tool("changed", R"(,"description":"new")")};
+    const std::map<std::string, std::string> before = {
+        {"same", R"({"name":"same","title":"T same"})"},
+        {"changed", R"({"name":"changed","title":"T changed"})"},
+        {"gone", R"({"name":"gone"})"}};
+    const WorkspacePlan plan = planWorkspace({a.get()}, before, {});
+    ASSERT_EQ(plan.added.size(), 1U);
+    EXPECT_EQ(plan.added[0].name, "changed");
+    EXPECT_EQ(plan.added[0].description, "new");
+    EXPECT_EQ(plan.removed, (std::vector<std::string>{"gone"}));
+    EXPECT_EQ(plan.tools.size(), 2U);
+}
+
+TEST(NameTableTest, ResourcesTemplatesAndPromptsArePublishedOnce) {
+    auto a = link("a", config::UpstreamConfig::Naming::prefix);
+    auto b = link("b", config::UpstreamConfig::Naming::prefix);
+    a->lists.resources = {Item{{}, "file:///x", R"({"uri":"file:///x"})"}};
+    b->lists.resources = {Item{{}, "file:///x", R"({"uri":"file:///x","name":"b's"})"},
+                          Item{{}, "file:///y", R"({"uri":"file:///y"})"}};
+    a->lists.templates = {Item{{}, "file:///{p}", R"({"uriTemplate":"file:///{p}"})"}};
+    b->lists.templates = {Item{{}, "file:///{p}", R"({"uriTemplate":"file:///{p}"})"}};
+    a->lists.prompts = {Item{{}, "greet", R"({"name":"greet"})"}};
+    b->lists.prompts = {Item{{}, "greet", R"({"name":"greet"})"}};
+    const WorkspacePlan plan = planWorkspace({a.get(), b.get()}, {}, {});
+    ASSERT_EQ(plan.lists.resources.size(), 2U);
+    EXPECT_EQ(plan.lists.resources[0].json, R"({"uri":"file:///x"})");  // a's, listed first
+    EXPECT_EQ(plan.lists.templates.size(), 1U);
+    ASSERT_EQ(plan.lists.prompts.size(), 2U);  // prefixed apart: a_greet, b_greet
+    EXPECT_EQ(plan.lists.prompts[0].key, "a_greet");
+    EXPECT_EQ(plan.lists.prompts[0].json, R"({"name":"a_greet"})");
+    EXPECT_EQ(plan.lists.prompts[1].original, "greet");
+    ASSERT_EQ(plan.collisions[1].size(), 2U);  // b's resource and template
+    EXPECT_NE(plan.collisions[1][0].find("file:///x is listed by an earlier upstream"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace crank::federation
