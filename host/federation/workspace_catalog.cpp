@@ -48,9 +48,8 @@ std::optional<std::string> page(const std::vector<Item>& items, const char* memb
 
 }  // namespace
 
-std::string WorkspaceCatalog::capabilitiesJson() const {
-    return R"("resources":{"subscribe":true,"listChanged":true},)"
-           R"("prompts":{"listChanged":true},"completions":{})";
+mcp::CatalogCapabilities WorkspaceCatalog::capabilities() const {
+    return mcp::CatalogCapabilities{true, true, true, true, true, true};
 }
 
 std::optional<mcp::CatalogReply> WorkspaceCatalog::handle(std::string_view method,

@@ -25,7 +25,7 @@ public:
     WorkspaceCatalog(Federation::Impl& impl, std::string workspace)
         : impl_(impl), workspace_(std::move(workspace)) {}
 
-    std::string capabilitiesJson() const override;
+    mcp::CatalogCapabilities capabilities() const override;
     std::optional<mcp::CatalogReply> handle(std::string_view method, std::string_view params_json,
                                             mcp::ToolCall& call,
                                             const std::string& session_id) override;

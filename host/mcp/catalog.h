@@ -31,6 +31,20 @@ struct CatalogNotice {
     std::optional<LogLevel> level;
 };
 
+/// The capabilities a catalog offers, as values (written as JSON by capabilitiesJson()).
+struct CatalogCapabilities {
+    bool resources = false;
+    bool resources_subscribe = false;
+    bool resources_list_changed = false;
+    bool prompts = false;
+    bool prompts_list_changed = false;
+    bool completions = false;
+};
+
+/// The members of a server's capabilities object for `c`, as JSON text without braces
+/// (`"resources":{...},"prompts":{...}`); empty when it offers nothing.
+std::string capabilitiesJson(const CatalogCapabilities& c);
+
 /// What a workspace's MCP server publishes besides tools: resources, resource templates,
 /// prompts and completions (the federated upstreams' ones). The endpoint answers the MCP
 /// methods of these with it.
@@ -40,9 +54,9 @@ class Catalog {
 public:
     virtual ~Catalog() = default;
 
-    /// The members to add to initialize's capabilities, as JSON text without braces
-    /// (`"resources":{...},"prompts":{...}`); empty when the catalog offers nothing.
-    virtual std::string capabilitiesJson() const = 0;
+    /// What the catalog offers, added to the server's capabilities (initialize, server/discover)
+    /// and read by the 2026 listen (which list changes and subscriptions it can honour).
+    virtual CatalogCapabilities capabilities() const = 0;
 
     /// Answers `method` (resources/list, resources/templates/list, resources/read,
     /// resources/subscribe, resources/unsubscribe, prompts/list, prompts/get,

@@ -95,7 +95,7 @@ std::optional<MethodAnswer> MethodTable::answer(const JsonRpcMessage& message,
 std::string MethodTable::capabilitiesJson(const Who& who) const {
     std::string capabilities = R"("tools":{"listChanged":true},"logging":{})";
     if (who.catalog != nullptr) {
-        const std::string extra = who.catalog->capabilitiesJson();
+        const std::string extra = mcp::capabilitiesJson(who.catalog->capabilities());
         if (!extra.empty()) {
             capabilities += "," + extra;
         }

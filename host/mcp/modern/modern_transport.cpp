@@ -29,23 +29,6 @@ using http::sendBody;
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
 
-/// True when `capabilities` (members without braces, as Catalog::capabilitiesJson gives them)
-/// set `kind`.`flag` to true.
-bool offers(const std::string& capabilities, std::string_view kind, std::string_view flag) {
-    const std::string text = "{" + capabilities + "}";
-    const auto all = json::scan::readObject(text);
-    const json::scan::RawValue* of = all ? json::scan::findMember(all->members, kind) : nullptr;
-    if (of == nullptr || of->type != json::scan::ValueType::object) {
-        return false;
-    }
-    const std::string_view object = std::string_view(text).substr(of->start, of->end - of->start);
-    const auto members = json::scan::readObject(object);
-    const json::scan::RawValue* value =
-        members ? json::scan::findMember(members->members, flag) : nullptr;
-    return value != nullptr && value->type == json::scan::ValueType::boolean &&
-           object.substr(value->start, value->end - value->start) == "true";
-}
-
 /// The HTTP status of a JSON-RPC error answered to a 2026-era request: 404 for a method that is
 /// not there, 400 for the era's envelope errors, 200 for the errors of a method that ran.
 int statusOf(std::int64_t code) {
@@ -342,11 +325,11 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
     // Honoured: what was asked that this workspace can change.
     ListenFilter honoured;
     honoured.tools_list_changed = asked->tools_list_changed;
-    const std::string catalog = who.catalog != nullptr ? who.catalog->capabilitiesJson() : "";
-    honoured.prompts_list_changed =
-        asked->prompts_list_changed && offers(catalog, "prompts", "listChanged");
+    const CatalogCapabilities catalog =
+        who.catalog != nullptr ? who.catalog->capabilities() : CatalogCapabilities{};
+    honoured.prompts_list_changed = asked->prompts_list_changed && catalog.prompts_list_changed;
     honoured.resources_list_changed =
-        asked->resources_list_changed && offers(catalog, "resources", "listChanged");
+        asked->resources_list_changed && catalog.resources_list_changed;
 
     // The listen leaves the hub when its stream ends (and the catalog forgets its resources).
     const std::uint64_t key = listens_->reserve();
@@ -368,7 +351,7 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
         }
     }
     Catalog* subscribedOn = nullptr;
-    if (!asked->resource_uris.empty() && offers(catalog, "resources", "subscribe")) {
+    if (!asked->resource_uris.empty() && catalog.resources_subscribe) {
         subscribedOn = who.catalog;
         honoured.resource_uris = subscribeResources(asked->resource_uris, listenSubscriber(key),
                                                     meta, who, trace, stream);

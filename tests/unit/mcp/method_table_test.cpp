@@ -82,7 +82,11 @@ private:
 /// A catalog that answers resources/list and refuses prompts/get with an error object.
 class TestCatalog final : public Catalog {
 public:
-    std::string capabilitiesJson() const override { return R"("resources":{})"; }
+    CatalogCapabilities capabilities() const override {
+        CatalogCapabilities c;
+        c.resources = true;
+        return c;
+    }
     std::optional<CatalogReply> handle(std::string_view method, std::string_view params_json,
                                        ToolCall& /*call*/, const std::string& session_id) override {
         lastSession = session_id;
@@ -406,6 +410,24 @@ TEST_F(MethodTableTest, WithoutACatalogOnlyToolMethodsAreTheTables) {
     TestScope scope(who);
     EXPECT_FALSE(table().answer(request(1, "resources/list"), scope));
     EXPECT_FALSE(table().answer(request(1, "ping"), scope));
+}
+
+}  // namespace
+}  // namespace crank::mcp
+
+namespace crank::mcp {
+namespace {
+
+TEST(CatalogCapabilitiesTest, WrittenAsTheServerCapabilitiesMembersOfWhatIsOffered) {
+    EXPECT_EQ(capabilitiesJson(CatalogCapabilities{}), "");
+    EXPECT_EQ(capabilitiesJson(CatalogCapabilities{true, true, true, true, true, true}),
+              R"("resources":{"subscribe":true,"listChanged":true},)"
+              R"("prompts":{"listChanged":true},"completions":{})");
+    CatalogCapabilities some;
+    some.resources = true;
+    some.resources_list_changed = true;
+    some.prompts = true;
+    EXPECT_EQ(capabilitiesJson(some), R"("resources":{"listChanged":true},"prompts":{})");
 }
 
 }  // namespace
