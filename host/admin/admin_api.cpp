@@ -342,7 +342,7 @@ void writeJob(Writer& w, const store::JobRecord& j) {
 
 /// The members of an operation object a summary shows, read from its JSON text.
 void readHeadline(std::string_view config_json, const config::Config& config, OperationView& v) {
-    rapidjson::Document doc;
+    json::Document doc;
     if (!json::parseJson(config_json, doc, "").ok() || !doc.IsObject()) {
         return;
     }
@@ -545,7 +545,7 @@ struct AdminApi::Impl {
     }
 
     /// The request body as a JSON document; an error for a missing, oversized or malformed one.
-    std::optional<ApiError> body(HTTPServerRequest& request, rapidjson::Document& doc) const {
+    std::optional<ApiError> body(HTTPServerRequest& request, json::Document& doc) const {
         const auto limit = static_cast<std::size_t>(config.server.max_request_body_bytes);
         if (request.hasContentLength() &&
             request.getContentLength64() > static_cast<std::int64_t>(limit)) {
@@ -880,7 +880,7 @@ struct AdminApi::Impl {
     }
 
     /// The `config` member of a request body, or an error.
-    static const rapidjson::Value* operationOf(const rapidjson::Document& body,
+    static const rapidjson::Value* operationOf(const json::Document& body,
                                                std::optional<ApiError>& error) {
         auto it = body.FindMember("config");
         if (it == body.MemberEnd() || !it->value.IsObject()) {
@@ -909,7 +909,7 @@ struct AdminApi::Impl {
 
     std::optional<ApiError> createOperation(HTTPServerRequest& request, int& status,
                                             std::string& out) {
-        rapidjson::Document doc;
+        json::Document doc;
         if (auto e = body(request, doc)) {
             return e;
         }
@@ -1028,7 +1028,7 @@ struct AdminApi::Impl {
         if (record.deleted()) {
             return notFound("operation " + id + " is deleted; it takes no new versions");
         }
-        rapidjson::Document doc;
+        json::Document doc;
         if (auto e = body(request, doc)) {
             return e;
         }
@@ -1166,8 +1166,8 @@ struct AdminApi::Impl {
         if (!z) {
             return storeError(z.error());
         }
-        rapidjson::Document da;
-        rapidjson::Document dz;
+        json::Document da;
+        json::Document dz;
         if (!json::parseJson(a->config_json, da, "").ok() ||
             !json::parseJson(z->config_json, dz, "").ok()) {
             return ApiError{500, "internal", "a stored version is not valid JSON", {}, {}, {}};
@@ -1209,7 +1209,7 @@ struct AdminApi::Impl {
         if (auto e = adminRecord(id, record)) {
             return e;
         }
-        rapidjson::Document doc;
+        json::Document doc;
         if (auto e = body(request, doc)) {
             return e;
         }
@@ -1304,7 +1304,7 @@ struct AdminApi::Impl {
     }
 
     std::optional<ApiError> validate(HTTPServerRequest& request, std::string& out) {
-        rapidjson::Document doc;
+        json::Document doc;
         if (auto e = body(request, doc)) {
             return e;
         }
@@ -1344,7 +1344,7 @@ struct AdminApi::Impl {
     }
 
     std::optional<ApiError> testRun(HTTPServerRequest& request, std::string& out) {
-        rapidjson::Document doc;
+        json::Document doc;
         if (auto e = body(request, doc)) {
             return e;
         }
@@ -1437,7 +1437,7 @@ struct AdminApi::Impl {
             ~Release() { n.fetch_sub(1); }
         } release{test_runs};
         out = runTest(catalog.runner(), run);
-        rapidjson::Document answer;
+        json::Document answer;
         std::string outcome = "ok";
         if (json::parseJson(out, answer, "").ok() && answer.IsObject() &&
             answer.HasMember("outcome") && answer["outcome"].IsString()) {

@@ -179,7 +179,7 @@ void OperationCatalog::syncLocked() {
 OperationCatalog::Checked OperationCatalog::checkText(std::string_view config_json,
                                                       std::string_view self_id,
                                                       NameCheck names) const {
-    rapidjson::Document doc;
+    json::Document doc;
     if (auto parsed = json::parseJson(config_json, doc, "config"); !parsed) {
         Checked out;
         out.errors.push_back({"", parsed.error().message});
@@ -296,7 +296,7 @@ std::vector<ConfigError> OperationCatalog::publishedConflicts(const config::Oper
         if (auto s = served(row.id); s && s->version == row.published_version) {
             theirs = s->tools;
         } else if (auto v = deps_.store->getOperationVersion(row.id, *row.published_version)) {
-            rapidjson::Document doc;
+            json::Document doc;
             if (json::parseJson(v->config_json, doc, "").ok()) {
                 if (auto loaded = config::loadOperation(doc, *deps_.config); loaded.operation) {
                     theirs = loaded.operation->toolNames();

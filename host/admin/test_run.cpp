@@ -67,7 +67,7 @@ void cutText(std::string& text, std::size_t max) {
 /// The text items of a result's content, joined (at most 64 KiB).
 std::string contentText(const mcp::ToolResult& result) {
     constexpr std::size_t kMaxText = std::size_t{64} * 1024;
-    rapidjson::Document doc;
+    json::Document doc;
     std::string out;
     if (!json::parseJson(result.content_json, doc, "") || !doc.IsArray()) {
         return out;
@@ -93,7 +93,7 @@ std::string contentText(const mcp::ToolResult& result) {
 
 /// A string member of a structured result ("" when absent or not a string).
 std::string member(const std::string& structured_json, std::string_view name) {
-    rapidjson::Document doc;
+    json::Document doc;
     if (!json::parseJson(structured_json, doc, "") || !doc.IsObject()) {
         return {};
     }
@@ -251,7 +251,7 @@ private:
     /// The result-contract members of the main result (for a job, of the operation's output).
     void contract(Writer& w) {
         const mcp::ToolResult& result = steps_[main_].result;
-        rapidjson::Document doc;
+        json::Document doc;
         const bool parsed = !result.structured_json.empty() &&
                             json::parseJson(result.structured_json, doc, "").ok() && doc.IsObject();
         const auto& e = op_.config.execution;

@@ -21,6 +21,7 @@
 #include "config/json_reader.h"
 #include "config/key_policy.h"
 #include "json/depth_limited_handler.h"
+#include "json/json_value.h"
 #include "util/sha256.h"
 
 namespace crank::config {
@@ -162,11 +163,11 @@ LoadResult Loader::load(std::string_view text) {
     constexpr unsigned kFlags =
         rapidjson::kParseCommentsFlag | rapidjson::kParseTrailingCommasFlag |
         rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
-    rapidjson::Document doc;
+    json::Document doc;
     rapidjson::Reader reader;
     bool tooDeep = false;
     bool tooBig = false;
-    auto generator = [&](rapidjson::Document& target) {
+    auto generator = [&](json::Document& target) {
         rapidjson::MemoryStream bytes(text.data(), text.size());
         rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
         json::DepthLimitedHandler builder(target, kMaxConfigDepth);

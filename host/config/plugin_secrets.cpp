@@ -4,6 +4,8 @@
 
 #include <rapidjson/document.h>
 
+#include "json/json_members.h"
+
 namespace crank::config {
 namespace {
 
@@ -47,9 +49,8 @@ std::optional<std::string> processEnv(const std::string& name) {
 
 std::vector<Secret> pluginConfigSecrets(std::string_view config_json, const EnvLookup& lookup) {
     std::vector<Secret> out;
-    rapidjson::Document doc;
-    doc.Parse(config_json.data(), config_json.size());
-    if (!doc.HasParseError()) {
+    json::Document doc;
+    if (json::parseValue(config_json, doc)) {
         collect(doc, lookup, out, 0);
     }
     return out;

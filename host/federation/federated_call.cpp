@@ -70,14 +70,15 @@ void FederatedCall::notify(std::string_view method, std::string_view params_json
         return;
     }
     try {
-        rapidjson::Document params;
+        json::Document params;
         if (!json::parseObject(link_.scrubber.scrubJson(params_json), params)) {
             return;
         }
         const auto level = mcp::parseLogLevel(json::stringMember(params, "level"));
-        const auto data = params.FindMember("data");
+        const json::Value& object = params;  // const iterators compare unambiguously
+        const auto data = object.FindMember("data");
         call_->log(level.value_or(mcp::LogLevel::info), json::stringMember(params, "logger"),
-                   data != params.MemberEnd() ? json::toJsonText(data->value) : "null");
+                   data != object.MemberEnd() ? json::toJsonText(data->value) : "null");
     } catch (...) {  // NOLINT(bugprone-empty-catch): a lost log line is no failure
     }
 }
@@ -104,14 +105,14 @@ crank_status FederatedCall::request(std::string_view method, std::string_view pa
 }
 
 std::string FederatedCall::errorMessage(std::string_view method) const {
-    rapidjson::Document error;
+    json::Document error;
     const std::string json = errorJson(method);
     return json::parseObject(json, error) ? json::stringMember(error, "message") : json;
 }
 
 std::string FederatedCall::errorJson(std::string_view method) const {
     const std::lock_guard lock(mutex_);
-    rapidjson::Document details;
+    json::Document details;
     if (!details_.empty() && json::parseObject(details_, details) &&
         details.HasMember("jsonrpc_error") && details["jsonrpc_error"].IsObject()) {
         return json::toJsonText(details["jsonrpc_error"]);  // the upstream's, as it is

@@ -128,7 +128,7 @@ std::vector<Federation::TestResult> Federation::test(
         const Answer a = link->request("ping", "{}", nullptr);
         r.ok = a.ok;
         if (!a.ok) {
-            rapidjson::Document error;
+            json::Document error;
             r.detail =
                 json::parseObject(a.json, error) ? json::stringMember(error, "message") : a.json;
         }

@@ -65,7 +65,7 @@ void Federation::Impl::auditRequest(const UpstreamLink& link, const mcp::ToolCal
                             std::string_view(answer.json).substr(isError->start, 4) == "true";
         event.outcome = failed ? "tool_error" : "ok";
     } else {
-        rapidjson::Document error;
+        json::Document error;
         json::parseObject(answer.json, error);
         const std::string message = json::stringMember(error, "message");
         event.outcome = call.cancelled() ? "cancelled" : "error";

@@ -22,7 +22,7 @@ std::optional<std::vector<std::string>> fetchAll(UpstreamLink& link, const char*
         const std::string params =
             cursor.empty() ? "{}" : R"({"cursor":)" + jsonString(cursor) + "}";
         const Answer a = link.request(method, params, nullptr);
-        rapidjson::Document doc;
+        json::Document doc;
         if (!a.ok) {
             if (json::parseObject(a.json, doc) && doc.HasMember("code") && doc["code"].IsInt64() &&
                 doc["code"].GetInt64() == -32601) {
@@ -75,7 +75,7 @@ FetchedLists fetchLists(UpstreamLink& link, int which) {
         }
         std::vector<Item> items;
         for (std::string& text : *raw) {
-            rapidjson::Document doc;
+            json::Document doc;
             std::string original;
             if (json::parseObject(text, doc)) {
                 original = json::stringMember(doc, key);

@@ -23,7 +23,7 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
                                      "\" is taken (by an operation or an earlier upstream)");
                 continue;
             }
-            rapidjson::Document doc;
+            json::Document doc;
             json::parseObject(item.json, doc);
             std::string renamed = json::withStringMember(doc, "name", name);
             plan.owners[name] = {link, item.original};
@@ -67,7 +67,7 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
                                      "\" is taken by an earlier upstream");
                 continue;
             }
-            rapidjson::Document doc;
+            json::Document doc;
             json::parseObject(item.json, doc);
             plan.lists.prompts.push_back(
                 Item{name, item.original, json::withStringMember(doc, "name", name)});

@@ -107,7 +107,7 @@ void UpstreamLink::notify(std::string_view method, std::string_view raw_params_j
             return;
         }
         const std::string params_json = scrubber.scrubJson(raw_params_json);
-        rapidjson::Document params;
+        json::Document params;
         if (params_json.empty() || !json::parseObject(params_json, params)) {
             return;
         }

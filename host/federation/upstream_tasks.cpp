@@ -17,8 +17,8 @@ std::string randomHex() {
     return fmt::format("{:08x}{:08x}", device(), device());
 }
 
-void renameTaskIds(rapidjson::Value& value, rapidjson::Document::AllocatorType& allocator,
-                   const std::string& from, const std::string& to, int depth = 0) {
+void renameTaskIds(rapidjson::Value& value, json::Allocator& allocator, const std::string& from,
+                   const std::string& to, int depth = 0) {
     if (depth > 16) {
         return;
     }
@@ -89,7 +89,7 @@ std::string UpstreamTasks::toClientIds(const UpstreamLink& link,
     if (params_json.find("taskId") == std::string_view::npos) {
         return std::string(params_json);
     }
-    rapidjson::Document params;
+    json::Document params;
     if (params_json.empty() || !json::parseObject(params_json, params) ||
         !params.HasMember("_meta") || !params["_meta"].IsObject()) {
         return std::string(params_json);
@@ -104,11 +104,10 @@ std::string UpstreamTasks::toClientIds(const UpstreamLink& link,
     return id ? withTaskId(params_json, upstreamId, id->first) : std::string(params_json);
 }
 
-std::string withTaskId(std::string_view json, const std::string& from, const std::string& to) {
-    rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError()) {
-        return std::string(json);
+std::string withTaskId(std::string_view text, const std::string& from, const std::string& to) {
+    json::Document doc;
+    if (!json::parseValue(text, doc)) {
+        return std::string(text);
     }
     renameTaskIds(doc, doc.GetAllocator(), from, to);
     return json::toJsonText(doc);

@@ -71,7 +71,7 @@ std::optional<mcp::CatalogReply> WorkspaceCatalog::handle(std::string_view metho
     if (kMethods.count(method) == 0) {
         return std::nullopt;
     }
-    rapidjson::Document params;
+    json::Document params;
     if (!json::parseObject(params_json, params)) {
         return error(-32602, std::string(method) + ": params must be an object");
     }
@@ -144,7 +144,7 @@ mcp::CatalogReply WorkspaceCatalog::complete(const json::Value& params,
         if (owner == nullptr) {
             return error(-32602, "completion/complete: unknown prompt: " + name.substr(0, 128));
         }
-        rapidjson::Document copy;
+        json::Document copy;
         copy.CopyFrom(params, copy.GetAllocator());
         copy["ref"]["name"].SetString(original.c_str(),
                                       static_cast<rapidjson::SizeType>(original.size()),
@@ -293,7 +293,7 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
     if (!a.ok) {
         return mcp::CatalogReply{{}, std::move(a.json)};
     }
-    rapidjson::Document result;
+    json::Document result;
     if (!json::parseObject(a.json, result) || !result.HasMember("task") ||
         json::stringMember(result["task"], "taskId").empty()) {
         return error(-32603, "upstream " + link->config.name +

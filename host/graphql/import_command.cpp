@@ -27,6 +27,7 @@
 #include <rapidjson/writer.h>
 
 #include "graphql_schema.h"
+#include "json/json_members.h"
 #include "json/json_text.h"
 #include "openapi/openapi_import.h"
 #include "schema_import.h"
@@ -164,8 +165,8 @@ Result<std::string> introspect(const CommandOptions& options) {
 /// the queries and mutations.
 std::string wrapOperations(const std::string& array_json, std::size_t& queries,
                            std::size_t& mutations) {
-    rapidjson::Document doc;
-    doc.Parse(array_json.data(), array_json.size());
+    json::Document doc;
+    json::parseValue(array_json, doc);
     rapidjson::StringBuffer buffer;
     rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
     w.SetIndent(' ', 2);

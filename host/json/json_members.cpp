@@ -1,5 +1,8 @@
 #include "json/json_members.h"
 
+#include <cstddef>
+#include <limits>
+
 #include <rapidjson/document.h>
 
 #include "json/json_parse.h"
@@ -12,10 +15,19 @@ bool parseObject(std::string_view text, Document& doc) {
         doc.SetObject();
         return true;
     }
+    return parseValue(text, doc) && doc.IsObject();
+}
+
+bool parseOwnObject(std::string_view text, Document& doc) {
+    doc.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+    return !doc.HasParseError() && doc.IsObject();
+}
+
+bool parseValue(std::string_view text, Document& doc) {
     ParseLimits limits;
     limits.max_bytes = std::numeric_limits<std::size_t>::max();
     limits.max_depth = kMaxObjectDepth;
-    return parseJson(text, doc, {}, limits) && doc.IsObject();
+    return static_cast<bool>(parseJson(text, doc, {}, limits));
 }
 
 std::string stringMember(const Value& object, const char* name) {

@@ -24,6 +24,14 @@ constexpr std::size_t kMaxObjectDepth = 128;
 /// adapter already bounded, where only "is it an object" matters.
 bool parseObject(std::string_view text, Document& doc);
 
+/// For an object crankd wrote itself and has authenticated since (a sealed state's plaintext):
+/// parsed iteratively (no recursion, whatever its depth) and without checking UTF-8, so that
+/// whatever bytes were sealed open as they were. Never for text from outside.
+bool parseOwnObject(std::string_view text, Document& doc);
+
+/// parseObject() for any JSON value: false when `text` is not one (empty text included).
+bool parseValue(std::string_view text, Document& doc);
+
 /// The string member `name` of `object`; "" when `object` is not an object, or the member is
 /// absent or not a string.
 std::string stringMember(const Value& object, const char* name);

@@ -81,7 +81,7 @@ InputStep askClient(const InputNeed& need, ToolCall& call, std::chrono::millisec
             return step;
         }
         if (!answer.ok) {
-            rapidjson::Document error;
+            json::Document error;
             std::string why = json::parseObject(answer.json, error)
                                   ? json::stringMember(error, "message")
                                   : std::string();

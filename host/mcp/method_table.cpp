@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "json/json_members.h"
 #include "mcp/wire/method_registry.h"
 #include "util/json_string.h"
 
@@ -20,9 +21,8 @@ namespace {
 /// The cursor of tools/list pages is opaque to clients: "c" and the index of the page's first
 /// tool in hex. nullopt when `cursor_json` (a JSON value) is not one, or points past `size`.
 std::optional<std::size_t> pageStart(const std::string& cursor_json, std::size_t size) {
-    rapidjson::Document doc;
-    doc.Parse(cursor_json.c_str(), cursor_json.size());
-    if (doc.HasParseError() || !doc.IsString() || doc.GetStringLength() < 2 ||
+    json::Document doc;
+    if (!json::parseValue(cursor_json, doc) || !doc.IsString() || doc.GetStringLength() < 2 ||
         doc.GetString()[0] != 'c') {
         return std::nullopt;
     }

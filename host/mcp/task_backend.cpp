@@ -44,7 +44,7 @@ std::string TaskInfo::toJson() const {
 }
 
 std::string taskIdOf(std::string_view params_json) {
-    rapidjson::Document params;
+    json::Document params;
     if (!json::parseObject(params_json, params)) {
         return {};
     }

@@ -4,6 +4,8 @@
 
 #include <rapidjson/document.h>
 
+#include "json/json_members.h"
+
 namespace crank::plugins {
 namespace {
 
@@ -11,9 +13,8 @@ std::string pathOf(std::string_view details_json) {
     if (details_json.empty()) {
         return {};
     }
-    rapidjson::Document details;
-    details.Parse(details_json.data(), details_json.size());
-    if (details.HasParseError() || !details.IsObject()) {
+    json::Document details;
+    if (!json::parseObject(details_json, details)) {
         return {};
     }
     if (!details.HasMember("path") || !details["path"].IsString()) {

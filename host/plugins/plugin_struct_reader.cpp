@@ -1,8 +1,13 @@
 #include "plugins/plugin_struct_reader.h"
 
+#include <cstddef>
+#include <limits>
+
 #include <fmt/core.h>
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
+
+#include "json/json_members.h"
+#include "json/json_parse.h"
 
 namespace crank::plugins {
 namespace {
@@ -94,12 +99,12 @@ Result<std::string> readSchema(crank_str text, std::string_view what) {
     if (copied->empty()) {
         return invalid(fmt::format("the {} is empty; it must be a JSON Schema object", what));
     }
-    rapidjson::Document document;
-    document.Parse(copied->data(), copied->size());
-    if (document.HasParseError()) {
-        return invalid(fmt::format("the {} is not valid JSON ({} at offset {})", what,
-                                   rapidjson::GetParseError_En(document.GetParseError()),
-                                   document.GetErrorOffset()));
+    json::Document document;
+    json::ParseLimits limits;
+    limits.max_bytes = std::numeric_limits<std::size_t>::max();
+    limits.max_depth = json::kMaxObjectDepth;
+    if (auto parsed = json::parseJson(*copied, document, {}, limits); !parsed) {
+        return invalid(fmt::format("the {} is not valid JSON ({})", what, parsed.error().message));
     }
     if (!document.IsObject()) {
         return invalid(fmt::format("the {} is not a JSON object", what));

@@ -8,6 +8,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "json/json_members.h"
 #include "log/log.h"
 #include "util/json_string.h"
 
@@ -20,10 +21,9 @@ constexpr std::size_t kMaxAuditedErrorBytes = 512;
 /// The first text of an isError result's content, cut at kMaxAuditedErrorBytes on a UTF-8
 /// character boundary.
 std::string errorText(const mcp::ToolResult& result) {
-    rapidjson::Document content;
-    content.Parse(result.content_json.data(), result.content_json.size());
+    json::Document content;
     std::string text;
-    if (!content.HasParseError() && content.IsArray()) {
+    if (json::parseValue(result.content_json, content) && content.IsArray()) {
         for (const auto& part : content.GetArray()) {
             if (part.IsObject() && part.HasMember("text") && part["text"].IsString()) {
                 text.assign(part["text"].GetString(), part["text"].GetStringLength());

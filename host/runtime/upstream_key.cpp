@@ -7,6 +7,8 @@
 
 #include <rapidjson/document.h>
 
+#include "json/json_members.h"
+
 namespace crank::runtime {
 namespace {
 
@@ -21,7 +23,7 @@ std::string lower(std::string_view text) {
     return out;
 }
 
-std::optional<std::string_view> stringMember(const rapidjson::Document& doc, const char* name) {
+std::optional<std::string_view> stringMember(const json::Document& doc, const char* name) {
     const auto it = doc.FindMember(name);
     if (it == doc.MemberEnd() || !it->value.IsString() || it->value.GetStringLength() == 0) {
         return std::nullopt;
@@ -73,9 +75,8 @@ std::string upstreamKey(const config::OperationConfig& operation) {
     if (!operation.upstream.empty()) {
         return operation.upstream;
     }
-    rapidjson::Document doc;
-    doc.Parse(operation.config_json.data(), operation.config_json.size());
-    if (!doc.HasParseError() && doc.IsObject()) {
+    json::Document doc;
+    if (json::parseValue(operation.config_json, doc) && doc.IsObject()) {
         for (const char* name : {"url", "endpoint", "base_url"}) {
             if (const auto url = stringMember(doc, name)) {
                 if (auto origin = originOf(*url)) {

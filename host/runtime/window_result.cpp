@@ -9,6 +9,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "json/json_members.h"
+
 namespace crank::runtime {
 namespace {
 
@@ -88,9 +90,8 @@ std::string render(const WindowResult& r, const rapidjson::Value& aggregate, boo
 
 Result<RenderedResult> renderWindowResult(const WindowResult& result,
                                           std::size_t max_result_bytes) {
-    rapidjson::Document aggregate;
-    aggregate.Parse(result.aggregate_json.data(), result.aggregate_json.size());
-    if (aggregate.HasParseError() || !aggregate.IsObject()) {
+    json::Document aggregate;
+    if (!json::parseValue(result.aggregate_json, aggregate) || !aggregate.IsObject()) {
         return Error{ErrorCode::internal, "the aggregator's snapshot is not a JSON object"};
     }
     bool truncated = cutByLimit(result.stop_reason);
@@ -139,14 +140,13 @@ Result<RenderedResult> renderWindowResult(const WindowResult& result,
 
 Result<std::string> windowOutputSchema(std::string_view aggregator_output_schema_json,
                                        std::string_view where) {
-    rapidjson::Document agg;
-    agg.Parse(aggregator_output_schema_json.data(), aggregator_output_schema_json.size());
-    if (agg.HasParseError() || !agg.IsObject()) {
+    json::Document agg;
+    if (!json::parseValue(aggregator_output_schema_json, agg) || !agg.IsObject()) {
         return Error{ErrorCode::invalid_argument,
                      std::string(where) + ": the aggregator's output schema is not an object"};
     }
-    rapidjson::Document schema;
-    schema.Parse(R"schema({
+    json::Document schema;
+    json::parseObject(R"schema({
         "type": "object",
         "properties": {
             "item_count": {"type": "integer", "minimum": 0,
@@ -174,7 +174,8 @@ Result<std::string> windowOutputSchema(std::string_view aggregator_output_schema
         },
         "required": ["item_count", "dropped_count", "bytes", "truncated", "window_complete",
                      "has_more", "cursor", "stop_reason", "elapsed_ms"]
-    })schema");
+    })schema",
+                      schema);
     auto& a = schema.GetAllocator();
     rapidjson::Value& properties = schema["properties"];
     rapidjson::Value& required = schema["required"];

@@ -58,9 +58,8 @@ MethodAnswer LegacyTasks::create(const JsonRpcMessage& message, const ToolCallPa
         return methods_.catalogRequest(message, scope)
             .value_or(MethodAnswer::error(kInternalError, "tools/call: the task was not created"));
     }
-    rapidjson::Document task;
-    task.Parse(params.task_json.data(), params.task_json.size());
-    if (task.HasParseError() || !task.IsObject()) {
+    json::Document task;
+    if (params.task_json.empty() || !json::parseObject(params.task_json, task)) {
         return MethodAnswer::error(kInvalidParams, "tools/call: params.task must be an object");
     }
     std::optional<std::int64_t> ttl;
@@ -110,7 +109,7 @@ MethodAnswer LegacyTasks::method(const JsonRpcMessage& message,
             // Not offered without an auth context (see capabilityJson).
             return MethodAnswer::error(kMethodNotFound, "method not found: tasks/list");
         }
-        rapidjson::Document params;
+        json::Document params;
         if (!json::parseObject(message.params_json, params)) {
             return MethodAnswer::error(kInvalidParams, "tasks/list: params must be an object");
         }

@@ -230,7 +230,7 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
 LegacyTransport::Reply LegacyTransport::initialize(const JsonRpcMessage& message,
                                                    std::shared_ptr<McpSession>& created,
                                                    const Who& who) {
-    rapidjson::Document params;
+    json::Document params;
     if (!json::parseObject(message.params_json, params)) {
         return {MethodAnswer::error(kInvalidParams, "initialize: params must be an object"), 200};
     }
@@ -350,7 +350,7 @@ MethodAnswer LegacyTransport::lifecycle(const JsonRpcMessage& message, McpSessio
         return MethodAnswer::result("{}");
     }
     if (message.method == "logging/setLevel") {
-        rapidjson::Document params;
+        json::Document params;
         const auto level = json::parseObject(message.params_json, params)
                                ? parseLogLevel(json::stringMember(params, "level"))
                                : std::nullopt;

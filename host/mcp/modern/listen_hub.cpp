@@ -9,6 +9,7 @@
 
 #include <rapidjson/document.h>
 
+#include "json/json_members.h"
 #include "json/json_scanner.h"
 #include "mcp/modern/modern_result.h"
 #include "mcp/wire/json_rpc.h"
@@ -28,10 +29,9 @@ std::optional<std::vector<std::string>> readStrings(std::string_view text,
     if (value.type != json::scan::ValueType::array) {
         return std::nullopt;
     }
-    rapidjson::Document doc;
+    json::Document doc;
     const std::string_view array = text.substr(value.start, value.end - value.start);
-    doc.Parse(array.data(), array.size());
-    if (doc.HasParseError() || !doc.IsArray() || doc.Size() > most) {
+    if (!json::parseValue(array, doc) || !doc.IsArray() || doc.Size() > most) {
         return std::nullopt;
     }
     std::vector<std::string> out;

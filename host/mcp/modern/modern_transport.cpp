@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 
 #include "http/responses.h"
+#include "json/json_members.h"
 #include "json/json_scanner.h"
 #include "mcp/input_rounds.h"
 #include "mcp/message_outcome.h"
@@ -44,9 +45,8 @@ int statusOf(std::int64_t code) {
 
 /// The level a `_meta` logLevel (JSON text) names; nullopt when it is not a level's name.
 std::optional<LogLevel> logLevelOf(std::string_view json) {
-    rapidjson::Document doc;
-    doc.Parse(json.data(), json.size());
-    if (doc.HasParseError() || !doc.IsString()) {
+    json::Document doc;
+    if (!json::parseValue(json, doc) || !doc.IsString()) {
         return std::nullopt;
     }
     return parseLogLevel(std::string_view(doc.GetString(), doc.GetStringLength()));

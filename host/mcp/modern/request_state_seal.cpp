@@ -15,6 +15,7 @@
 #include <rapidjson/reader.h>
 #include <rapidjson/writer.h>
 
+#include "json/json_members.h"
 #include "json/json_number.h"
 #include "util/clock.h"
 #include "util/json_string.h"
@@ -158,7 +159,7 @@ std::string stringOf(const rapidjson::Value& object, const char* key) {
 // NOLINTBEGIN(readability-identifier-naming): RapidJSON's handler names
 class TaggingHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TaggingHandler> {
 public:
-    explicit TaggingHandler(rapidjson::Document& doc) : doc_(doc) {}
+    explicit TaggingHandler(json::Document& doc) : doc_(doc) {}
 
     bool Null() { return tagged("0"); }
     bool Bool(bool b) { return tagged(b ? "t" : "f"); }
@@ -183,7 +184,7 @@ private:
         return doc_.String(text.data(), static_cast<rapidjson::SizeType>(text.size()), true);
     }
 
-    rapidjson::Document& doc_;
+    json::Document& doc_;
 };
 // NOLINTEND(readability-identifier-naming)
 
@@ -193,7 +194,7 @@ struct TaggingGenerator {
     std::string_view text;
     bool ok = false;
 
-    bool operator()(rapidjson::Document& doc) {
+    bool operator()(json::Document& doc) {
         TaggingHandler handler(doc);
         rapidjson::MemoryStream stream(text.data(), text.size());
         rapidjson::Reader reader;
@@ -275,10 +276,11 @@ Result<OpenedState> RequestStateSeal::open(std::string_view sealed,
     if (!plain) {
         return refused("was altered or was not issued by this deployment");
     }
-    rapidjson::Document parsed;
-    parsed.Parse(plain->data(), plain->size());
+    json::Document parsed;
+    // Authenticated, and written by seal(): a tool's state opens byte for byte as it was given.
+    const bool object = json::parseOwnObject(*plain, parsed);
     const rapidjson::Value& doc = parsed;
-    if (parsed.HasParseError() || !doc.IsObject() || !doc.HasMember("e") || !doc["e"].IsInt64()) {
+    if (!object || !doc.HasMember("e") || !doc["e"].IsInt64()) {
         return refused("is malformed inside");
     }
     if (stringOf(doc, "w") != binding.workspace || stringOf(doc, "a") != binding.agent) {
@@ -332,7 +334,7 @@ std::shared_ptr<const RequestStateSeal> configuredSeal(const config::McpConfig& 
 }
 
 std::string paramsDigest(std::string_view target, std::string_view arguments_json) {
-    rapidjson::Document doc;
+    json::Document doc;
     TaggingGenerator generator{arguments_json};
     doc.Populate(generator);
     std::string canonical;

@@ -2,6 +2,8 @@
 
 #include <rapidjson/document.h>
 
+#include "json/json_members.h"
+
 namespace crank::mcp {
 
 std::vector<ParamHeader> compileParamHeaders(std::string_view input_schema_json) {
@@ -9,9 +11,8 @@ std::vector<ParamHeader> compileParamHeaders(std::string_view input_schema_json)
     if (input_schema_json.find("x-mcp-header") == std::string_view::npos) {
         return out;  // nothing declared: the common case, without parsing the schema
     }
-    rapidjson::Document schema;
-    schema.Parse(input_schema_json.data(), input_schema_json.size());
-    if (schema.HasParseError() || !schema.IsObject() || !schema.HasMember("properties") ||
+    json::Document schema;
+    if (!json::parseObject(input_schema_json, schema) || !schema.HasMember("properties") ||
         !schema["properties"].IsObject()) {
         return out;
     }

@@ -8,6 +8,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "json/json_members.h"
+
 namespace crank::mcp {
 namespace {
 
@@ -99,13 +101,8 @@ std::string withTraceContext(std::string_view params_json, const TraceContext& t
     if (trace.empty() && !mentions) {
         return std::string(params_json);
     }
-    rapidjson::Document doc;
-    if (params_json.empty()) {
-        doc.SetObject();
-    } else {
-        doc.Parse(params_json.data(), params_json.size());
-    }
-    if (doc.HasParseError() || !doc.IsObject()) {
+    json::Document doc;
+    if (!json::parseObject(params_json, doc)) {
         return std::string(params_json);
     }
     auto& a = doc.GetAllocator();
