@@ -212,10 +212,12 @@ public:
 
 private:
     enum class FrameKind {
-        batch,         ///< the root array of a batch
-        envelope,      ///< an entry that is an object: its members are recorded
-        error_object,  ///< the "error" object of an envelope: its members are recorded
-        other,         ///< inside a recorded value: only walked through
+        batch,          ///< the root array of a batch
+        envelope,       ///< an entry that is an object: its members are recorded
+        error_object,   ///< the "error" object of an envelope: its members are recorded
+        params_object,  ///< the "params" object of an envelope (ScanOptions::params)
+        meta_object,    ///< the "_meta" object of those params
+        other,          ///< inside a recorded value: only walked through
     };
     struct Frame {
         FrameKind kind = FrameKind::other;
@@ -290,11 +292,31 @@ private:
         } else if (frames_.back().kind == FrameKind::envelope) {
             member_ = keyAt(keys_.size() - 1);
             RawMember& member = entries_.back().members.emplace_back(RawMember{member_, {}});
-            const bool descend =
-                options_.envelopes && type == ValueType::object && member_ == "error";
-            placement = {&member.value, descend ? FrameKind::error_object : FrameKind::other};
+            FrameKind kind = FrameKind::other;
+            if (options_.envelopes && type == ValueType::object && member_ == "error") {
+                kind = FrameKind::error_object;
+            } else if (options_.envelopes && options_.params && type == ValueType::object &&
+                       member_ == "params") {
+                kind = FrameKind::params_object;
+                entries_.back().params_scanned = true;
+            }
+            placement = {&member.value, kind};
         } else if (frames_.back().kind == FrameKind::error_object) {
             RawMember& member = entries_.back().error_members.emplace_back(
+                RawMember{std::string(keyAt(keys_.size() - 1)), {}});
+            placement = {&member.value, FrameKind::other};
+        } else if (frames_.back().kind == FrameKind::params_object) {
+            RawEntry& entry = entries_.back();
+            RawMember& member = entry.params_members.emplace_back(
+                RawMember{std::string(keyAt(keys_.size() - 1)), {}});
+            FrameKind kind = FrameKind::other;
+            if (type == ValueType::object && member.name == "_meta") {
+                kind = FrameKind::meta_object;
+                entry.meta_scanned = true;
+            }
+            placement = {&member.value, kind};
+        } else if (frames_.back().kind == FrameKind::meta_object) {
+            RawMember& member = entries_.back().meta_members.emplace_back(
                 RawMember{std::string(keyAt(keys_.size() - 1)), {}});
             placement = {&member.value, FrameKind::other};
         } else {

@@ -45,8 +45,14 @@ struct RawEntry {
     RawValue value;                        ///< the entry as a whole
     std::vector<RawMember> members;        ///< when is_object, in text order
     std::vector<RawMember> error_members;  ///< of "error" when it is an object (envelopes)
-    std::string duplicate;                 ///< the first duplicate member found, described
-    bool duplicate_id = false;             ///< that duplicate is the message's "id"
+    /// Envelopes with ScanOptions::params: whether "params" was an object, and its members; and
+    /// whether its "_meta" was an object, and that one's members. Spans are in the scanned text.
+    bool params_scanned = false;
+    std::vector<RawMember> params_members;
+    bool meta_scanned = false;
+    std::vector<RawMember> meta_members;
+    std::string duplicate;      ///< the first duplicate member found, described
+    bool duplicate_id = false;  ///< that duplicate is the message's "id"
 };
 
 /// What scanJson() reads, and its bounds.
@@ -55,6 +61,9 @@ struct ScanOptions {
     std::size_t max_batch_size = 0;
     bool allow_batch = false;  ///< a root array is a batch of entries (else one entry)
     bool envelopes = false;    ///< entries are JSON-RPC messages: read "error" members too
+    /// Envelopes: also record the members of "params" and of "params._meta" when they are
+    /// objects, so that their readers need not scan them again.
+    bool params = false;
 };
 
 /// What scanJson() found.

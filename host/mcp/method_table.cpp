@@ -74,7 +74,7 @@ std::optional<MethodAnswer> MethodTable::answer(const JsonRpcMessage& message,
         case MethodHandler::tools_list:
             return toolsList(message, scope);
         case MethodHandler::tools_call: {
-            auto params = parseToolCallParams(message.params_json);
+            auto params = parseToolCallParams(message);
             if (!params) {
                 return MethodAnswer::error(kInvalidParams, "tools/call: " + params.error().message);
             }

@@ -27,7 +27,7 @@ namespace {
 /// `_meta` is read only when the params mention a traceparent at all.
 TraceContext traceOf(const JsonRpcMessage& message, const HeaderTrace& headers) {
     if (message.params_json.find("traceparent") != std::string::npos) {
-        if (Result<RequestMeta> meta = readRequestMeta(message.params_json)) {
+        if (Result<RequestMeta> meta = readRequestMeta(message)) {
             return requestTraceContext(meta->traceparent, meta->tracestate, headers);
         }
     }
@@ -201,7 +201,7 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
     std::optional<Result<ToolCallParams>> own;
     const Result<ToolCallParams>* call = tool_call ? &*tool_call : nullptr;
     if (call == nullptr && message.method == "tools/call") {
-        own = parseToolCallParams(message.params_json);
+        own = parseToolCallParams(message);
         call = &*own;
     }
     if (call != nullptr && *call && streamed(**call, *session, who)) {
@@ -325,8 +325,7 @@ MethodAnswer LegacyTransport::answer(const JsonRpcMessage& message,
             if (call != nullptr) {
                 return toolsCall(message, *call, session, who, headers, stream);
             }
-            return toolsCall(message, parseToolCallParams(message.params_json), session, who,
-                             headers, stream);
+            return toolsCall(message, parseToolCallParams(message), session, who, headers, stream);
         case MethodHandler::tasks:
             // tasks/result streams (request()); a task of an upstream is the catalog's.
             if (tasks_.enabled(*session) && message.method != "tasks/result") {

@@ -23,8 +23,12 @@ std::string addedMembers(std::string_view server_info_json, const std::optional<
         added += fmt::format(R"(,"ttlMs":{},"cacheScope":)", hint->ttl_ms < 0 ? 0 : hint->ttl_ms);
         added += jsonString(hint->scope);
     }
-    added +=
-        R"(,"_meta":{)" + jsonString(kMetaServerInfo) + ":" + std::string(server_info_json) + "}";
+    // The key is the same for every result: quoted once.
+    static const std::string kServerInfoKey = R"(,"_meta":{)" + jsonString(kMetaServerInfo) + ":";
+    added.reserve(added.size() + kServerInfoKey.size() + server_info_json.size() + 1);
+    added += kServerInfoKey;
+    added += server_info_json;
+    added += '}';
     return added;
 }
 

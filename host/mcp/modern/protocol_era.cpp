@@ -67,11 +67,11 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
     const bool modern_header = modernVersionSupported(protocol_header);
     Result<RequestMeta> meta = RequestMeta{};
     if (message->kind == JsonRpcKind::request && message->method == "tools/call") {
-        legacy.tool_call = parseToolCallParams(message->params_json);
+        legacy.tool_call = parseToolCallParams(*message);
         meta = *legacy.tool_call ? Result<RequestMeta>((*legacy.tool_call)->meta)
-                                 : readRequestMeta(message->params_json);
+                                 : readRequestMeta(*message);
     } else if (modern_header || mayClaim(message->params_json)) {
-        meta = readRequestMeta(message->params_json);
+        meta = readRequestMeta(*message);
     }
     if (!meta) {
         // A _meta that holds the claim beside a bad member (a progress token of the wrong type)

@@ -15,6 +15,16 @@ using json::scan::RawValue;
 using json::scan::readObject;
 using json::scan::ValueType;
 
+std::vector<json::scan::RawMember> shifted(const std::vector<json::scan::RawMember>& members,
+                                           std::size_t by) {
+    std::vector<json::scan::RawMember> out = members;
+    for (json::scan::RawMember& member : out) {
+        member.value.start -= by;
+        member.value.end -= by;
+    }
+    return out;
+}
+
 JsonRpcEntry reject(std::optional<RequestId> id, std::string message) {
     return JsonRpcRejection{std::move(id), kInvalidRequest, std::move(message)};
 }
@@ -67,6 +77,13 @@ JsonRpcEntry readEntry(std::string_view body, const RawEntry& entry) {
         message.method = method->text;
         if (params != nullptr) {
             message.params_json = jsonText(body, *params);
+            if (entry.params_scanned && message.params_json.size() == params->end - params->start) {
+                // Written compactly: params_json is the sender's text, and the spans the scan
+                // recorded hold in it, shifted.
+                message.params_scan =
+                    ScannedParams{shifted(entry.params_members, params->start), entry.meta_scanned,
+                                  shifted(entry.meta_members, params->start)};
+            }
         }
         return message;
     }
@@ -153,7 +170,7 @@ std::string_view jsonRpcKindName(JsonRpcKind kind) {
 ParsedBody parseJsonRpcBody(std::string_view body, const JsonRpcLimits& limits) {
     ParsedBody parsed;
     json::scan::Scan scan = json::scan::scanJson(
-        body, json::scan::ScanOptions{limits.max_depth, limits.max_batch_size, true, true});
+        body, json::scan::ScanOptions{limits.max_depth, limits.max_batch_size, true, true, true});
     parsed.batch = scan.batch;
     if (scan.too_many_entries) {
         return refuse(

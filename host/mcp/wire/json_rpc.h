@@ -61,6 +61,13 @@ struct JsonRpcErrorObject {
 };
 
 /// One valid message. Which fields are set depends on `kind`; the others stay empty.
+/// The members of a message's params as the body's scan recorded them (JsonRpcMessage).
+struct ScannedParams {
+    std::vector<json::scan::RawMember> members;
+    bool meta_scanned = false;  ///< params._meta is an object, its members below
+    std::vector<json::scan::RawMember> meta_members;
+};
+
 struct JsonRpcMessage {
     JsonRpcKind kind = JsonRpcKind::request;
     /// Set for requests and responses, and for error responses that carry an id. Absent for
@@ -73,6 +80,11 @@ struct JsonRpcMessage {
     /// params: a handler reads members with extractMember(), which refuses an array, and answers
     /// kInvalidParams. Numbers and string escapes are kept exactly as the sender wrote them.
     std::string params_json;
+    /// Requests and notifications whose params is an object the sender wrote compactly (so that
+    /// params_json is its text as sent): the members of params, and of params._meta when it is an
+    /// object, as the body's one scan found them, spans relative to params_json. Their readers
+    /// (tool_call_params.h, request_meta.h) then read nothing again. Absent otherwise.
+    std::optional<ScannedParams> params_scan;
     /// Responses: compact JSON text of "result" (any JSON value; MCP results are objects).
     std::string result_json;
     /// Error responses.

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "json/json_scanner.h"
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp {
 namespace {
@@ -25,9 +26,13 @@ Result<RequestMeta> readMetaObject(std::string_view meta_json) {
     if (!meta) {
         return meta.error();
     }
+    return readMetaMembers(meta_json, meta->members);
+}
+
+Result<RequestMeta> readMetaMembers(std::string_view meta_json,
+                                    const std::vector<json::scan::RawMember>& members) {
     RequestMeta out;
     out.present = true;
-    const auto& members = meta->members;
     if (const RawValue* token = json::scan::findMember(members, "progressToken")) {
         out.progress_token = requestIdOf(*token);
         if (!out.progress_token) {
@@ -47,6 +52,23 @@ Result<RequestMeta> readMetaObject(std::string_view meta_json) {
     out.tracestate = stringOr(json::scan::findMember(members, "tracestate"));
     out.baggage = stringOr(json::scan::findMember(members, "baggage"));
     return out;
+}
+
+Result<RequestMeta> readRequestMeta(const JsonRpcMessage& message) {
+    const std::optional<ScannedParams>& scan = message.params_scan;
+    if (!scan) {
+        return readRequestMeta(message.params_json);
+    }
+    const RawValue* meta = json::scan::findMember(scan->members, "_meta");
+    if (meta == nullptr) {
+        return RequestMeta{};
+    }
+    if (!scan->meta_scanned) {
+        return Error{ErrorCode::invalid_argument,
+                     R"("_meta" must be an object, got )" +
+                         json::scan::describe(message.params_json, *meta)};
+    }
+    return readMetaMembers(message.params_json, scan->meta_members);
 }
 
 Result<RequestMeta> readRequestMeta(std::string_view params_json) {

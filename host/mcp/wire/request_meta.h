@@ -10,7 +10,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "json/json_scanner.h"
 #include "mcp/wire/request_id.h"
 #include "util/error.h"
 
@@ -51,5 +53,15 @@ Result<RequestMeta> readRequestMeta(std::string_view params_json);
 
 /// The same from the text of the `_meta` object itself.
 Result<RequestMeta> readMetaObject(std::string_view meta_json);
+
+/// The same from `_meta`'s members as a scan recorded them, their spans in `text`.
+Result<RequestMeta> readMetaMembers(std::string_view text,
+                                    const std::vector<json::scan::RawMember>& members);
+
+struct JsonRpcMessage;
+
+/// readRequestMeta() of a message's params, from what the body's scan recorded when it did
+/// (JsonRpcMessage::params_scan), without reading them again.
+Result<RequestMeta> readRequestMeta(const JsonRpcMessage& message);
 
 }  // namespace crank::mcp

@@ -3,23 +3,19 @@
 #include <utility>
 
 #include "json/json_scanner.h"
+#include "mcp/wire/json_rpc.h"
 #include "mcp/wire/method_registry.h"
 
 namespace crank::mcp {
 
-Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
+namespace {
+
+/// tools/call params from their members (spans in `params_json`); `meta_members`: those of an
+/// object `_meta` when a scan recorded them, else null (`_meta` is then read from its text).
+Result<ToolCallParams> readToolCallMembers(std::string_view params_json,
+                                           const std::vector<json::scan::RawMember>& members,
+                                           const std::vector<json::scan::RawMember>* meta_members,
                                            const RequestMeta* known_meta) {
-    if (params_json.empty()) {
-        params_json = "{}";  // absent params read as {}
-    }
-    if (params_json.front() != '{') {
-        return Error{ErrorCode::invalid_argument, "params must be an object"};
-    }
-    Result<json::scan::RawEntry> params = json::scan::readObject(params_json);
-    if (!params) {
-        return params.error();
-    }
-    const auto& members = params->members;
     ToolCallParams out;
     const json::scan::RawValue* name = json::scan::findMember(members, "name");
     if (name == nullptr || name->type != json::scan::ValueType::string || name->text.empty()) {
@@ -49,13 +45,41 @@ Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
             return out;
         }
         Result<RequestMeta> read =
-            readMetaObject(params_json.substr(meta->start, meta->end - meta->start));
+            meta_members != nullptr
+                ? readMetaMembers(params_json, *meta_members)
+                : readMetaObject(params_json.substr(meta->start, meta->end - meta->start));
         if (!read) {
             return read.error();
         }
         out.meta = std::move(*read);
     }
     return out;
+}
+
+}  // namespace
+
+Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
+                                           const RequestMeta* known_meta) {
+    if (params_json.empty()) {
+        params_json = "{}";  // absent params read as {}
+    }
+    if (params_json.front() != '{') {
+        return Error{ErrorCode::invalid_argument, "params must be an object"};
+    }
+    Result<json::scan::RawEntry> params = json::scan::readObject(params_json);
+    if (!params) {
+        return params.error();
+    }
+    return readToolCallMembers(params_json, params->members, nullptr, known_meta);
+}
+
+Result<ToolCallParams> parseToolCallParams(const JsonRpcMessage& message) {
+    if (!message.params_scan) {
+        return parseToolCallParams(message.params_json);
+    }
+    const ScannedParams& scan = *message.params_scan;
+    return readToolCallMembers(message.params_json, scan.members,
+                               scan.meta_scanned ? &scan.meta_members : nullptr, nullptr);
 }
 
 Result<void> readInputRetry(std::string_view params_json,

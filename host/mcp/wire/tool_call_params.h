@@ -59,4 +59,10 @@ Result<CatalogTarget> parseCatalogTarget(std::string_view method, std::string_vi
 Result<ToolCallParams> parseToolCallParams(std::string_view params_json,
                                            const RequestMeta* known_meta = nullptr);
 
+struct JsonRpcMessage;
+
+/// The same for a tools/call message, from what the body's scan recorded when it did
+/// (JsonRpcMessage::params_scan): its params and `_meta` are not read again.
+Result<ToolCallParams> parseToolCallParams(const JsonRpcMessage& message);
+
 }  // namespace crank::mcp
