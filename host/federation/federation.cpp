@@ -35,6 +35,13 @@ void Federation::limitUpstreams(std::shared_ptr<mcp::UpstreamSlots> slots) {
 
 Result<void> Federation::start() {
     Impl& impl = *impl_;
+    // Every workspace's catalog exists before the first upstream opens: an open upstream's
+    // notifications reach noticeToWorkspace(), which reads the map without a lock.
+    for (const config::UpstreamConfig& c : impl.configs) {
+        if (impl.catalogs.count(c.workspace) == 0) {
+            impl.catalogs[c.workspace] = std::make_unique<WorkspaceCatalog>(impl, c.workspace);
+        }
+    }
     for (std::size_t i = 0; i < impl.configs.size(); ++i) {
         const config::UpstreamConfig& c = impl.configs[i];
         const plugins::AdapterHandle* adapter = impl.registry.adapter(c.protocol);
@@ -52,9 +59,6 @@ Result<void> Federation::start() {
             stop();
             return Error{ErrorCode::invalid_argument,
                          fmt::format("upstreams[{}] ({}): {}", i, c.name, problem)};
-        }
-        if (impl.catalogs.count(c.workspace) == 0) {
-            impl.catalogs[c.workspace] = std::make_unique<WorkspaceCatalog>(impl, c.workspace);
         }
         log::info("upstream {} ({}) opened for workspace {}", c.name, c.protocol, c.workspace);
         impl.links.push_back(std::move(link));
@@ -156,7 +160,6 @@ bool Federation::settled() const {
 std::string Federation::statusJson() const {
     std::string out = "[";
     for (const auto& link : impl_->links) {
-        crank_upstream* handle = link->handle();
         std::string entry;
         {
             const std::lock_guard lock(impl_->mutex);
@@ -173,9 +176,10 @@ std::string Federation::statusJson() const {
             }
             entry += "]";
         }
-        const std::string status =
-            handle != nullptr ? link->scrubber.scrubJson(link->adapter->upstreamStatus(handle))
-                              : "{}";
+        std::string status = "{}";
+        link->withOpenHandle([&](crank_upstream* handle) {
+            status = link->scrubber.scrubJson(link->adapter->upstreamStatus(handle));
+        });
         entry += R"(,"connection":)" + status + "}";
         out += (out.size() == 1 ? "" : ",") + entry;
     }

@@ -275,11 +275,13 @@ void Federation::Impl::taskStatus(UpstreamLink& link, const std::string& upstrea
     if (!id) {
         return;  // a task no client of crank created
     }
-    mcp::CatalogNotice notice{"notifications/tasks/status",
-                              withTaskId(params_json, upstream_id, id->first),
-                              {id->second},
-                              {}};
-    noticeToWorkspace(link.config.workspace, notice);
+    std::optional<std::string> renamed = withTaskId(params_json, upstream_id, id->first);
+    if (!renamed) {
+        return;  // unreadable: never shown with the upstream's own id
+    }
+    noticeToWorkspace(
+        link.config.workspace,
+        mcp::CatalogNotice{"notifications/tasks/status", std::move(*renamed), {id->second}, {}});
 }
 
 void Federation::Impl::logMessage(UpstreamLink& link, mcp::LogLevel level,

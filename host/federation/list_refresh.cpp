@@ -37,7 +37,12 @@ std::optional<std::vector<std::string>> fetchAll(UpstreamLink& link, const char*
                         : fmt::format("{}{}: {}", context, method, message);
             return std::nullopt;
         }
-        if (!json::parseObject(a.json, doc) || !doc.HasMember(member) || !doc[member].IsArray()) {
+        if (const Result<void> parsed = json::parseLenient(a.json, doc); !parsed) {
+            error = fmt::format("upstream {}: {}: the answer cannot be read: {}", link.config.name,
+                                method, parsed.error().message);
+            return std::nullopt;
+        }
+        if (!doc.IsObject() || !doc.HasMember(member) || !doc[member].IsArray()) {
             error = fmt::format("upstream {}: {}: the answer has no {} array", link.config.name,
                                 method, member);
             return std::nullopt;

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -110,6 +111,20 @@ struct UpstreamLink final : plugins::PluginPeer {
     crank_upstream* handle() const;
     /// Clears the handle and returns what it was (the caller closes it).
     crank_upstream* release();
+
+    /// Runs `use(handle)` while the upstream is open and the owner is not stopping, counted in
+    /// `active` like a request, so that the owner's stop() never closes the upstream under it
+    /// (stop() raises `stopping`, then waits for `active`). False, without calling, otherwise.
+    template <typename Use>
+    bool withOpenHandle(Use&& use) {
+        ++active;
+        crank_upstream* const open = gates.stopping->load() ? nullptr : handle();
+        if (open != nullptr) {
+            std::forward<Use>(use)(open);
+        }
+        --active;
+        return open != nullptr;
+    }
 
     /// One request to the upstream; `call` is the downstream call it serves (or null), which
     /// gets its progress, log lines, cancellation and requests to the client. The client's trace

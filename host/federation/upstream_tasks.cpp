@@ -101,13 +101,16 @@ std::string UpstreamTasks::toClientIds(const UpstreamLink& link,
     }
     const std::string upstreamId = json::stringMember(related->value, "taskId");
     const auto id = crankId(link, upstreamId);
-    return id ? withTaskId(params_json, upstreamId, id->first) : std::string(params_json);
+    // Read above with the same reader: the rename cannot fail to read it.
+    return id ? withTaskId(params_json, upstreamId, id->first).value_or(std::string(params_json))
+              : std::string(params_json);
 }
 
-std::string withTaskId(std::string_view text, const std::string& from, const std::string& to) {
+std::optional<std::string> withTaskId(std::string_view text, const std::string& from,
+                                      const std::string& to) {
     json::Document doc;
     if (!json::parseValue(text, doc)) {
-        return std::string(text);
+        return std::nullopt;
     }
     renameTaskIds(doc, doc.GetAllocator(), from, to);
     return json::toJsonText(doc);

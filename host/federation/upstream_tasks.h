@@ -61,7 +61,9 @@ private:
 };
 
 /// `json` with every member "taskId" whose value is `from` (in objects at most 16 levels deep)
-/// set to `to`; unchanged when `json` is not valid JSON.
-std::string withTaskId(std::string_view json, const std::string& from, const std::string& to);
+/// set to `to`; nullopt when `json` cannot be read (never the text unchanged: it would show a
+/// client the upstream's own id).
+std::optional<std::string> withTaskId(std::string_view json, const std::string& from,
+                                      const std::string& to);
 
 }  // namespace crank::federation

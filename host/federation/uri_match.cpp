@@ -23,10 +23,14 @@ bool fits(const Token& t, char c) {
 
 }  // namespace
 
-// A Thompson simulation over the template's tokens, not backtracking: the time is the template's
-// length times the URI's, whatever either holds (a backtracking match of "{a}{b}{c}x" against a
-// long URI takes time to the power of the expressions).
+// A Thompson simulation over the template's tokens, not backtracking: each character of the URI
+// advances only the states still alive (at most two per token, in practice a handful), so the
+// time is the URI's length times that, whatever either text holds (a backtracking match of
+// "{a}{b}{c}x" against a long URI takes time to the power of the expressions).
 bool matchesUriTemplate(std::string_view tmpl, std::string_view uri) {
+    if (tmpl.size() > kMaxTemplateBytes || uri.size() > kMaxMatchedUriBytes) {
+        return false;
+    }
     std::vector<Token> tokens;
     int expressions = 0;
     for (std::size_t i = 0; i < tmpl.size();) {
@@ -45,45 +49,58 @@ bool matchesUriTemplate(std::string_view tmpl, std::string_view uri) {
         i = close + 1;
     }
     const std::size_t k = tokens.size();
-    // before[i]: token i is next (before[k]: matched). inside[i]: within expression i, at least
-    // one character taken, so that token i + 1 may come next.
-    std::vector<char> before(k + 1, 0);
-    std::vector<char> inside(k, 0);
-    std::vector<char> nextBefore(k + 1, 0);
-    std::vector<char> nextInside(k, 0);
-    before[0] = 1;
+    // A state: token `i` is next (i == k: the whole template is matched), or (inside) within
+    // expression `i`, at least one character taken, so that token i + 1 may come next.
+    struct Live {
+        std::vector<std::size_t> before;
+        std::vector<std::size_t> inside;
+    };
+    Live now;
+    Live next;
+    // Each state once per step: the step it was last added in, per state.
+    std::vector<std::size_t> addedBefore(k + 1, 0);
+    std::vector<std::size_t> addedInside(k, 0);
+    now.before.push_back(0);
+    std::size_t step = 0;
     for (const char c : uri) {
-        std::fill(nextBefore.begin(), nextBefore.end(), 0);
-        std::fill(nextInside.begin(), nextInside.end(), 0);
-        bool any = false;
-        for (std::size_t i = 0; i < k; ++i) {
-            const Token& t = tokens[i];
-            if (before[i] != 0) {
-                if (!t.expression && t.literal == c) {
-                    nextBefore[i + 1] = 1;
-                    any = true;
-                } else if (t.expression && fits(t, c)) {
-                    nextInside[i] = 1;
-                    any = true;
-                }
+        ++step;
+        next.before.clear();
+        next.inside.clear();
+        const auto addBefore = [&](std::size_t i) {
+            if (addedBefore[i] != step) {
+                addedBefore[i] = step;
+                next.before.push_back(i);
             }
-            if (inside[i] != 0 && fits(t, c)) {
-                nextInside[i] = 1;
-                any = true;
+        };
+        const auto addInside = [&](std::size_t i) {
+            if (addedInside[i] != step) {
+                addedInside[i] = step;
+                next.inside.push_back(i);
+                addBefore(i + 1);  // the expression may end here
+            }
+        };
+        for (const std::size_t i : now.before) {
+            if (i == k) {
+                continue;  // matched already: a character more ends that
+            }
+            const Token& t = tokens[i];
+            if (!t.expression && t.literal == c) {
+                addBefore(i + 1);
+            } else if (t.expression && fits(t, c)) {
+                addInside(i);
             }
         }
-        if (!any) {
+        for (const std::size_t i : now.inside) {
+            if (fits(tokens[i], c)) {
+                addInside(i);
+            }
+        }
+        if (next.before.empty() && next.inside.empty()) {
             return false;
         }
-        for (std::size_t i = 0; i < k; ++i) {
-            if (nextInside[i] != 0) {
-                nextBefore[i + 1] = 1;  // the expression may end here
-            }
-        }
-        before.swap(nextBefore);
-        inside.swap(nextInside);
+        std::swap(now, next);
     }
-    return before[k] != 0;
+    return std::find(now.before.begin(), now.before.end(), k) != now.before.end();
 }
 
 }  // namespace crank::federation

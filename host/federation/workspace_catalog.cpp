@@ -246,9 +246,10 @@ bool WorkspaceCatalog::ownsTask(std::string_view task_id) const {
 
 void WorkspaceCatalog::clientNotification(std::string_view method, std::string_view params_json) {
     for (auto& link : impl_.links) {
-        crank_upstream* handle = link->handle();
-        if (link->config.workspace == workspace_ && handle != nullptr) {
-            link->adapter->upstreamNotify(handle, method, params_json);
+        if (link->config.workspace == workspace_) {
+            link->withOpenHandle([&](crank_upstream* handle) {
+                link->adapter->upstreamNotify(handle, method, params_json);
+            });
         }
     }
 }
@@ -302,7 +303,12 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
     const std::string upstreamId = json::stringMember(result["task"], "taskId");
     const std::string id =
         impl_.tasks.add(*link, upstreamId, workspace_, session_id, call.caller().agent);
-    return mcp::CatalogReply{withTaskId(a.json, upstreamId, id), {}};
+    std::optional<std::string> renamed = withTaskId(a.json, upstreamId, id);
+    if (!renamed) {
+        return error(-32603, "upstream " + link->config.name +
+                                 ": tools/call with a task: the answer cannot be read");
+    }
+    return mcp::CatalogReply{std::move(*renamed), {}};
 }
 
 mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const json::Value& params,
@@ -320,8 +326,16 @@ mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const j
     if (method == "tasks/cancel") {
         impl_.auditRequest(*route->link, call, "task_cancel", id, a, started);
     }
-    return a.ok ? mcp::CatalogReply{withTaskId(a.json, route->upstream_id, id), {}}
-                : mcp::CatalogReply{{}, std::move(a.json)};
+    if (!a.ok) {
+        return mcp::CatalogReply{{}, std::move(a.json)};
+    }
+    std::optional<std::string> renamed = withTaskId(a.json, route->upstream_id, id);
+    if (!renamed) {
+        // Never passed on as it is: it would show the client the upstream's own task id.
+        return error(-32603, "upstream " + route->link->config.name + ": " + std::string(method) +
+                                 ": the answer cannot be read");
+    }
+    return mcp::CatalogReply{std::move(*renamed), {}};
 }
 
 mcp::CatalogReply WorkspaceCatalog::forward(UpstreamLink& link, std::string_view method,

@@ -23,11 +23,16 @@ bool parseOwnObject(std::string_view text, Document& doc) {
     return !doc.HasParseError() && doc.IsObject();
 }
 
-bool parseValue(std::string_view text, Document& doc) {
+Result<void> parseLenient(std::string_view text, Document& doc) {
     ParseLimits limits;
     limits.max_bytes = std::numeric_limits<std::size_t>::max();
     limits.max_depth = kMaxObjectDepth;
-    return static_cast<bool>(parseJson(text, doc, {}, limits));
+    limits.validate_utf8 = false;
+    return parseJson(text, doc, {}, limits);
+}
+
+bool parseValue(std::string_view text, Document& doc) {
+    return static_cast<bool>(parseLenient(text, doc));
 }
 
 std::string stringMember(const Value& object, const char* name) {

@@ -12,17 +12,24 @@
 #include <string_view>
 
 #include "json/json_value.h"
+#include "util/error.h"
 
 namespace crank::json {
 
 /// Nesting parseObject() accepts: deeper text is refused before anything recurses over it.
 constexpr std::size_t kMaxObjectDepth = 128;
 
-/// Parses `text` into `doc` (replacing its content) as parseJson() does, strictly and nested at
-/// most kMaxObjectDepth deep; true when it is a JSON object. Empty text is the empty object
-/// (params left out of a request). No message: for text whose size crankd or an upstream's
-/// adapter already bounded, where only "is it an object" matters.
+/// Parses `text` into `doc` (replacing its content) as parseJson() does, nested at most
+/// kMaxObjectDepth deep; true when it is a JSON object. Empty text is the empty object (params
+/// left out of a request). UTF-8 is not checked: a client's text was (the body's scan), and an
+/// upstream's or a plugin's is passed on as it came, one bad byte costing no more than before.
+/// No message: for text whose size crankd or an upstream's adapter already bounded, where only
+/// "is it an object" matters; parseLenient() says why.
 bool parseObject(std::string_view text, Document& doc);
+
+/// parseJson() with parseObject()'s bounds (no byte limit, kMaxObjectDepth, UTF-8 unchecked):
+/// for text from an upstream or a plugin whose failure is reported.
+Result<void> parseLenient(std::string_view text, Document& doc);
 
 /// For an object crankd wrote itself and has authenticated since (a sealed state's plaintext):
 /// parsed iteratively (no recursion, whatever its depth) and without checking UTF-8, so that

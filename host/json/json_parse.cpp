@@ -90,8 +90,9 @@ Result<void> parseJson(std::string_view text, Document& doc, std::string_view wh
     bool too_big = false;
     auto generate = [&](Document& target) {
         DepthLimitedHandler handler(target, limits.max_depth);
-        constexpr unsigned flags = rapidjson::kParseValidateEncodingFlag;
-        result = reader.Parse<flags>(stream, handler);
+        result = limits.validate_utf8
+                     ? reader.Parse<rapidjson::kParseValidateEncodingFlag>(stream, handler)
+                     : reader.Parse<rapidjson::kParseDefaultFlags>(stream, handler);
         too_deep = handler.tooDeep();
         too_big = handler.tooBig();
         return !result.IsError() && stream.Tell() == text.size();

@@ -14,6 +14,9 @@ struct ParseLimits {
     static constexpr std::size_t default_max_depth = 64;
     std::size_t max_bytes = default_max_bytes;  ///< longer text is refused without parsing
     std::size_t max_depth = default_max_depth;  ///< nesting of objects and arrays (1 = `{}`)
+    /// Refuse bytes that are not UTF-8. Off only for text that is passed on as it came (an
+    /// upstream's answer, a plugin's output), which RapidJSON then copies byte for byte.
+    bool validate_utf8 = true;
 };
 
 /// Parses `text` (exactly one JSON value, whitespace around it allowed) into `doc`, replacing its

@@ -103,6 +103,7 @@ Result<std::string> readSchema(crank_str text, std::string_view what) {
     json::ParseLimits limits;
     limits.max_bytes = std::numeric_limits<std::size_t>::max();
     limits.max_depth = json::kMaxObjectDepth;
+    limits.validate_utf8 = false;  // as before: a plugin's bytes are its own
     if (auto parsed = json::parseJson(*copied, document, {}, limits); !parsed) {
         return invalid(fmt::format("the {} is not valid JSON ({})", what, parsed.error().message));
     }

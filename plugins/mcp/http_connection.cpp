@@ -1160,11 +1160,8 @@ std::string HttpConnection::requestHead(const char* verb, const HttpUrl& target,
 bool HttpConnection::routeText(std::string_view text, Call* call, std::optional<RpcOutcome>& own,
                                std::string& problem) {
     rapidjson::Document doc;
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError()) {
-        problem = std::string("data that is not JSON (") +
-                  rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
-                  std::to_string(doc.GetErrorOffset()) + "): " + excerpt(text);
+    if (const std::string why = parseServerMessage(text, doc); !why.empty()) {
+        problem = "data that is not JSON (" + why + "): " + excerpt(text);
         return false;
     }
     const auto one = [&](const rapidjson::Value& v, std::string_view json) {
@@ -1546,8 +1543,7 @@ RpcOutcome HttpConnection::httpError(HttpWire& wire, const Call& call, const Htt
         what += ")";
     }
     rapidjson::Document doc;
-    doc.Parse(body.data(), body.size());
-    if (!doc.HasParseError() && doc.IsObject() && doc.HasMember("error") &&
+    if (parseServerMessage(body, doc).empty() && doc.IsObject() && doc.HasMember("error") &&
         doc["error"].IsObject()) {
         const RpcOutcome e = answerOutcome(doc);
         r.error_code = e.error_code;

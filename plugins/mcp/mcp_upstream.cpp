@@ -342,8 +342,7 @@ std::string McpUpstream::status() {
 void McpUpstream::onMessage(std::string_view message,
                             const std::shared_ptr<ClientRequests::Flight>& related) {
     rapidjson::Document doc;
-    doc.Parse(message.data(), message.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
+    if (!parseServerMessage(message, doc).empty() || !doc.IsObject()) {
         return;
     }
     const std::string method = stringMember(doc, "method");

@@ -275,8 +275,7 @@ void StdioConnection::dispatch(std::string_view line) {
         return;
     }
     rapidjson::Document doc;
-    doc.Parse(line.data(), line.size());
-    if (doc.HasParseError() || !doc.IsObject()) {
+    if (!parseServerMessage(line, doc).empty() || !doc.IsObject()) {
         if (on_log_) {
             on_log_("the server wrote a line that is not a JSON-RPC message; ignored: " +
                     std::string(line.substr(0, 200)));

@@ -327,9 +327,12 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
     honoured.tools_list_changed = asked->tools_list_changed;
     const CatalogCapabilities catalog =
         who.catalog != nullptr ? who.catalog->capabilities() : CatalogCapabilities{};
-    honoured.prompts_list_changed = asked->prompts_list_changed && catalog.prompts_list_changed;
+    // Only what initialize and server/discover advertise (a flag under an absent capability is
+    // not offered).
+    honoured.prompts_list_changed =
+        asked->prompts_list_changed && catalog.prompts && catalog.prompts_list_changed;
     honoured.resources_list_changed =
-        asked->resources_list_changed && catalog.resources_list_changed;
+        asked->resources_list_changed && catalog.resources && catalog.resources_list_changed;
 
     // The listen leaves the hub when its stream ends (and the catalog forgets its resources).
     const std::uint64_t key = listens_->reserve();
@@ -351,7 +354,7 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
         }
     }
     Catalog* subscribedOn = nullptr;
-    if (!asked->resource_uris.empty() && catalog.resources_subscribe) {
+    if (!asked->resource_uris.empty() && catalog.resources && catalog.resources_subscribe) {
         subscribedOn = who.catalog;
         honoured.resource_uris = subscribeResources(asked->resource_uris, listenSubscriber(key),
                                                     meta, who, trace, stream);

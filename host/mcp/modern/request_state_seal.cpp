@@ -198,10 +198,9 @@ struct TaggingGenerator {
         TaggingHandler handler(doc);
         rapidjson::MemoryStream stream(text.data(), text.size());
         rapidjson::Reader reader;
-        ok = !reader
-                  .Parse<rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(
-                      stream, handler)
-                  .IsError();
+        constexpr unsigned kFlags =
+            rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag;
+        ok = !reader.Parse<kFlags>(stream, handler).IsError();
         return ok;
     }
 };

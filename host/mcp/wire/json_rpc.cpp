@@ -15,9 +15,10 @@ using json::scan::RawValue;
 using json::scan::readObject;
 using json::scan::ValueType;
 
-std::vector<json::scan::RawMember> shifted(const std::vector<json::scan::RawMember>& members,
+/// `members` (moved out of the scan, their only copy) with spans relative to a value at `by`.
+std::vector<json::scan::RawMember> shifted(std::vector<json::scan::RawMember>& members,
                                            std::size_t by) {
-    std::vector<json::scan::RawMember> out = members;
+    std::vector<json::scan::RawMember> out = std::move(members);
     for (json::scan::RawMember& member : out) {
         member.value.start -= by;
         member.value.end -= by;
@@ -29,7 +30,7 @@ JsonRpcEntry reject(std::optional<RequestId> id, std::string message) {
     return JsonRpcRejection{std::move(id), kInvalidRequest, std::move(message)};
 }
 
-JsonRpcEntry readEntry(std::string_view body, const RawEntry& entry) {
+JsonRpcEntry readEntry(std::string_view body, RawEntry& entry) {
     if (!entry.is_object) {
         return reject(std::nullopt,
                       "a batch entry must be an object, got " + describe(body, entry.value));
@@ -180,7 +181,7 @@ ParsedBody parseJsonRpcBody(std::string_view body, const JsonRpcLimits& limits) 
     if (!scan.valid) {
         return refuse(std::move(parsed), kParseError, scan.error);
     }
-    const std::vector<RawEntry>& entries = scan.entries;
+    std::vector<RawEntry>& entries = scan.entries;
     if (parsed.batch && entries.empty()) {
         return refuse(std::move(parsed), kInvalidRequest, "a batch must hold at least one message");
     }
@@ -191,7 +192,7 @@ ParsedBody parseJsonRpcBody(std::string_view body, const JsonRpcLimits& limits) 
                           describe(body, entries.front().value));
     }
     parsed.entries.reserve(entries.size());
-    for (const RawEntry& entry : entries) {
+    for (RawEntry& entry : entries) {
         parsed.entries.push_back(readEntry(body, entry));
     }
     return parsed;

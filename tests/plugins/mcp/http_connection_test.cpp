@@ -657,6 +657,20 @@ TEST(HttpConnectionHostile, SseDataThatIsNotJsonFailsTheRequestSayingWhat) {
     EXPECT_LT(msSince(start), 2'000);
 }
 
+TEST(HttpConnectionHostile, AnswerNestedAMillionDeepFailsTheRequestAndCrankdStaysUp) {
+    // RapidJSON's default reader recurses once per '[': this many would overflow the thread's
+    // stack. The message is refused as not JSON, saying the bound, before anything recurses.
+    RawServer server([](const RawRequest&) {
+        return sse("data: " + std::string(1'000'000, '[') + "\n\n", true);
+    });
+    HttpOptions o;
+    o.max_message_bytes = 2 * 1024 * 1024;
+    auto c = connectTo(server.url(), nullptr, o);
+    const RpcOutcome r = c->request("tools/list", "{}", 5s);
+    EXPECT_FALSE(r.ok);
+    EXPECT_TRUE(contains(r.error_message, "nested deeper than 256 levels")) << r.error_message;
+}
+
 TEST(HttpConnectionHostile, AnOversizedEventFailsTheRequestWithTheLimit) {
     RawServer server(
         [](const RawRequest&) { return sse("data: " + std::string(5000, 'x') + "\n\n", true); });

@@ -54,16 +54,25 @@ TEST(UriMatchTest, AMalformedTemplateMatchesNothing) {
 
 TEST(UriMatchTest, AdjacentExpressionsAgainstALongUriEndWithoutBacktracking) {
     // A backtracking matcher tries every split of the URI between the expressions: with 32 of
-    // them and 100,000 characters it would not end in the life of the test. This one reads the
+    // them and 8,000 characters it would not end in the life of the test. This one reads the
     // URI once.
     std::string tmpl;
     for (int i = 0; i < 32; ++i) {
         tmpl += "{+x}";
     }
     tmpl += "!";
-    const std::string uri(100'000, 'a');
+    const std::string uri(kMaxMatchedUriBytes - 1, 'a');
     EXPECT_FALSE(matchesUriTemplate(tmpl, uri));
     EXPECT_TRUE(matchesUriTemplate(tmpl, uri + "!"));
+}
+
+TEST(UriMatchTest, TemplatesAndUrisPastTheirBoundsMatchNothing) {
+    EXPECT_TRUE(matchesUriTemplate("file:///{+path}", "file:///" + std::string(8000, 'a')));
+    EXPECT_FALSE(
+        matchesUriTemplate("file:///{+path}", "file:///" + std::string(kMaxMatchedUriBytes, 'a')));
+    const std::string longTemplate = "file:///" + std::string(kMaxTemplateBytes, 'a') + "{x}";
+    EXPECT_FALSE(
+        matchesUriTemplate(longTemplate, "file:///" + std::string(kMaxTemplateBytes, 'a') + "b"));
 }
 
 }  // namespace

@@ -21,7 +21,9 @@ TEST(JsonMembersTest, ParseObjectTakesObjectsAndEmptyTextOnly) {
     EXPECT_FALSE(parseObject("[1]", doc));
     EXPECT_FALSE(parseObject(R"({"a":)", doc));             // truncated
     EXPECT_FALSE(parseObject(R"({"a":1} trailing)", doc));  // garbage after
-    EXPECT_FALSE(parseObject("{\"a\":\"\xff\"}", doc));     // not UTF-8
+    // Not UTF-8: passed on as it came (an upstream's Latin-1 description costs only itself).
+    EXPECT_TRUE(parseObject("{\"a\":\"\xff\"}", doc));
+    EXPECT_EQ(stringMember(doc, "a"), "\xff");
     EXPECT_FALSE(parseValue("", doc));
     EXPECT_TRUE(parseValue(R"("c1")", doc));
     EXPECT_TRUE(doc.IsString());
@@ -36,6 +38,10 @@ TEST(JsonMembersTest, NestingPastTheBoundIsRefusedBeforeAnythingRecursesOverIt) 
     EXPECT_FALSE(parseObject(nested(kMaxObjectDepth + 1), doc));
     // An answer of a million brackets: refused, and the process is still here.
     EXPECT_FALSE(parseValue(std::string(1'000'000, '['), doc));
+    const Result<void> why = parseLenient(nested(kMaxObjectDepth + 1), doc);
+    ASSERT_FALSE(why);
+    EXPECT_NE(why.error().message.find("nested deeper than 128 levels"), std::string::npos)
+        << why.error().message;
 }
 
 TEST(JsonMembersTest, StringMemberIsEmptyForWhatIsNotAStringMemberOfAnObject) {
