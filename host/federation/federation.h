@@ -67,7 +67,7 @@ public:
 
     /// The catalogs of the workspaces that have upstreams.
     std::map<std::string, mcp::Catalog*> catalogs();
-    /// True once every upstream's lists were fetched once, or failed to be.
+    /// True once every upstream's lists were fetched once (and published), or failed to be.
     bool settled() const;
     /// One JSON array: per upstream its name, workspace, counts, collisions, last error and the
     /// adapter's own status (connected since, last used...).

@@ -87,7 +87,6 @@ void Federation::Impl::refresh(UpstreamLink& link, int which) {
     if (!fetched.error.empty()) {
         log::warn("{}", fetched.error);
     }
-    link.settled = true;
 }
 
 void Federation::Impl::publish(const std::string& workspace) {
@@ -213,15 +212,22 @@ void Federation::Impl::runRefresher() {
         }
         unsubscribeUnused();
         std::set<std::string> touched;
+        std::vector<UpstreamLink*> refreshed;
         for (auto& link : links) {
             const int which = link->dirty.exchange(0);
             if (which != 0 && !stopping.load()) {
                 refresh(*link, which);
                 touched.insert(link->config.workspace);
+                refreshed.push_back(link.get());
             }
         }
         for (const std::string& ws : touched) {
             publish(ws);
+        }
+        // Settled once what was fetched is published: /readyz waits for it, and a client
+        // that saw it ready must find the upstream's tools listed.
+        for (UpstreamLink* link : refreshed) {
+            link->settled = true;
         }
     }
 }
