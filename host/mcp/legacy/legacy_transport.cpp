@@ -205,6 +205,15 @@ void LegacyTransport::request(HTTPServerRequest& request, HTTPServerResponse& re
         call = &*own;
     }
     if (call != nullptr && *call && streamed(**call, *session, who)) {
+        // In flight from before the stream's priming event: a notifications/cancelled sent as
+        // soon as the client sees the stream finds it (the call's ToolCall shares the flag).
+        const std::string key = message.id->toJson();
+        session->beginRequest(key);
+        struct EndRequest {
+            McpSession& session;
+            const std::string& key;
+            ~EndRequest() { session.endRequest(key); }
+        } const inFlight{*session, key};
         const std::uint64_t stream = session->openStream(false);
         if (!streams_.open(request, response, session, stream, std::nullopt)) {
             return;

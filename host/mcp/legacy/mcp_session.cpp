@@ -291,9 +291,11 @@ void McpSession::closeAll() {
 }
 
 std::shared_ptr<std::atomic<bool>> McpSession::beginRequest(const std::string& requestKey) {
-    auto flag = std::make_shared<std::atomic<bool>>(false);
     std::lock_guard lock(mutex_);
-    inflight_[requestKey] = flag;
+    std::shared_ptr<std::atomic<bool>>& flag = inflight_[requestKey];
+    if (!flag) {
+        flag = std::make_shared<std::atomic<bool>>(false);
+    }
     return flag;
 }
 

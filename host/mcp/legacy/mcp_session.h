@@ -103,7 +103,9 @@ public:
     void closeAll();
     bool ended() const { return ended_.load(); }
 
-    /// Registers a request in flight; the returned flag turns true when it is cancelled.
+    /// Registers a request in flight; the returned flag turns true when it is cancelled. A key
+    /// already in flight keeps its flag (the transport registers a call before its stream's
+    /// priming event, the call's ToolCall again when it starts): a cancel in between is kept.
     std::shared_ptr<std::atomic<bool>> beginRequest(const std::string& requestKey);
     void endRequest(const std::string& requestKey);
     /// Marks a request in flight as cancelled; false when no such request runs.
