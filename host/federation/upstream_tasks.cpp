@@ -101,9 +101,7 @@ std::string UpstreamTasks::toClientIds(const UpstreamLink& link,
     }
     const std::string upstreamId = json::stringMember(related->value, "taskId");
     const auto id = crankId(link, upstreamId);
-    // Read above with the same reader: the rename cannot fail to read it.
-    return id ? withTaskId(params_json, upstreamId, id->first).value_or(std::string(params_json))
-              : std::string(params_json);
+    return id ? withTaskId(params, upstreamId, id->first) : std::string(params_json);
 }
 
 std::optional<std::string> withTaskId(std::string_view text, const std::string& from,
@@ -112,6 +110,10 @@ std::optional<std::string> withTaskId(std::string_view text, const std::string& 
     if (!json::parseValue(text, doc)) {
         return std::nullopt;
     }
+    return withTaskId(doc, from, to);
+}
+
+std::string withTaskId(json::Document& doc, const std::string& from, const std::string& to) {
     renameTaskIds(doc, doc.GetAllocator(), from, to);
     return json::toJsonText(doc);
 }

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <utility>
 
+#include "json/json_value.h"
+
 namespace crank::federation {
 
 struct UpstreamLink;
@@ -65,5 +67,8 @@ private:
 /// client the upstream's own id).
 std::optional<std::string> withTaskId(std::string_view json, const std::string& from,
                                       const std::string& to);
+
+/// The same for a document already read: renamed in place, then written.
+std::string withTaskId(json::Document& doc, const std::string& from, const std::string& to);
 
 }  // namespace crank::federation

@@ -303,12 +303,7 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
     const std::string upstreamId = json::stringMember(result["task"], "taskId");
     const std::string id =
         impl_.tasks.add(*link, upstreamId, workspace_, session_id, call.caller().agent);
-    std::optional<std::string> renamed = withTaskId(a.json, upstreamId, id);
-    if (!renamed) {
-        return error(-32603, "upstream " + link->config.name +
-                                 ": tools/call with a task: the answer cannot be read");
-    }
-    return mcp::CatalogReply{std::move(*renamed), {}};
+    return mcp::CatalogReply{withTaskId(result, upstreamId, id), {}};
 }
 
 mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const json::Value& params,

@@ -16,15 +16,6 @@ std::string_view trim(std::string_view s) {
     return s.substr(begin, s.find_last_not_of(kOws) - begin + 1);
 }
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               const auto lower = [](char c) {
-                   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-               };
-               return lower(x) == lower(y);
-           });
-}
-
 /// Calls `each` with every comma-separated member of a field value, trimmed (empty members
 /// included: the callers decide what they mean).
 template <typename Each>
@@ -145,6 +136,15 @@ RequestHead readFraming(std::string_view lines) {
 }
 
 }  // namespace
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               const auto lower = [](char c) {
+                   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+               };
+               return lower(x) == lower(y);
+           });
+}
 
 RequestHead scanRequestHead(std::string_view bytes, std::size_t max_head_bytes,
                             std::size_t scanned_hint) {

@@ -8,6 +8,9 @@
 
 namespace crank::http {
 
+/// ASCII case-insensitive equality, as HTTP field names compare (RFC 9110 §5.1).
+bool equalsIgnoreCase(std::string_view a, std::string_view b);
+
 /// Where a scan of the bytes a connection has sent so far stands.
 enum class HeadState {
     incomplete,  ///< the head has not ended yet (and is still within the size bound)

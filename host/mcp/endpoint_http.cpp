@@ -1,12 +1,11 @@
 #include "mcp/endpoint_http.h"
 
-#include <algorithm>
-
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/NameValueCollection.h>
 #include <fmt/core.h>
 
+#include "http/request_head.h"
 #include "http/responses.h"
 #include "mcp/wire/json_rpc.h"
 
@@ -17,21 +16,13 @@ namespace {
 /// How much of an oversized body is read and thrown away before answering 413.
 constexpr std::int64_t kMaxDiscardBytes = 16LL * 1024 * 1024;
 
-bool equalsNoCase(std::string_view a, std::string_view b) {
-    const auto lower = [](char c) {
-        return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-    };
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                              [&](char x, char y) { return lower(x) == lower(y); });
-}
-
 }  // namespace
 
 std::vector<std::string> headerValues(const Poco::Net::NameValueCollection& headers,
                                       std::string_view name) {
     std::vector<std::string> values;
     for (const auto& [key, value] : headers) {
-        if (equalsNoCase(key, name)) {
+        if (http::equalsIgnoreCase(key, name)) {
             values.push_back(value);
         }
     }

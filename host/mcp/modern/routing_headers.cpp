@@ -182,14 +182,19 @@ std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollect
         return name.refusal;
     }
     std::optional<std::string> body;
+    const auto named = [&](const std::vector<json::scan::RawMember>& members) {
+        const json::scan::RawValue* v = json::scan::findMember(members, member);
+        if (v != nullptr && v->type == json::scan::ValueType::string) {
+            body = v->text;
+        }
+    };
     if (target) {
         body = std::string(*target);
+    } else if (message.params_scan) {
+        named(message.params_scan->members);  // read by the body's scan already
     } else if (!message.params_json.empty()) {
         if (auto params = json::scan::readObject(message.params_json)) {
-            const json::scan::RawValue* v = json::scan::findMember(params->members, member);
-            if (v != nullptr && v->type == json::scan::ValueType::string) {
-                body = v->text;
-            }
+            named(params->members);
         }
     }
     const std::string where = "params." + std::string(member);
