@@ -33,6 +33,18 @@ static_assert(rapidjson::StreamTraits<rapidjson::MemoryStream>::copyOptimization
 
 constexpr unsigned kParseFlags =
     rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+/// For a text of ASCII bytes only, which is valid UTF-8 whatever it holds: the reader's
+/// byte-by-byte check of the encoding is then skipped (the grammar still refuses control bytes).
+constexpr unsigned kAsciiParseFlags = rapidjson::kParseIterativeFlag;
+
+/// True when every byte of `text` is below 0x80.
+bool isAscii(std::string_view text) {
+    unsigned char high = 0;
+    for (const char c : text) {  // a plain loop: the compiler widens it
+        high |= static_cast<unsigned char>(c);
+    }
+    return (high & 0x80U) == 0;
+}
 
 /// How much of the sender's text an error message quotes.
 constexpr std::size_t kMaxQuotedBytes = 40;
@@ -56,8 +68,20 @@ std::string cut(std::string_view text) {
     return n == text.size() ? std::string(text) : std::string(text.substr(0, n)) + "...";
 }
 
+/// True when `json` has a byte that may be whitespace (or is a control byte): at most 0x20.
+bool mayHaveWhitespace(std::string_view json) {
+    bool low = false;
+    for (const char c : json) {  // a plain loop: the compiler widens it
+        low |= static_cast<unsigned char>(c) <= 0x20U;
+    }
+    return low;
+}
+
 /// Valid JSON text without the whitespace between tokens.
 std::string minify(std::string_view json) {
+    if (!mayHaveWhitespace(json)) {
+        return std::string(json);  // compact already, as most senders write it
+    }
     std::string out;
     out.reserve(json.size());
     bool inString = false;
@@ -118,6 +142,10 @@ std::string jsonText(std::string_view text, const RawValue& value) {
 
 namespace {
 
+/// Members reserved for each recorded object: a JSON-RPC envelope has four, params and _meta
+/// usually fewer.
+constexpr std::size_t kMembersReserved = 4;
+
 /// The SAX handler described at the top of this file.
 class Scanner {
 public:
@@ -137,7 +165,11 @@ public:
             return fail(nul, "a NUL byte is not allowed");
         }
         rapidjson::Reader reader;
-        reader.Parse<kParseFlags>(in_, *this);
+        if (isAscii(text_)) {
+            reader.Parse<kAsciiParseFlags>(in_, *this);
+        } else {
+            reader.Parse<kParseFlags>(in_, *this);
+        }
         if (!reader.HasParseError()) {
             return true;
         }
@@ -288,6 +320,9 @@ private:
             }
             RawEntry& entry = entries_.emplace_back();
             entry.is_object = type == ValueType::object;
+            if (entry.is_object) {
+                entry.members.reserve(kMembersReserved);  // one allocation for the usual few
+            }
             placement = {&entry.value, entry.is_object ? FrameKind::envelope : FrameKind::other};
         } else if (frames_.back().kind == FrameKind::envelope) {
             member_ = keyAt(keys_.size() - 1);
@@ -299,6 +334,7 @@ private:
                        member_ == "params") {
                 kind = FrameKind::params_object;
                 entries_.back().params_scanned = true;
+                entries_.back().params_members.reserve(kMembersReserved);
             }
             placement = {&member.value, kind};
         } else if (frames_.back().kind == FrameKind::error_object) {
@@ -313,6 +349,7 @@ private:
             if (type == ValueType::object && member.name == "_meta") {
                 kind = FrameKind::meta_object;
                 entry.meta_scanned = true;
+                entry.meta_members.reserve(kMembersReserved);
             }
             placement = {&member.value, kind};
         } else if (frames_.back().kind == FrameKind::meta_object) {

@@ -18,15 +18,16 @@ constexpr std::int64_t kMaxDiscardBytes = 16LL * 1024 * 1024;
 
 }  // namespace
 
-std::vector<std::string> headerValues(const Poco::Net::NameValueCollection& headers,
-                                      std::string_view name) {
-    std::vector<std::string> values;
+HeaderLookup findHeader(const Poco::Net::NameValueCollection& headers, std::string_view name) {
+    HeaderLookup found;
     for (const auto& [key, value] : headers) {
         if (http::equalsIgnoreCase(key, name)) {
-            values.push_back(value);
+            if (found.count++ == 0) {
+                found.first = &value;
+            }
         }
     }
-    return values;
+    return found;
 }
 
 bool accepts(std::string_view accept, std::string_view type) {
@@ -91,7 +92,7 @@ std::optional<std::string> readBody(Poco::Net::HTTPServerRequest& request,
 bool postHeadersOk(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response) {
     // One protocol version per request: a proxy reading the first and crankd another would
     // disagree on the era (a second Mcp-Method is refused alike, routing_headers.h).
-    const std::size_t versions = headerValues(request, "MCP-Protocol-Version").size();
+    const std::size_t versions = findHeader(request, "MCP-Protocol-Version").count;
     if (versions > 1) {
         sendHttpError(
             response, 400, kInvalidRequest,

@@ -18,10 +18,13 @@ class HTTPServerResponse;
 
 namespace crank::mcp {
 
-/// Every value of header `name` in `headers`, in order (names compare case-insensitively): a
-/// header sent twice is two values.
-std::vector<std::string> headerValues(const Poco::Net::NameValueCollection& headers,
-                                      std::string_view name);
+/// Header `name` as `headers` hold it (names compare case-insensitively): how many times it is
+/// sent (a header sent twice is two), and its first value (null when it is not sent).
+struct HeaderLookup {
+    std::size_t count = 0;
+    const std::string* first = nullptr;
+};
+HeaderLookup findHeader(const Poco::Net::NameValueCollection& headers, std::string_view name);
 
 /// True when an Accept header lists `type` (or a wildcard covering it).
 bool accepts(std::string_view accept, std::string_view type);

@@ -19,7 +19,7 @@ namespace crank::mcp {
 struct ToolTasks::Task {
     std::string tool;
     std::string arguments_json;
-    std::string capabilities_json;
+    ClientCapabilities capabilities;
     TraceContext trace;  ///< the creating request's, carried by every run
     ToolRegistry* registry = nullptr;
     std::optional<InputRound> first_round;  ///< the answers the first run starts with
@@ -51,7 +51,7 @@ public:
     void log(LogLevel, std::string_view, std::string_view) override {}
     Caller caller() const override { return task_->info.owner; }
     bool clientDeclares(std::string_view capability) const override {
-        return declaresCapability(task_->capabilities_json, capability);
+        return task_->capabilities.declares(capability);
     }
 
 private:
@@ -129,7 +129,7 @@ Result<TaskInfo> ToolTasks::create(std::string_view tool, std::string_view argum
     auto task = std::make_shared<Task>();
     task->tool = std::string(tool);
     task->arguments_json = std::string(arguments_json.empty() ? "{}" : arguments_json);
-    task->capabilities_json = std::string(client_capabilities_json);
+    task->capabilities = ClientCapabilities(std::string(client_capabilities_json));
     task->trace = trace;
     task->registry = registry->second;
     if (answers != nullptr) {

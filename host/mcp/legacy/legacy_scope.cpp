@@ -33,7 +33,7 @@ ToolCall::ClientAnswer LegacyToolCall::requestClient(std::string_view method,
     if (capability == nullptr) {
         return {false, notForwardedError(method)};
     }
-    if (!declaresCapability(session_->clientCapabilities(), capability)) {
+    if (!session_->clientCapabilities().declares(capability)) {
         return {false, R"({"code":-32601,"message":)" +
                            jsonString(std::string("the client did not declare the ") + capability +
                                       " capability") +
@@ -87,11 +87,11 @@ void LegacyToolCall::log(LogLevel level, std::string_view logger, std::string_vi
 }
 
 bool LegacyToolCall::clientDeclares(std::string_view capability) const {
-    return declaresCapability(session_->clientCapabilities(), capability);
+    return session_->clientCapabilities().declares(capability);
 }
 
 bool clientCanBeAsked(const McpSession& session) {
-    return declaresClientInput(session.clientCapabilities());
+    return session.clientCapabilities().declaresClientInput();
 }
 
 }  // namespace crank::mcp

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "mcp/legacy/replay_budget.h"
+#include "mcp/wire/client_capabilities.h"
 #include "mcp/wire/log_level.h"
 
 namespace crank::mcp {
@@ -130,8 +131,10 @@ public:
     void keepUntilEnd(std::shared_ptr<void> held) { held_ = std::move(held); }
 
     /// The client's `capabilities` from initialize (JSON object text). Set once, at creation.
-    const std::string& clientCapabilities() const { return clientCapabilities_; }
-    void setClientCapabilities(std::string json) { clientCapabilities_ = std::move(json); }
+    const ClientCapabilities& clientCapabilities() const { return clientCapabilities_; }
+    void setClientCapabilities(std::string json) {
+        clientCapabilities_ = ClientCapabilities(std::move(json));
+    }
 
     /// Requests to the client (sampling, elicitation, roots), answered by a later POST.
     /// Registers one and returns its id, unique within the session ("crank-s2c-N").
@@ -191,7 +194,7 @@ private:
     std::optional<std::uint64_t> lastStandalone_;
     std::size_t heldPlaces_ = 0;  ///< see holdStreamPlace()
     std::unordered_map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;
-    std::string clientCapabilities_ = "{}";
+    ClientCapabilities clientCapabilities_;
     std::shared_ptr<void> held_;
 
     std::mutex clientMutex_;

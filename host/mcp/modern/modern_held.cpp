@@ -25,13 +25,14 @@ using Poco::Net::HTTPServerResponse;
 
 void ModernTransport::startHeld(HTTPServerRequest& request, HTTPServerResponse& response,
                                 const JsonRpcMessage& message, ModernRound round,
-                                const std::string& capabilities, const HeldCall::Listener& wants,
-                                const Who& who, const TraceContext& trace, HeldWork work,
+                                SharedClientCapabilities capabilities,
+                                const HeldCall::Listener& wants, const Who& who,
+                                const TraceContext& trace, HeldWork work,
                                 std::chrono::steady_clock::time_point since) const {
     const StateBinding binding = round.binding;
     const int previous = round.retry ? round.retry->round : 0;
     auto held = held_->start(
-        who.agent, [who, round = std::move(round), capabilities, trace,
+        who.agent, [who, round = std::move(round), capabilities = std::move(capabilities), trace,
                     work = std::move(work)](const std::shared_ptr<HeldCall>& call) mutable {
             ModernScope scope(who, capabilities, nullptr, std::nullopt, std::move(round), call);
             scope.setTrace(trace);
@@ -157,12 +158,11 @@ bool ModernTransport::catalogWithInput(HTTPServerRequest& request, HTTPServerRes
         resumeHeld(request, response, message, target->retry, *round, wants, who, since);
         return true;
     }
-    if (who.catalog == nullptr || !declaresClientInput(meta.client_capabilities_json)) {
+    if (who.catalog == nullptr || !meta.capabilities()->declaresClientInput()) {
         return false;
     }
     startHeld(
-        request, response, message, std::move(*round), meta.client_capabilities_json, wants, who,
-        trace,
+        request, response, message, std::move(*round), meta.capabilities(), wants, who, trace,
         [this, message](ModernScope& scope) {
             return methods_.catalogRequest(message, scope)
                 .value_or(MethodAnswer::error(kMethodNotFound,

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include "json/json_scanner.h"
+#include "mcp/wire/json_rpc.h"
 #include "mcp/wire/method_registry.h"
 #include "mcp/wire/request_meta.h"
 #include "util/json_string.h"
@@ -124,26 +125,54 @@ std::string withoutModernMembers(std::string_view result_json) {
     return out;
 }
 
+namespace {
+
+/// The common result names none of the members added (it is trusted JSON, written here or read
+/// and checked from an upstream): they go in after its '{' without reading it again. What
+/// follows its '{' (nullopt for any other result), and whether that is its closing '}' only.
+struct CommonResult {
+    std::string_view rest;
+    bool empty = false;
+};
+
+std::optional<CommonResult> commonResult(std::string_view result_json) {
+    const std::size_t first = result_json.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos || result_json[first] != '{' || result_json.back() != '}' ||
+        result_json.find("\"_meta\"") != std::string_view::npos ||
+        result_json.find("\"resultType\"") != std::string_view::npos ||
+        result_json.find("\"ttlMs\"") != std::string_view::npos ||
+        result_json.find("\"cacheScope\"") != std::string_view::npos) {
+        return std::nullopt;
+    }
+    const std::string_view rest = result_json.substr(first + 1);
+    const std::size_t next = rest.find_first_not_of(" \t\r\n");
+    return CommonResult{rest, next != std::string_view::npos && rest[next] == '}'};
+}
+
+}  // namespace
+
+std::string modernResultMessage(const RequestId& id, std::string_view result_json,
+                                std::string_view server_info_json,
+                                const std::optional<CacheHint>& hint) {
+    if (const std::optional<CommonResult> common = commonResult(result_json)) {
+        const std::string added = addedMembers(server_info_json, hint);
+        return common->empty ? makeResult(id, {"{", added, "}"})
+                             : makeResult(id, {"{", added, ",", common->rest});
+    }
+    return makeResult(id, modernResult(result_json, server_info_json, hint));
+}
+
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
                          const std::optional<CacheHint>& hint) {
-    // The common result names none of the members added (it is trusted JSON, written here or
-    // read and checked from an upstream): they go in after its '{' without reading it again.
-    const std::size_t first = result_json.find_first_not_of(" \t\r\n");
-    if (first != std::string_view::npos && result_json[first] == '{' && result_json.back() == '}' &&
-        result_json.find("\"_meta\"") == std::string_view::npos &&
-        result_json.find("\"resultType\"") == std::string_view::npos &&
-        result_json.find("\"ttlMs\"") == std::string_view::npos &&
-        result_json.find("\"cacheScope\"") == std::string_view::npos) {
+    if (const std::optional<CommonResult> common = commonResult(result_json)) {
         const std::string added = addedMembers(server_info_json, hint);
-        const std::size_t next = result_json.find_first_not_of(" \t\r\n", first + 1);
-        const bool empty = next != std::string_view::npos && result_json[next] == '}';
         std::string out;
         out.reserve(result_json.size() + added.size() + 2);
         out += '{';
         out += added;
-        if (!empty) {
+        if (!common->empty) {
             out += ',';
-            out += result_json.substr(first + 1);
+            out += common->rest;
         } else {
             out += '}';
         }

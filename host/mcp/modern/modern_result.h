@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "mcp/wire/request_id.h"
+
 namespace crank::mcp {
 
 /// How long a client (or a gateway in front of crankd) may reuse a result, and with whom.
@@ -33,6 +35,12 @@ bool isCacheableMethod(std::string_view method);
 /// result that is not a JSON object is returned unchanged.
 std::string modernResult(std::string_view result_json, std::string_view server_info_json,
                          const std::optional<CacheHint>& hint);
+
+/// The message answering `id` with modernResult(result_json, server_info_json, hint), written
+/// once (the common result is not copied on its way).
+std::string modernResultMessage(const RequestId& id, std::string_view result_json,
+                                std::string_view server_info_json,
+                                const std::optional<CacheHint>& hint);
 
 /// An upstream's result (`result_json`, a JSON object) without the top-level members crank sets
 /// itself on a 2026-07-28 result: `resultType`, `ttlMs` and `cacheScope` (whatever their

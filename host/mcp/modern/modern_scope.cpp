@@ -80,7 +80,7 @@ ToolCall::ClientAnswer ModernToolCall::requestClient(std::string_view method,
 }
 
 bool ModernToolCall::clientDeclares(std::string_view capability) const {
-    return declaresCapability(client_capabilities_json_, capability);
+    return capabilities_->declares(capability);
 }
 
 InputStep ModernScope::inputRequired(const InputNeed& need, ToolCall& call, std::string_view tool,

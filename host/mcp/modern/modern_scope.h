@@ -13,6 +13,7 @@
 #include "mcp/request_scope.h"
 #include "mcp/request_stream.h"
 #include "mcp/tool_registry.h"
+#include "mcp/wire/client_capabilities.h"
 #include "mcp/wire/log_level.h"
 #include "mcp/wire/request_id.h"
 #include "mcp/wire/tool_call_params.h"
@@ -41,16 +42,16 @@ public:
         }
     };
 
-    /// `client_capabilities_json`: what the request's _meta declared (an object).
+    /// `capabilities`: what the request's _meta declared.
     ModernToolCall(Caller caller, std::shared_ptr<RequestStream> stream,
                    std::optional<RequestId> progress_token, std::optional<LogLevel> log_level,
-                   std::string client_capabilities_json, std::shared_ptr<Outcome> outcome,
+                   SharedClientCapabilities capabilities, std::shared_ptr<Outcome> outcome,
                    std::shared_ptr<HeldCall> held = nullptr)
         : caller_(std::move(caller)),
           stream_(std::move(stream)),
           progress_token_(std::move(progress_token)),
           log_level_(log_level),
-          client_capabilities_json_(std::move(client_capabilities_json)),
+          capabilities_(std::move(capabilities)),
           outcome_(std::move(outcome)),
           held_(std::move(held)) {}
 
@@ -70,7 +71,7 @@ private:
     std::shared_ptr<RequestStream> stream_;
     std::optional<RequestId> progress_token_;
     std::optional<LogLevel> log_level_;
-    std::string client_capabilities_json_;
+    SharedClientCapabilities capabilities_;
     std::shared_ptr<Outcome> outcome_;
     std::shared_ptr<HeldCall> held_;  ///< set: the call is held, its questions go to the client
 };
@@ -90,13 +91,14 @@ struct ModernRound {
 /// answered on (none for a JSON answer) with what its _meta asked for.
 class ModernScope final : public RequestScope {
 public:
-    /// `client_capabilities_json`: the request's declared capabilities ("" reads as none).
-    explicit ModernScope(const Who& who, std::string client_capabilities_json = {},
+    /// `capabilities`: the request's declared capabilities.
+    explicit ModernScope(const Who& who,
+                         SharedClientCapabilities capabilities = noClientCapabilities(),
                          std::shared_ptr<RequestStream> stream = nullptr,
-                         std::optional<LogLevel> log_level = std::nullopt, ModernRound round = {},
+                         std::optional<LogLevel> log_level = std::nullopt, ModernRound&& round = {},
                          std::shared_ptr<HeldCall> held = nullptr)
         : who_(who),
-          client_capabilities_json_(std::move(client_capabilities_json)),
+          capabilities_(std::move(capabilities)),
           stream_(std::move(stream)),
           log_level_(log_level),
           round_(std::move(round)),
@@ -105,9 +107,9 @@ public:
     const Who& who() const override { return who_; }
     std::unique_ptr<ToolCall> beginCall(const RequestId& /*id*/,
                                         std::optional<RequestId> progress_token) override {
-        auto call = std::make_unique<ModernToolCall>(who_.caller(), stream_,
-                                                     std::move(progress_token), log_level_,
-                                                     client_capabilities_json_, outcome_, held_);
+        auto call =
+            std::make_unique<ModernToolCall>(who_.caller(), stream_, std::move(progress_token),
+                                             log_level_, capabilities_, outcome_, held_);
         call->setInputRound(round_.retry);
         return call;
     }
@@ -130,7 +132,7 @@ public:
 
 private:
     const Who& who_;
-    std::string client_capabilities_json_;
+    SharedClientCapabilities capabilities_;
     std::shared_ptr<RequestStream> stream_;
     std::optional<LogLevel> log_level_;
     ModernRound round_;

@@ -26,15 +26,6 @@ MethodAnswer refusal(std::string_view method, const Error& error) {
 
 }  // namespace
 
-bool declaresExtension(std::string_view capabilities_json, std::string_view id) {
-    const Result<std::string> extensions = extractMember(capabilities_json, "extensions");
-    if (!extensions || extensions->empty() || extensions->front() != '{') {
-        return false;
-    }
-    const Result<std::string> extension = extractMember(*extensions, id);
-    return extension && !extension->empty() && extension->front() == '{';
-}
-
 std::string flatTaskMembers(const TaskInfo& task) {
     std::string out = R"("taskId":)" + jsonString(task.task_id) + R"(,"status":)" +
                       jsonString(toString(task.status));

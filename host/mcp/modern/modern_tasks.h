@@ -18,16 +18,11 @@
 #include "mcp/endpoint_access.h"
 #include "mcp/method_answer.h"
 #include "mcp/task_backend.h"
+#include "mcp/wire/client_capabilities.h"
 #include "mcp/wire/json_rpc.h"
 #include "mcp/wire/tool_call_params.h"
 
 namespace crank::mcp {
-
-/// The extension's identifier, as it is declared and advertised under `extensions`.
-inline constexpr std::string_view kTasksExtension = "io.modelcontextprotocol/tasks";
-
-/// True when client capabilities (JSON text) declare extension `id` under `extensions`.
-bool declaresExtension(std::string_view capabilities_json, std::string_view id);
 
 /// A task as the extension writes it: `taskId`, `status`, `statusMessage` (when there is one),
 /// `createdAt`, `lastUpdatedAt` (RFC 3339), `ttlMs` (integer or null), `pollIntervalMs`; the

@@ -145,8 +145,8 @@ void ModernTransport::post(HTTPServerRequest& request, HTTPServerResponse& respo
 std::string ModernTransport::messageOf(const JsonRpcMessage& message,
                                        const MethodAnswer& answered) const {
     if (answered.isResult()) {
-        return makeResult(*message.id,
-                          modernResult(answered.json, server_info_json_, hintOf(message.method)));
+        return modernResultMessage(*message.id, answered.json, server_info_json_,
+                                   hintOf(message.method));
     }
     return toMessage(*message.id, answered);
 }
@@ -192,7 +192,7 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
     }
     // The extension's methods, and any other of its namespace (which the extension refuses).
     if (info != nullptr ? info->handler == MethodHandler::tasks : method.rfind("tasks/", 0) == 0) {
-        if (!declaresExtension(meta.client_capabilities_json, kTasksExtension)) {
+        if (!meta.capabilities()->declaresExtension(kTasksExtension)) {
             return tasksExtensionRequired(method);
         }
         if (!tasks_.offered()) {
@@ -200,7 +200,7 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
         }
         return tasks_.method(message, who);
     }
-    ModernScope scope(who, meta.client_capabilities_json);
+    ModernScope scope(who, meta.capabilities());
     scope.setTrace(trace);
     if (auto answered = methods_.answer(message, scope)) {
         if (auto refusal = scope.undeclared()) {
@@ -256,10 +256,9 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     }
     // A tool that may ask the client while it runs, for a client that can be asked: it is held
     // (its progress and logs go on the stream of the request waiting on it, round by round).
-    if (definition && definition->requests_client &&
-        declaresClientInput(meta.client_capabilities_json)) {
+    if (definition && definition->requests_client && meta.capabilities()->declaresClientInput()) {
         startHeld(
-            request, response, message, std::move(*round), meta.client_capabilities_json,
+            request, response, message, std::move(*round), meta.capabilities(),
             HeldCall::Listener{nullptr, meta.progress_token, level}, who, trace,
             [this, id = *message.id, params = *params, token = meta.progress_token](
                 ModernScope& scope) { return methods_.toolsCall(id, params, scope, token); },
@@ -269,15 +268,14 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     // The 2025 `task` member is ignored in this era: a task is the server's choice (SEP-2663),
     // made for a request that declared the extension (a round of input comes before it).
     if (auto task = tasks_.call(*params, definition ? &*definition : nullptr,
-                                declaresExtension(meta.client_capabilities_json, kTasksExtension),
-                                who, meta.client_capabilities_json,
+                                meta.capabilities()->declaresExtension(kTasksExtension), who,
+                                meta.capabilities()->json(),
                                 round->retry ? &*round->retry : nullptr, trace)) {
         reply(response, message, *task, since);
         return;
     }
     if (!meta.progress_token && !level) {
-        ModernScope scope(who, meta.client_capabilities_json, nullptr, std::nullopt,
-                          std::move(*round));
+        ModernScope scope(who, meta.capabilities(), nullptr, std::nullopt, std::move(*round));
         scope.setTrace(trace);
         MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, std::nullopt);
         reply(response, message, scope.undeclared().value_or(std::move(answered)), since);
@@ -289,7 +287,7 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
     if (!stream) {
         return;
     }
-    ModernScope scope(who, meta.client_capabilities_json, stream, level, std::move(*round));
+    ModernScope scope(who, meta.capabilities(), stream, level, std::move(*round));
     scope.setTrace(trace);
     MethodAnswer answered = methods_.toolsCall(*message.id, *params, scope, meta.progress_token);
     if (auto refusal = scope.undeclared()) {
@@ -316,8 +314,7 @@ void ModernTransport::listen(HTTPServerRequest& request, HTTPServerResponse& res
               since);
         return;
     }
-    if (!asked->task_ids.empty() &&
-        !declaresExtension(meta.client_capabilities_json, kTasksExtension)) {
+    if (!asked->task_ids.empty() && !meta.capabilities()->declaresExtension(kTasksExtension)) {
         reply(response, message,
               tasksExtensionRequired("subscriptions/listen with notifications.taskIds"), since);
         return;
@@ -379,8 +376,8 @@ std::vector<std::string> ModernTransport::subscribeResources(
     if (!slot) {
         return {};
     }
-    ModernToolCall call(who.caller(), stream, std::nullopt, std::nullopt,
-                        meta.client_capabilities_json, std::make_shared<ModernToolCall::Outcome>());
+    ModernToolCall call(who.caller(), stream, std::nullopt, std::nullopt, meta.capabilities(),
+                        std::make_shared<ModernToolCall::Outcome>());
     call.setTrace(trace);
     std::vector<std::string> subscribed;
     for (const std::string& uri : uris) {

@@ -108,8 +108,8 @@ private:
     /// here when it asked for either).
     void startHeld(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                    const JsonRpcMessage& message, ModernRound round,
-                   const std::string& capabilities, const HeldCall::Listener& wants, const Who& who,
-                   const TraceContext& trace, HeldWork work,
+                   SharedClientCapabilities capabilities, const HeldCall::Listener& wants,
+                   const Who& who, const TraceContext& trace, HeldWork work,
                    std::chrono::steady_clock::time_point since) const;
     /// A retry answering the questions of the held call `round` names.
     void resumeHeld(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,

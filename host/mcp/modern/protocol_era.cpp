@@ -49,27 +49,33 @@ std::string unsupportedVersionData(std::string_view requested) {
 }
 
 EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_header) {
+    // One verdict, returned by name on every path (built in place, never moved).
+    EraVerdict verdict;
+    const auto refuse = [&verdict](int status, std::int64_t code, std::string message,
+                                   std::string data_json = {}) {
+        verdict = refused(status, code, std::move(message), std::move(data_json));
+    };
     if (parsed.fatal || parsed.batch || parsed.entries.size() != 1) {
-        return {};
+        return verdict;
     }
     if (const auto* rejection = std::get_if<JsonRpcRejection>(&parsed.entries.front());
         rejection != nullptr && modernVersionSupported(protocol_header)) {
         // A message that is not valid JSON-RPC (an id too long, a "jsonrpc" not "2.0") sent as
         // 2026-era: its own error, not the 2025 era's "initialize first".
-        return refused(400, rejection->code, rejection->message);
+        refuse(400, rejection->code, rejection->message);
+        return verdict;
     }
     const auto* message = std::get_if<JsonRpcMessage>(&parsed.entries.front());
     if (message == nullptr ||
         (message->kind != JsonRpcKind::request && message->kind != JsonRpcKind::notification)) {
-        return {};
+        return verdict;
     }
-    EraVerdict legacy;
     const bool modern_header = modernVersionSupported(protocol_header);
     Result<RequestMeta> meta = RequestMeta{};
     if (message->kind == JsonRpcKind::request && message->method == "tools/call") {
-        legacy.tool_call = parseToolCallParams(*message);
-        meta = *legacy.tool_call ? Result<RequestMeta>((*legacy.tool_call)->meta)
-                                 : readRequestMeta(*message);
+        verdict.tool_call = parseToolCallParams(*message);
+        meta = *verdict.tool_call ? Result<RequestMeta>((*verdict.tool_call)->meta)
+                                  : readRequestMeta(*message);
     } else if (modern_header || mayClaim(message->params_json)) {
         meta = readRequestMeta(*message);
     }
@@ -77,15 +83,14 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
         // A _meta that holds the claim beside a bad member (a progress token of the wrong type)
         // is 2026-era too; one that cannot hold it is 2026-era only by the header.
         if (modern_header || claimsVersion(message->params_json)) {
-            return refused(400, kInvalidParams, meta.error().message);
+            refuse(400, kInvalidParams, meta.error().message);
         }
-        return legacy;
+        return verdict;
     }
     if (!meta->claims_version) {
         if (!modern_header) {
-            return legacy;
+            return verdict;
         }
-        EraVerdict verdict = std::move(legacy);
         verdict.era = Era::modern;
         if (message->kind == JsonRpcKind::request) {
             verdict.refusal = EraRefusal{400,
@@ -100,41 +105,45 @@ EraVerdict classifyPost(const ParsedBody& parsed, std::string_view protocol_head
     }
     const std::string& claimed = meta->protocol_version;
     if (claimed.empty()) {
-        return refused(400, kInvalidParams,
-                       "params._meta[\"" + std::string(kMetaProtocolVersion) +
-                           "\"] must be a non-empty string");
+        refuse(400, kInvalidParams,
+               "params._meta[\"" + std::string(kMetaProtocolVersion) +
+                   "\"] must be a non-empty string");
+        return verdict;
     }
     if (protocol_header.empty()) {
-        return refused(400, kHeaderMismatch,
-                       "the MCP-Protocol-Version header is required, equal to params._meta[\"" +
-                           std::string(kMetaProtocolVersion) + "\"] (" +
-                           json::scan::describeString(claimed) + ")");
+        refuse(400, kHeaderMismatch,
+               "the MCP-Protocol-Version header is required, equal to params._meta[\"" +
+                   std::string(kMetaProtocolVersion) + "\"] (" +
+                   json::scan::describeString(claimed) + ")");
+        return verdict;
     }
     if (protocol_header != claimed) {
-        return refused(400, kHeaderMismatch,
-                       "MCP-Protocol-Version " + json::scan::describeString(protocol_header) +
-                           " differs from params._meta[\"" + std::string(kMetaProtocolVersion) +
-                           "\"] " + json::scan::describeString(claimed));
+        refuse(400, kHeaderMismatch,
+               "MCP-Protocol-Version " + json::scan::describeString(protocol_header) +
+                   " differs from params._meta[\"" + std::string(kMetaProtocolVersion) + "\"] " +
+                   json::scan::describeString(claimed));
+        return verdict;
     }
     if (!modernVersionSupported(claimed)) {
-        return refused(400, kUnsupportedProtocolVersion,
-                       "unsupported protocol version " + json::scan::describeString(claimed),
-                       unsupportedVersionData(claimed));
+        refuse(400, kUnsupportedProtocolVersion,
+               "unsupported protocol version " + json::scan::describeString(claimed),
+               unsupportedVersionData(claimed));
+        return verdict;
     }
     if (message->kind == JsonRpcKind::request) {
-        const std::string& capabilities = meta->client_capabilities_json;
-        if (capabilities.empty()) {
-            return refused(400, kInvalidParams,
-                           "params._meta[\"" + std::string(kMetaClientCapabilities) +
-                               "\"] is required (an object; {} declares none)");
+        if (!meta->client_capabilities) {
+            refuse(400, kInvalidParams,
+                   "params._meta[\"" + std::string(kMetaClientCapabilities) +
+                       "\"] is required (an object; {} declares none)");
+            return verdict;
         }
-        if (capabilities.front() != '{') {
-            return refused(
+        if (meta->client_capabilities->json().front() != '{') {
+            refuse(
                 400, kInvalidParams,
                 "params._meta[\"" + std::string(kMetaClientCapabilities) + "\"] must be an object");
+            return verdict;
         }
     }
-    EraVerdict verdict = std::move(legacy);
     verdict.era = Era::modern;
     verdict.meta = std::move(*meta);
     return verdict;

@@ -73,37 +73,84 @@ std::string shown(std::string_view value) {
     return json::scan::describeString(value);
 }
 
-/// The one decoded value of header `name`: nullopt in `value` when it is absent; a refusal
-/// when it is there twice or malformed.
-struct HeaderRead {
-    std::optional<std::string> value;
-    std::optional<EraRefusal> refusal;
-};
-
-HeaderRead readHeader(const Poco::Net::NameValueCollection& headers, std::string_view name,
-                      bool literal = false) {
-    const std::vector<std::string> values = headerValues(headers, name);
-    if (values.empty()) {
-        return {};
-    }
-    if (values.size() > 1) {
-        return {std::nullopt, mismatch(std::string(name) + " is sent " +
-                                       std::to_string(values.size()) + " times; send it once")};
-    }
-    auto decoded = decodeHeaderValue(values.front());
-    if (literal && decoded && trimmed(values.front()) != *decoded) {
-        return {std::nullopt,
-                mismatch(std::string(name) + " " + shown(values.front()) +
-                         " must be the method name itself: it is never base64-encoded")};
-    }
-    if (!decoded) {
-        return {std::nullopt,
-                mismatch(std::string(name) + " " + shown(values.front()) +
-                         " is malformed: a value that is not plain visible ASCII goes as "
-                         "=?base64?{base64 of its UTF-8}?=")};
-    }
-    return {std::move(decoded), std::nullopt};
+/// True when `value` (trimmed) has the =?base64?...?= form.
+bool isBase64Form(std::string_view value) {
+    return value.size() >= kBase64Prefix.size() + kBase64Suffix.size() &&
+           value.substr(0, kBase64Prefix.size()) == kBase64Prefix &&
+           value.substr(value.size() - kBase64Suffix.size()) == kBase64Suffix;
 }
+
+/// True when `value` is plain visible ASCII (tabs and spaces included), as a header carries
+/// without encoding.
+bool isPlain(std::string_view value) {
+    for (const char c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte < 0x20 && c != '\t') || byte >= 0x7f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// The one decoded value of header `name`, read where the request holds it: absent, a refusal
+/// when it is there twice or malformed, or its value (decoded into `decoded` when base64).
+class HeaderRead {
+public:
+    HeaderRead(const Poco::Net::NameValueCollection& headers, std::string_view name,
+               bool literal = false) {
+        const HeaderLookup found = findHeader(headers, name);
+        if (found.count == 0) {
+            return;
+        }
+        if (found.count > 1) {
+            refusal = mismatch(std::string(name) + " is sent " + std::to_string(found.count) +
+                               " times; send it once");
+            return;
+        }
+        raw_ = trimmed(*found.first);
+        if (!isBase64Form(raw_)) {
+            if (!isPlain(raw_)) {
+                refusal = malformed(name, *found.first);
+                return;
+            }
+            present_ = true;
+            return;
+        }
+        std::optional<std::string> decoded = decodeHeaderValue(raw_);
+        if (!decoded) {
+            refusal = malformed(name, *found.first);
+            return;
+        }
+        if (literal) {
+            refusal = mismatch(std::string(name) + " " + shown(*found.first) +
+                               " must be the method name itself: it is never base64-encoded");
+            return;
+        }
+        decoded_ = std::move(*decoded);
+        base64_ = true;
+        present_ = true;
+    }
+    HeaderRead(const HeaderRead&) = delete;
+    HeaderRead& operator=(const HeaderRead&) = delete;
+
+    std::optional<EraRefusal> refusal;
+    /// Sent once and well-formed.
+    bool present() const { return present_; }
+    /// Its decoded value (valid while the request's headers and this live).
+    std::string_view value() const { return base64_ ? std::string_view(decoded_) : raw_; }
+
+private:
+    static EraRefusal malformed(std::string_view name, std::string_view sent) {
+        return mismatch(std::string(name) + " " + shown(sent) +
+                        " is malformed: a value that is not plain visible ASCII goes as "
+                        "=?base64?{base64 of its UTF-8}?=");
+    }
+
+    bool present_ = false;
+    bool base64_ = false;
+    std::string_view raw_;
+    std::string decoded_;
+};
 
 /// True when a header can carry `v`: a string, a number or a boolean.
 bool carriable(const json::scan::RawValue& v) {
@@ -136,17 +183,12 @@ bool carries(std::string_view header, std::string_view arguments_json,
 
 std::optional<std::string> decodeHeaderValue(std::string_view raw) {
     const std::string_view value = trimmed(raw);
-    if (value.size() >= kBase64Prefix.size() + kBase64Suffix.size() &&
-        value.substr(0, kBase64Prefix.size()) == kBase64Prefix &&
-        value.substr(value.size() - kBase64Suffix.size()) == kBase64Suffix) {
+    if (isBase64Form(value)) {
         return decodeBase64(value.substr(
             kBase64Prefix.size(), value.size() - kBase64Prefix.size() - kBase64Suffix.size()));
     }
-    for (const char c : value) {
-        const auto byte = static_cast<unsigned char>(c);
-        if ((byte < 0x20 && c != '\t') || byte >= 0x7f) {
-            return std::nullopt;
-        }
+    if (!isPlain(value)) {
+        return std::nullopt;
     }
     return std::string(value);
 }
@@ -160,57 +202,57 @@ std::optional<EraRefusal> checkStandardHeaders(const Poco::Net::NameValueCollect
                                                const JsonRpcMessage& message,
                                                const std::optional<std::string_view>& target) {
     const bool request = message.kind == JsonRpcKind::request;
-    HeaderRead method = readHeader(headers, "Mcp-Method", /*literal=*/true);
+    const HeaderRead method(headers, "Mcp-Method", /*literal=*/true);
     if (method.refusal) {
         return method.refusal;
     }
-    if (!method.value) {
+    if (!method.present()) {
         if (request) {
             return mismatch("the Mcp-Method header is required, equal to the body's method " +
                             shown(message.method));
         }
-    } else if (*method.value != message.method) {
-        return mismatch("Mcp-Method " + shown(*method.value) + " differs from the body's method " +
+    } else if (method.value() != message.method) {
+        return mismatch("Mcp-Method " + shown(method.value()) + " differs from the body's method " +
                         shown(message.method) + " (values are case-sensitive)");
     }
     const std::string_view member = nameMemberOf(message.method);
     if (member.empty()) {
         return std::nullopt;
     }
-    HeaderRead name = readHeader(headers, "Mcp-Name");
+    const HeaderRead name(headers, "Mcp-Name");
     if (name.refusal) {
         return name.refusal;
     }
-    std::optional<std::string> body;
+    std::optional<std::string_view> body = target;
+    std::optional<json::scan::RawEntry> params;  // read here only when the scan did not
     const auto named = [&](const std::vector<json::scan::RawMember>& members) {
         const json::scan::RawValue* v = json::scan::findMember(members, member);
         if (v != nullptr && v->type == json::scan::ValueType::string) {
             body = v->text;
         }
     };
-    if (target) {
-        body = std::string(*target);
-    } else if (message.params_scan) {
+    if (!body && message.params_scan) {
         named(message.params_scan->members);  // read by the body's scan already
-    } else if (!message.params_json.empty()) {
-        if (auto params = json::scan::readObject(message.params_json)) {
+    } else if (!body && !message.params_json.empty()) {
+        if (auto read = json::scan::readObject(message.params_json)) {
+            params = std::move(*read);
             named(params->members);
         }
     }
-    const std::string where = "params." + std::string(member);
-    if (!name.value) {
+    const auto where = [&] { return "params." + std::string(member); };
+    if (!name.present()) {
         if (body && request) {
             return mismatch("the Mcp-Name header is required on " + message.method + ", equal to " +
-                            where + " " + shown(*body));
+                            where() + " " + shown(*body));
         }
         return std::nullopt;
     }
     if (!body) {
-        return mismatch("Mcp-Name " + shown(*name.value) + " is sent but " + where +
+        return mismatch("Mcp-Name " + shown(name.value()) + " is sent but " + where() +
                         " is not a string");
     }
-    if (*name.value != *body) {
-        return mismatch("Mcp-Name " + shown(*name.value) + " differs from " + where + " " +
+    if (name.value() != *body) {
+        return mismatch("Mcp-Name " + shown(name.value()) + " differs from " + where() + " " +
                         shown(*body));
     }
     return std::nullopt;
@@ -231,7 +273,7 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
     for (const ParamHeader& param : declared) {
         const std::string& key = param.property;
         const std::string& header = param.header;
-        HeaderRead sent = readHeader(headers, header);
+        const HeaderRead sent(headers, header);
         if (sent.refusal) {
             return sent.refusal;
         }
@@ -249,7 +291,7 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
                 .append(" declares x-mcp-header, so it must be a string, a number or a boolean");
             return mismatch(std::move(message));
         }
-        if (!sent.value) {
+        if (!sent.present()) {
             if (valued) {
                 return mismatch("the " + header +
                                 " header is required: " + what.append(" has a value"));
@@ -257,14 +299,14 @@ std::optional<EraRefusal> checkParamHeaders(const Poco::Net::NameValueCollection
             continue;
         }
         std::string message = header;
-        message.append(" ").append(shown(*sent.value));
+        message.append(" ").append(shown(sent.value()));
         if (!valued) {
             message.append(" is sent but ")
                 .append(what)
                 .append(v == nullptr ? " is absent" : " is null");
             return mismatch(std::move(message));
         }
-        if (!carries(*sent.value, arguments_json, *v)) {
+        if (!carries(sent.value(), arguments_json, *v)) {
             message.append(" differs from ")
                 .append(what)
                 .append(" ")

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -22,12 +23,46 @@ inline constexpr std::size_t kMaxClientCapabilityBytes = 1024;
 /// the client sends them (a body is bounded only by server.max_request_body_bytes).
 std::string keptClientCapabilities(const rapidjson::Value& capabilities);
 
-/// True when `capabilities_json` (a client's capabilities object; "" reads as {}) declares
-/// `capability`.
-bool declaresCapability(std::string_view capabilities_json, std::string_view capability);
+/// The extension of MCP Tasks (SEP-2663), as a 2026-07-28 client declares it.
+inline constexpr std::string_view kTasksExtension = "io.modelcontextprotocol/tasks";
 
-/// True when `capabilities_json` declares one a server may ask during a call: sampling,
-/// elicitation or roots.
-bool declaresClientInput(std::string_view capabilities_json);
+/// What a client declared it can do, read once where it comes in (a 2026-07-28 request's `_meta`,
+/// a 2025 session's initialize, a task's creating request) and then asked as values. The JSON
+/// text is kept as it came, for what passes it on (an upstream, a task).
+class ClientCapabilities {
+public:
+    /// None declared.
+    ClientCapabilities() = default;
+    /// Reads `json`, the compact text of a capabilities object ("" reads as none declared; text
+    /// that is not an object declares nothing, and json() keeps it for the caller to refuse).
+    explicit ClientCapabilities(std::string json);
+
+    /// True when the object has a member `capability` (whatever its value, as MCP declares one).
+    bool declares(std::string_view capability) const;
+    /// True when it declares one a server may ask during a call: sampling, elicitation or roots.
+    bool declaresClientInput() const { return (known_ & kClientInput) != 0; }
+    /// True when `extensions` is an object whose member `id` is an object (SEP-2133).
+    bool declaresExtension(std::string_view id) const;
+
+    /// The text read ("" when none was given).
+    const std::string& json() const { return json_; }
+
+private:
+    static constexpr unsigned kRoots = 1U;
+    static constexpr unsigned kSampling = 2U;
+    static constexpr unsigned kElicitation = 4U;
+    static constexpr unsigned kClientInput = kRoots | kSampling | kElicitation;
+    static constexpr unsigned kTasks = 8U;
+    static unsigned bitOf(std::string_view capability);
+
+    std::string json_;
+    unsigned known_ = 0;  ///< the kRoots... bits of what it declares
+};
+
+/// A request's capabilities, shared by the calls that ask them (never null where it is passed).
+using SharedClientCapabilities = std::shared_ptr<const ClientCapabilities>;
+
+/// The shared value of none declared.
+const SharedClientCapabilities& noClientCapabilities();
 
 }  // namespace crank::mcp

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -146,6 +147,8 @@ ParsedBody parseJsonRpcBody(std::string_view body, const JsonRpcLimits& limits =
 
 /// {"jsonrpc":"2.0","id":ID,"result":RESULT}. An empty resultJson writes {} (ping's result).
 std::string makeResult(const RequestId& id, std::string_view resultJson);
+/// The same of a result given in parts, written once: RESULT is their concatenation.
+std::string makeResult(const RequestId& id, std::initializer_list<std::string_view> resultParts);
 /// {"jsonrpc":"2.0","id":ID,"error":{"code":CODE,"message":MESSAGE,"data":DATA}}; "id":null when
 /// `id` is absent (the request's id could not be read), "data" only when dataJson is not empty.
 std::string makeError(const std::optional<RequestId>& id, std::int64_t code,

@@ -24,6 +24,27 @@ std::string makeResult(const RequestId& id, std::string_view resultJson) {
     return out;
 }
 
+std::string makeResult(const RequestId& id, std::initializer_list<std::string_view> resultParts) {
+    std::size_t size = 0;
+    for (const std::string_view part : resultParts) {
+        size += part.size();
+    }
+    if (size == 0) {
+        return makeResult(id, std::string_view());
+    }
+    std::string out;
+    out.reserve(size + 48);
+    appendEnvelope(out);
+    out += R"(,"id":)";
+    out += id.toJson();
+    out += R"(,"result":)";
+    for (const std::string_view part : resultParts) {
+        out += part;
+    }
+    out += '}';
+    return out;
+}
+
 std::string makeError(const std::optional<RequestId>& id, std::int64_t code,
                       std::string_view message, std::string_view dataJson) {
     std::string out;

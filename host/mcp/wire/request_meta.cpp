@@ -33,24 +33,50 @@ Result<RequestMeta> readMetaMembers(std::string_view meta_json,
                                     const std::vector<json::scan::RawMember>& members) {
     RequestMeta out;
     out.present = true;
-    if (const RawValue* token = json::scan::findMember(members, "progressToken")) {
+    // One pass; a name sent twice counts once, its first time (as findMember() reads it).
+    const RawValue* token = nullptr;
+    const RawValue* version = nullptr;
+    const RawValue* capabilities = nullptr;
+    const RawValue* client_info = nullptr;
+    const RawValue* log_level = nullptr;
+    const RawValue* traceparent = nullptr;
+    const RawValue* tracestate = nullptr;
+    const RawValue* baggage = nullptr;
+    for (const json::scan::RawMember& member : members) {
+        const std::string_view name = member.name;
+        const RawValue** slot = name == "progressToken"           ? &token
+                                : name == kMetaProtocolVersion    ? &version
+                                : name == kMetaClientCapabilities ? &capabilities
+                                : name == kMetaClientInfo         ? &client_info
+                                : name == kMetaLogLevel           ? &log_level
+                                : name == "traceparent"           ? &traceparent
+                                : name == "tracestate"            ? &tracestate
+                                : name == "baggage"               ? &baggage
+                                                                  : nullptr;
+        if (slot != nullptr && *slot == nullptr) {
+            *slot = &member.value;
+        }
+    }
+    if (token != nullptr) {
         out.progress_token = requestIdOf(*token);
         if (!out.progress_token) {
             return Error{ErrorCode::invalid_argument,
                          badId(R"("_meta.progressToken")", meta_json, *token)};
         }
     }
-    if (const RawValue* version = json::scan::findMember(members, kMetaProtocolVersion)) {
+    if (version != nullptr) {
         out.claims_version = true;
         out.protocol_version = stringOr(version);
     }
-    out.client_capabilities_json =
-        textOf(meta_json, json::scan::findMember(members, kMetaClientCapabilities));
-    out.client_info_json = textOf(meta_json, json::scan::findMember(members, kMetaClientInfo));
-    out.log_level_json = textOf(meta_json, json::scan::findMember(members, kMetaLogLevel));
-    out.traceparent = stringOr(json::scan::findMember(members, "traceparent"));
-    out.tracestate = stringOr(json::scan::findMember(members, "tracestate"));
-    out.baggage = stringOr(json::scan::findMember(members, "baggage"));
+    if (capabilities != nullptr) {
+        out.client_capabilities = std::make_shared<const ClientCapabilities>(
+            json::scan::jsonText(meta_json, *capabilities));
+    }
+    out.client_info_json = textOf(meta_json, client_info);
+    out.log_level_json = textOf(meta_json, log_level);
+    out.traceparent = stringOr(traceparent);
+    out.tracestate = stringOr(tracestate);
+    out.baggage = stringOr(baggage);
     return out;
 }
 

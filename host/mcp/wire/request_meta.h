@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "json/json_scanner.h"
+#include "mcp/wire/client_capabilities.h"
 #include "mcp/wire/request_id.h"
 #include "util/error.h"
 
@@ -34,15 +35,22 @@ struct RequestMeta {
     /// The 2026-07-28 claim was made: `_meta` has the protocolVersion key (whatever its value).
     bool claims_version = false;
     std::string protocol_version;  ///< its value when it is a string; "" otherwise
+    /// `clientCapabilities`, read once (its text kept: the era's reader checks it is an object);
+    /// null when absent.
+    SharedClientCapabilities client_capabilities;
     /// Compact JSON of each key when present (any type: the era's reader checks it); "" when
     /// absent.
-    std::string client_capabilities_json;
     std::string client_info_json;
     std::string log_level_json;
     /// W3C trace context (`traceparent`, `tracestate`, `baggage`) when they are strings.
     std::string traceparent;
     std::string tracestate;
     std::string baggage;
+
+    /// What the request declared: none when it sent no clientCapabilities.
+    const SharedClientCapabilities& capabilities() const {
+        return client_capabilities ? client_capabilities : noClientCapabilities();
+    }
 };
 
 /// Reads `_meta` from a request's params (JSON text; "" when absent). An absent `_meta`, or

@@ -1,4 +1,5 @@
 // keptClientCapabilities: a session keeps only the capabilities crankd reads, each bounded.
+// ClientCapabilities: what a client declared, read once and asked as values.
 #include "mcp/wire/client_capabilities.h"
 
 #include <string>
@@ -29,6 +30,51 @@ TEST(ClientCapabilities, AnOversizedMemberStaysDeclaredButEmpty) {
 TEST(ClientCapabilities, MembersThatAreNotObjectsAreDropped) {
     EXPECT_EQ(kept(R"({"roots":true,"sampling":"yes","elicitation":[1]})"), "{}");
     EXPECT_EQ(kept("[]"), "{}");
+}
+
+TEST(ClientCapabilities, AMemberDeclaresWhateverItsValue) {
+    const ClientCapabilities caps(R"({ "sampling" : {}, "roots": null, "x-vendor": 1 })");
+    EXPECT_TRUE(caps.declares("sampling"));
+    EXPECT_TRUE(caps.declares("roots"));
+    EXPECT_FALSE(caps.declares("elicitation"));
+    EXPECT_TRUE(caps.declares("x-vendor"));  // one crankd does not read itself, asked of the text
+    EXPECT_FALSE(caps.declares("x-other"));
+    EXPECT_TRUE(caps.declaresClientInput());
+    EXPECT_EQ(caps.json(), R"({ "sampling" : {}, "roots": null, "x-vendor": 1 })");
+}
+
+TEST(ClientCapabilities, NoneAskableIsNoClientInput) {
+    EXPECT_FALSE(ClientCapabilities(R"({"experimental":{},"tasks":{}})").declaresClientInput());
+    EXPECT_TRUE(ClientCapabilities(R"({"elicitation":{"form":{}}})").declaresClientInput());
+}
+
+TEST(ClientCapabilities, AnExtensionIsDeclaredAsAnObjectUnderExtensions) {
+    const std::string tasks(kTasksExtension);
+    EXPECT_TRUE(ClientCapabilities(R"({"extensions":{")" + tasks + R"(":{}}})")
+                    .declaresExtension(kTasksExtension));
+    EXPECT_FALSE(ClientCapabilities(R"({"extensions":{")" + tasks + R"(":true}})")
+                     .declaresExtension(kTasksExtension));
+    EXPECT_FALSE(ClientCapabilities(R"({"extensions":[")" + tasks + R"("]})")
+                     .declaresExtension(kTasksExtension));
+    EXPECT_FALSE(
+        ClientCapabilities(R"({")" + tasks + R"(":{}})").declaresExtension(kTasksExtension));
+    const ClientCapabilities other(R"({"extensions":{"com.example/x":{"v":1}}})");
+    EXPECT_TRUE(other.declaresExtension("com.example/x"));
+    EXPECT_FALSE(other.declaresExtension(kTasksExtension));
+    EXPECT_FALSE(other.declaresExtension("com.example/y"));
+}
+
+TEST(ClientCapabilities, TextThatIsNotAnObjectDeclaresNothing) {
+    for (const char* text : {"", "[]", "true", R"("sampling")", "{", R"({"sampling":{})",
+                             R"({"sampling":{}} trailing)"}) {
+        const ClientCapabilities caps{std::string(text)};
+        EXPECT_FALSE(caps.declares("sampling")) << text;
+        EXPECT_FALSE(caps.declaresClientInput()) << text;
+        EXPECT_FALSE(caps.declaresExtension(kTasksExtension)) << text;
+        EXPECT_EQ(caps.json(), text);
+    }
+    EXPECT_FALSE(noClientCapabilities()->declaresClientInput());
+    EXPECT_EQ(noClientCapabilities()->json(), "");
 }
 
 }  // namespace

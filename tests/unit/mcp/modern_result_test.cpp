@@ -2,10 +2,13 @@
 
 #include "mcp/modern/modern_result.h"
 
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+
+#include "mcp/wire/json_rpc.h"
 
 namespace crank::mcp::test {
 namespace {
@@ -123,6 +126,25 @@ TEST(WithoutModernMembers, ThenModernResultSetsItsOwn) {
     EXPECT_NE(out.find(R"("cacheScope":"private")"), std::string::npos) << out;
     EXPECT_EQ(out.find("input_required"), std::string::npos) << out;
     EXPECT_EQ(out.find("86400000"), std::string::npos) << out;
+}
+
+TEST(ModernResultMessage, IsTheEnvelopeOfModernResult) {
+    const std::string info = R"({"name":"crank","version":"1"})";
+    for (const char* result :
+         {R"({"content":[],"isError":false})", "{}", " { } ", R"( {"a":1} )",
+          R"({"_meta":{"k":1},"content":[]})", R"({"resultType":"input_required"})",
+          R"({"ttlMs":5,"tools":[]})", "[]", ""}) {
+        for (const std::optional<CacheHint>& hint :
+             {std::optional<CacheHint>(), std::optional<CacheHint>(CacheHint{60000, "private"})}) {
+            EXPECT_EQ(modernResultMessage(RequestId(7), result, info, hint),
+                      makeResult(RequestId(7), modernResult(result, info, hint)))
+                << result;
+        }
+    }
+    EXPECT_EQ(modernResultMessage(RequestId("a"), R"({"isError":false})", info, std::nullopt),
+              R"({"jsonrpc":"2.0","id":"a","result":{"resultType":"complete","_meta":{)"
+              R"("io.modelcontextprotocol/serverInfo":{"name":"crank","version":"1"}},)"
+              R"("isError":false}})");
 }
 
 }  // namespace

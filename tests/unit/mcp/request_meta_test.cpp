@@ -88,7 +88,9 @@ TEST(RequestMetaTest, TheModernEraKeys) {
              R"("tracestate":"a=1","baggage":"k=v"}})");
     EXPECT_TRUE(m.claims_version);
     EXPECT_EQ(m.protocol_version, "2026-07-28");
-    EXPECT_EQ(m.client_capabilities_json, R"({"sampling":{}})");
+    ASSERT_TRUE(m.client_capabilities);
+    EXPECT_EQ(m.client_capabilities->json(), R"({"sampling":{}})");
+    EXPECT_TRUE(m.capabilities()->declares("sampling"));
     EXPECT_EQ(m.client_info_json, R"({"name":"c","version":"1"})");
     EXPECT_EQ(m.log_level_json, R"("debug")");
     EXPECT_EQ(m.traceparent, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
