@@ -10,7 +10,8 @@
 #   .tools/node      Node.js 22 and npm, from the npm registry, for the end-to-end tests (real MCP
 #                    clients). Never installed globally, never committed (.gitignore).
 #
-#   --bench          also the benchmarks' tools (bench/): wrk, and nginx (the reverse-proxy floor
+#   --bench          also the benchmarks' tools (bench/): wrk, valgrind (the instruction counts of
+#                    bench/run-mcp-eras-instructions.sh), and nginx (the reverse-proxy floor
 #                    of bench/run-rest-unary.sh). Debian's nginx service is neither started nor
 #                    enabled: the benches run their own nginx on a loopback port.
 set -euo pipefail
@@ -56,13 +57,13 @@ if ((${#missing[@]} > 0)); then
     apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# --- --bench: wrk and nginx, without a system nginx left running -------------------------------
+# --- --bench: wrk, valgrind and nginx, without a system nginx left running -------------------------------
 # In bookworm `nginx` is the binary itself (nginx-light only adds the echo module). Its postinst
 # starts and enables the service (port 80): a policy-rc.d that answers 101 ("action forbidden")
 # keeps invoke-rc.d and deb-systemd-invoke from starting it, and the unit is then disabled.
 if ((bench)); then
     bench_missing=()
-    for p in wrk nginx; do
+    for p in wrk valgrind nginx; do
         if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
             bench_missing+=("$p")
         fi
