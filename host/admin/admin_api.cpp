@@ -1,13 +1,10 @@
 #include "admin/admin_api.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -21,8 +18,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "admin/api_json.h"
 #include "admin/json_diff.h"
 #include "admin/operation_catalog.h"
+#include "admin/static_files.h"
 #include "admin/test_run.h"
 #include "config/config_loader.h"
 #include "http/responses.h"
@@ -42,155 +41,29 @@
 namespace crank::admin {
 namespace {
 
+using api::badRequest;
+using api::errorBody;
+using api::invalid;
+using api::key;
+using api::modeNames;
+using api::notFound;
+using api::optInt;
+using api::optRaw;
+using api::optStr;
+using api::raw;
+using api::str;
+using api::text;
+using api::wrapped;
+using api::writeArray;
+using api::writeList;
+using api::Writer;
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 using Params = std::map<std::string, std::string, std::less<>>;
 
 constexpr std::string_view kApiPrefix = "/admin/api/";
 constexpr std::string_view kConfigIdPrefix = "config:";
 constexpr std::size_t kMaxBodyDepth = 64;
-constexpr std::size_t kMaxUiFileBytes = std::size_t{4} * 1024 * 1024;
-
-void str(Writer& w, std::string_view s) {
-    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void key(Writer& w, std::string_view k) {
-    w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
-}
-
-/// Writes stored JSON text as a value (null when empty). The text comes from the store or the
-/// runtime, which only keep well-formed JSON.
-void raw(Writer& w, std::string_view json) {
-    if (json.empty()) {
-        w.Null();
-    } else {
-        w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
-    }
-}
-
-void optInt(Writer& w, const std::optional<std::int64_t>& v) {
-    if (v) {
-        w.Int64(*v);
-    } else {
-        w.Null();
-    }
-}
-
-void optStr(Writer& w, const std::optional<std::string>& s) {
-    if (s) {
-        str(w, *s);
-    } else {
-        w.Null();
-    }
-}
-
-void optRaw(Writer& w, const std::optional<std::string>& json) {
-    if (json) {
-        raw(w, *json);
-    } else {
-        w.Null();
-    }
-}
-
-std::string text(const rapidjson::StringBuffer& b) {
-    return {b.GetString(), b.GetSize()};
-}
-
-/// `{"name": VALUE}`, VALUE being what `value` writes.
-template <typename F>
-std::string wrapped(std::string_view name, F&& value) {
-    rapidjson::StringBuffer b;
-    Writer w(b);
-    w.StartObject();
-    key(w, name);
-    value(w);
-    w.EndObject();
-    return text(b);
-}
-
-/// An array of `rows`, each written by `write`.
-template <typename T, typename F>
-void writeArray(Writer& w, const std::vector<T>& rows, F&& write) {
-    w.StartArray();
-    for (const T& row : rows) {
-        write(w, row);
-    }
-    w.EndArray();
-}
-
-std::string errorBody(const ApiError& e) {
-    rapidjson::StringBuffer b;
-    Writer w(b);
-    w.StartObject();
-    key(w, "error");
-    w.StartObject();
-    key(w, "code");
-    str(w, e.code);
-    key(w, "message");
-    str(w, e.message);
-    if (!e.fields.empty()) {
-        key(w, "fields");
-        w.StartArray();
-        for (const config::ConfigError& f : e.fields) {
-            w.StartObject();
-            key(w, "path");
-            str(w, f.path);
-            key(w, "message");
-            str(w, f.message);
-            w.EndObject();
-        }
-        w.EndArray();
-    }
-    if (e.latest_version) {
-        key(w, "latest_version");
-        w.Int64(*e.latest_version);
-    }
-    if (e.published_version) {
-        key(w, "published_version");
-        w.Int64(*e.published_version);
-    }
-    w.EndObject();
-    w.EndObject();
-    return text(b);
-}
-
-ApiError badRequest(std::string message) {
-    return ApiError{400, "bad_request", std::move(message), {}, {}, {}};
-}
-
-ApiError notFound(std::string message) {
-    return ApiError{404, "not_found", std::move(message), {}, {}, {}};
-}
-
-ApiError invalid(std::string message, std::vector<config::ConfigError> fields) {
-    return ApiError{422, "invalid", std::move(message), std::move(fields), {}, {}};
-}
-
-std::string modeNames(std::uint32_t modes) {
-    std::string out;
-    for (const auto& [bit, name] :
-         {std::pair{CRANK_MODE_UNARY, "unary"}, std::pair{CRANK_MODE_WINDOW, "window"},
-          std::pair{CRANK_MODE_SESSION, "session"}, std::pair{CRANK_MODE_ASYNC_JOB, "async_job"}}) {
-        if ((modes & bit) != 0U) {
-            out += out.empty() ? "" : ",";
-            out += name;
-        }
-    }
-    return out;
-}
-
-void writeList(Writer& w, std::string_view commaSeparated) {
-    w.StartArray();
-    std::size_t at = 0;
-    while (at < commaSeparated.size()) {
-        const std::size_t end = std::min(commaSeparated.find(',', at), commaSeparated.size());
-        str(w, commaSeparated.substr(at, end - at));
-        at = end + 1;
-    }
-    w.EndArray();
-}
 
 /// What a list or detail shows of one operation (docs/admin-api.md, "Operations").
 struct OperationView {
@@ -367,103 +240,7 @@ void readHeadline(std::string_view config_json, const config::Config& config, Op
     }
 }
 
-class StaticFiles {
-public:
-    explicit StaticFiles(std::string directory) : directory_(std::move(directory)) {}
-
-    void serve(HTTPServerRequest& request, HTTPServerResponse& response) const {
-        if (!http::allowMethods(request, response, "GET,HEAD")) {
-            return;
-        }
-        std::string path;
-        try {
-            path = Poco::URI(request.getURI()).getPath();
-        } catch (const Poco::SyntaxException&) {
-            http::sendError(response, 400, "bad_request", "malformed %-escape in the path");
-            return;
-        }
-        if (path == "/ui") {
-            response.set("Location", "/ui/");
-            http::sendBody(response, 308, "", "");
-            return;
-        }
-        std::string_view rel = std::string_view(path).substr(4);  // after "/ui/"
-        if (rel.empty()) {
-            rel = "index.html";
-        }
-        // Only plain relative names: no "..", no hidden files, nothing odd.
-        const bool plain =
-            std::all_of(rel.begin(), rel.end(),
-                        [](char c) {
-                            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' ||
-                                   c == '-' || c == '_' || c == '/';
-                        }) &&
-            rel.find("..") == std::string_view::npos && rel.front() != '/' &&
-            rel.find("/.") == std::string_view::npos && rel.front() != '.';
-        const std::filesystem::path file = std::filesystem::path(directory_) / std::string(rel);
-        std::error_code ec;
-        if (!plain || !std::filesystem::is_regular_file(file, ec) ||
-            std::filesystem::file_size(file, ec) > kMaxUiFileBytes) {
-            const bool installed =
-                !directory_.empty() && std::filesystem::is_directory(directory_, ec);
-            if (!installed) {
-                log::warn("web UI: no directory {} (admin.ui_directory)", directory_);
-            }
-            http::sendError(response, 404, "not_found",
-                            installed ? "no such file in the web UI"
-                                      : "the web UI is not installed on this server (see "
-                                        "admin.ui_directory in crankd's log)");
-            return;
-        }
-        std::ifstream in(file, std::ios::binary);
-        std::ostringstream content;
-        content << in.rdbuf();
-        response.set("Cache-Control", "no-cache");
-        response.set("X-Content-Type-Options", "nosniff");
-        response.set("Content-Security-Policy",
-                     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
-                     "frame-ancestors 'none'");
-        const std::string body = content.str();
-        http::sendBody(response, 200, contentType(file.extension().string()),
-                       request.getMethod() == "HEAD" ? std::string_view() : body);
-    }
-
-private:
-    static std::string_view contentType(std::string_view ext) {
-        if (ext == ".html") {
-            return "text/html; charset=utf-8";
-        }
-        if (ext == ".js" || ext == ".mjs") {
-            return "text/javascript; charset=utf-8";
-        }
-        if (ext == ".css") {
-            return "text/css; charset=utf-8";
-        }
-        if (ext == ".svg") {
-            return "image/svg+xml";
-        }
-        if (ext == ".png") {
-            return "image/png";
-        }
-        if (ext == ".json") {
-            return "application/json";
-        }
-        return "application/octet-stream";
-    }
-
-    std::string directory_;
-};
-
 }  // namespace
-
-std::string defaultUiDirectory() {
-    std::error_code ec;
-    const std::filesystem::path program = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec || program.empty()) {
-        return {};
-    }
-    return (program.parent_path() / ".." / "share" / "crank" / "ui").lexically_normal().string();
-}
 
 struct AdminApi::Impl {
     OperationCatalog& catalog;
