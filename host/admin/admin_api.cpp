@@ -19,6 +19,7 @@
 #include <rapidjson/writer.h>
 
 #include "admin/api_json.h"
+#include "admin/api_request.h"
 #include "admin/json_diff.h"
 #include "admin/operation_catalog.h"
 #include "admin/static_files.h"
@@ -43,15 +44,19 @@ namespace {
 
 using api::badRequest;
 using api::errorBody;
+using api::intParam;
 using api::invalid;
 using api::key;
+using api::limitParam;
 using api::modeNames;
 using api::notFound;
 using api::optInt;
 using api::optRaw;
 using api::optStr;
+using api::Params;
 using api::raw;
 using api::str;
+using api::strParam;
 using api::text;
 using api::wrapped;
 using api::writeArray;
@@ -59,11 +64,9 @@ using api::writeList;
 using api::Writer;
 using Poco::Net::HTTPServerRequest;
 using Poco::Net::HTTPServerResponse;
-using Params = std::map<std::string, std::string, std::less<>>;
 
 constexpr std::string_view kApiPrefix = "/admin/api/";
 constexpr std::string_view kConfigIdPrefix = "config:";
-constexpr std::size_t kMaxBodyDepth = 64;
 
 /// What a list or detail shows of one operation (docs/admin-api.md, "Operations").
 struct OperationView {
@@ -321,104 +324,10 @@ struct AdminApi::Impl {
         http::sendJson(response, status, out);
     }
 
-    /// The request body as a JSON document; an error for a missing, oversized or malformed one.
+    /// The request body as a JSON object (api::readJsonBody within server.max_request_body_bytes).
     std::optional<ApiError> body(HTTPServerRequest& request, json::Document& doc) const {
-        const auto limit = static_cast<std::size_t>(config.server.max_request_body_bytes);
-        if (request.hasContentLength() &&
-            request.getContentLength64() > static_cast<std::int64_t>(limit)) {
-            return ApiError{413,
-                            "too_large",
-                            fmt::format("the body is larger than {} bytes "
-                                        "(server.max_request_body_bytes)",
-                                        limit),
-                            {},
-                            {},
-                            {}};
-        }
-        std::string text;
-        std::istream& in = request.stream();
-        char chunk[8192];
-        while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-            text.append(chunk, static_cast<std::size_t>(in.gcount()));
-            if (text.size() > limit) {
-                return ApiError{413,
-                                "too_large",
-                                fmt::format("the body is larger than {} bytes "
-                                            "(server.max_request_body_bytes)",
-                                            limit),
-                                {},
-                                {},
-                                {}};
-            }
-        }
-        json::ParseLimits limits;
-        limits.max_depth = kMaxBodyDepth;
-        if (auto parsed = json::parseJson(text, doc, "body", limits); !parsed) {
-            return badRequest(text.empty() ? "a JSON object body is required"
-                                           : parsed.error().message);
-        }
-        if (!doc.IsObject()) {
-            return badRequest("the body must be a JSON object, got " + json::describeValue(doc));
-        }
-        // A member given twice would be read as one of its values, silently: refused.
-        std::set<std::string_view> names;
-        for (const auto& m : std::as_const(doc).GetObject()) {
-            const std::string_view name(m.name.GetString(), m.name.GetStringLength());
-            if (!names.insert(name).second) {
-                return badRequest("the body gives \"" + std::string(name.substr(0, 64)) +
-                                  "\" twice");
-            }
-        }
-        return std::nullopt;
-    }
-
-    static std::optional<ApiError> methods(HTTPServerRequest& request, std::string_view allowed) {
-        const std::string& m = request.getMethod();
-        std::size_t at = 0;
-        while (at <= allowed.size()) {
-            const std::size_t end = std::min(allowed.find(',', at), allowed.size());
-            if (allowed.substr(at, end - at) == m) {
-                return std::nullopt;
-            }
-            at = end + 1;
-        }
-        return ApiError{405, "method_not_allowed", std::string(allowed), {}, {}, {}};
-    }
-
-    static std::optional<std::int64_t> intParam(const Params& params, std::string_view name,
-                                                std::optional<ApiError>& error) {
-        const auto it = params.find(name);
-        if (it == params.end() || it->second.empty()) {
-            return std::nullopt;
-        }
-        try {
-            std::size_t used = 0;
-            const std::int64_t v = std::stoll(it->second, &used);
-            if (used == it->second.size()) {
-                return v;
-            }
-        } catch (const std::exception&) {
-        }
-        error = badRequest(fmt::format("query parameter {} must be an integer, got \"{}\"", name,
-                                       it->second.substr(0, 40)));
-        return std::nullopt;
-    }
-
-    static std::optional<std::string> strParam(const Params& params, std::string_view name) {
-        const auto it = params.find(name);
-        if (it == params.end() || it->second.empty()) {
-            return std::nullopt;
-        }
-        return it->second;
-    }
-
-    static int limitParam(const Params& params, std::optional<ApiError>& error) {
-        const auto limit = intParam(params, "limit", error);
-        if (limit && (*limit < 1 || *limit > store::kMaxListLimit)) {
-            error = badRequest(
-                fmt::format("limit must be 1 to {}, got {}", store::kMaxListLimit, *limit));
-        }
-        return limit ? static_cast<int>(*limit) : store::kDefaultListLimit;
+        return api::readJsonBody(
+            request, static_cast<std::size_t>(config.server.max_request_body_bytes), doc);
     }
 
     void audit(const std::string& workspace, const std::string& operation, std::string action,
@@ -441,20 +350,20 @@ struct AdminApi::Impl {
         const std::string first = n > 0 ? p[0] : "";
         if (first == "operations") {
             if (n == 1) {
-                if (auto e = methods(request, "GET,POST")) {
+                if (auto e = api::allowMethods(request, "GET,POST")) {
                     return e;
                 }
                 return request.getMethod() == "GET" ? listOperations(params, out)
                                                     : createOperation(request, status, out);
             }
             if (n == 2 && p[1] == "validate") {
-                if (auto e = methods(request, "POST")) {
+                if (auto e = api::allowMethods(request, "POST")) {
                     return e;
                 }
                 return validate(request, out);
             }
             if (n == 2) {
-                if (auto e = methods(request, "GET,PUT,DELETE")) {
+                if (auto e = api::allowMethods(request, "GET,PUT,DELETE")) {
                     return e;
                 }
                 if (request.getMethod() == "GET") {
@@ -466,36 +375,36 @@ struct AdminApi::Impl {
                 return deleteOperation(p[1], out);
             }
             if (n == 3 && p[2] == "versions") {
-                if (auto e = methods(request, "GET")) {
+                if (auto e = api::allowMethods(request, "GET")) {
                     return e;
                 }
                 return listVersions(p[1], params, out);
             }
             if (n == 4 && p[2] == "versions") {
-                if (auto e = methods(request, "GET")) {
+                if (auto e = api::allowMethods(request, "GET")) {
                     return e;
                 }
                 return getVersion(p[1], p[3], out);
             }
             if (n == 3 && p[2] == "diff") {
-                if (auto e = methods(request, "GET")) {
+                if (auto e = api::allowMethods(request, "GET")) {
                     return e;
                 }
                 return diff(p[1], params, out);
             }
             if (n == 3 && (p[2] == "publish" || p[2] == "rollback")) {
-                if (auto e = methods(request, "POST")) {
+                if (auto e = api::allowMethods(request, "POST")) {
                     return e;
                 }
                 return publish(request, p[1], p[2] == "rollback", out);
             }
         } else if (first == "test-runs" && n == 1) {
-            if (auto e = methods(request, "POST")) {
+            if (auto e = api::allowMethods(request, "POST")) {
                 return e;
             }
             return testRun(request, out);
         } else if (n == 1 && (first == "plugins" || first == "meta" || first == "auth-profiles")) {
-            if (auto e = methods(request, "GET")) {
+            if (auto e = api::allowMethods(request, "GET")) {
                 return e;
             }
             out = first == "plugins" ? plugins() : (first == "meta" ? meta() : authProfiles());
@@ -503,25 +412,25 @@ struct AdminApi::Impl {
         } else if (first == "sessions" || first == "jobs") {
             const bool sessions = first == "sessions";
             if (n == 1) {
-                if (auto e = methods(request, "GET")) {
+                if (auto e = api::allowMethods(request, "GET")) {
                     return e;
                 }
                 return sessions ? listSessions(params, out) : listJobs(params, out);
             }
             if (n == 2) {
-                if (auto e = methods(request, "GET")) {
+                if (auto e = api::allowMethods(request, "GET")) {
                     return e;
                 }
                 return sessions ? getSession(p[1], out) : getJob(p[1], out);
             }
             if (n == 3 && p[2] == (sessions ? "stop" : "cancel")) {
-                if (auto e = methods(request, "POST")) {
+                if (auto e = api::allowMethods(request, "POST")) {
                     return e;
                 }
                 return sessions ? stopSession(p[1], out) : cancelJob(p[1], out);
             }
         } else if (first == "audit" && n == 1) {
-            if (auto e = methods(request, "GET")) {
+            if (auto e = api::allowMethods(request, "GET")) {
                 return e;
             }
             return queryAudit(params, out);
