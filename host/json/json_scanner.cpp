@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <utility>
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 #include "util/json_string.h"
@@ -27,15 +27,84 @@ namespace {
 // The spans come from the stream position inside the callbacks: the iterative reader calls
 // StartObject/StartArray and EndObject/EndArray with the stream AT the bracket, and the scalar
 // and Key callbacks right AFTER the token. That requires the reader to work on our stream and
-// not on a local copy of it:
-static_assert(rapidjson::StreamTraits<rapidjson::MemoryStream>::copyOptimization == 0,
+// not on a local copy of it. RapidJSON's own in-situ stream asks for local copies, so the reader
+// reads this one instead: the same in-situ reading (a string is decoded where it lies, in a
+// scratch copy of the text, instead of being pushed byte by byte onto the reader's stack), without
+// the copies.
+class ScratchStream {
+public:
+    using Ch = char;
+    /// `text`: the scratch copy, NUL-terminated (the reader's end of input).
+    explicit ScratchStream(Ch* text) : src_(text), dst_(text), head_(text) {}
+    // The stream interface of RapidJSON's reader. RapidJSON fixes these names.
+    // NOLINTBEGIN(readability-identifier-naming)
+    Ch Peek() const { return *src_; }
+    Ch Take() { return *src_++; }
+    std::size_t Tell() const { return static_cast<std::size_t>(src_ - head_); }
+    Ch* PutBegin() { return dst_ = src_; }
+    void Put(Ch c) { *dst_++ = c; }
+    void Flush() {}
+    std::size_t PutEnd(Ch* begin) { return static_cast<std::size_t>(dst_ - begin); }
+    Ch* Push(std::size_t count) {
+        Ch* begin = dst_;
+        dst_ += count;
+        return begin;
+    }
+    void Pop(std::size_t count) { dst_ -= count; }
+    // NOLINTEND(readability-identifier-naming)
+
+    /// Reads the run of bytes before the next '"', '\\' or control byte (the NUL at the end
+    /// included) and puts it to `out`, this stream itself when reading in situ. The reader asks
+    /// this only where it does not validate the encoding: on an ASCII text (see run()).
+    void copyUnescaped(ScratchStream& out) {
+        Ch* const from = src_;
+        Ch* end = from;
+        for (;;) {
+            const auto c = static_cast<unsigned char>(*end);
+            if (c == '"' || c == '\\' || c < 0x20U) {
+                break;
+            }
+            ++end;
+        }
+        const auto n = static_cast<std::size_t>(end - from);
+        Ch* const to = out.dst_;
+        if (to != from) {
+            std::memmove(to, from, n);  // behind an escape: the decoded text is shorter
+        }
+        out.dst_ = to + n;
+        src_ = end;
+    }
+
+private:
+    Ch* src_;   ///< the next byte to read
+    Ch* dst_;   ///< where the string being decoded goes (never past src_)
+    Ch* head_;  ///< the text's first byte
+};
+static_assert(rapidjson::StreamTraits<ScratchStream>::copyOptimization == 0,
               "the scanner reads the stream position inside callbacks");
 
-constexpr unsigned kParseFlags =
-    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+}  // namespace
+}  // namespace crank::json::scan
+
+// The reader copies a string's unescaped runs through this hook where it does not validate the
+// encoding; its own version does nothing for a stream it does not know, leaving each byte to its
+// byte-by-byte loop.
+template <>
+template <>
+inline void rapidjson::Reader::ScanCopyUnescapedString(crank::json::scan::ScratchStream& is,
+                                                       crank::json::scan::ScratchStream& os) {
+    is.copyUnescaped(os);
+}
+
+namespace crank::json::scan {
+namespace {
+
+constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
+                                 rapidjson::kParseValidateEncodingFlag |
+                                 rapidjson::kParseInsituFlag;
 /// For a text of ASCII bytes only, which is valid UTF-8 whatever it holds: the reader's
 /// byte-by-byte check of the encoding is then skipped (the grammar still refuses control bytes).
-constexpr unsigned kAsciiParseFlags = rapidjson::kParseIterativeFlag;
+constexpr unsigned kAsciiParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
 
 /// True when every byte of `text` is below 0x80.
 bool isAscii(std::string_view text) {
@@ -152,7 +221,7 @@ public:
     using Options = ScanOptions;
 
     Scanner(std::string_view text, Options options)
-        : text_(text), options_(options), in_(text.data(), text.size()) {}
+        : text_(text), options_(options), scratch_(text), in_(scratch_.data()) {}
 
     /// Reads the whole text. False when it is not valid JSON or breaks a limit: see error(),
     /// tooDeep(), tooManyEntries().
@@ -454,7 +523,9 @@ private:
 
     std::string_view text_;
     Options options_;
-    rapidjson::MemoryStream in_;
+    /// A copy of the text that the reader decodes strings into (spans are read from text_).
+    std::string scratch_;
+    ScratchStream in_;
     std::vector<Frame> frames_;
     /// Member names of the open objects, innermost last: (offset in keyText_, length).
     std::vector<std::pair<std::size_t, std::size_t>> keys_;
