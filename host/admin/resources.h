@@ -1,0 +1,27 @@
+#pragma once
+
+// The admin API's resources, one per file (docs/admin-api.md). Each add...Routes() adds its
+// routes to the table and returns the resource, which must outlive the router's use.
+
+#include <memory>
+
+#include "admin/admin_context.h"
+#include "admin/api_router.h"
+
+namespace crank::admin {
+
+/// /operations, /operations/{id}, /operations/validate (operations_resource.cpp).
+std::unique_ptr<AdminResource> addOperationsRoutes(AdminContext& ctx, ApiRouter& router);
+/// /operations/{id}/versions[/{n}], /diff, /publish, /rollback
+/// (operation_versions_resource.cpp).
+std::unique_ptr<AdminResource> addOperationVersionsRoutes(AdminContext& ctx, ApiRouter& router);
+/// /test-runs (test_runs_resource.cpp).
+std::unique_ptr<AdminResource> addTestRunsRoutes(AdminContext& ctx, ApiRouter& router);
+/// /plugins, /meta, /auth-profiles (plugins_resource.cpp).
+std::unique_ptr<AdminResource> addPluginsRoutes(AdminContext& ctx, ApiRouter& router);
+/// /sessions, /jobs and their stop and cancel (runtime_resource.cpp).
+std::unique_ptr<AdminResource> addRuntimeRoutes(AdminContext& ctx, ApiRouter& router);
+/// /audit (audit_resource.cpp).
+std::unique_ptr<AdminResource> addAuditRoutes(AdminContext& ctx, ApiRouter& router);
+
+}  // namespace crank::admin
