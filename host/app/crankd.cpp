@@ -30,6 +30,7 @@
 #include "mcp/legacy/session_manager.h"
 #include "mcp/mcp_endpoint.h"
 #include "mcp/modern/request_state_seal.h"
+#include "mcp/rate_limits.h"
 #include "mcp/tool_registry.h"
 #include "mcp/tool_tasks.h"
 #include "openapi/import_command.h"
@@ -312,10 +313,13 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     // server.max_calls_per_upstream of the node's call slots.
     const auto upstreamSlots =
         std::make_shared<mcp::UpstreamSlots>(cfg->server.effectiveMaxCallsPerUpstream());
+    // Request rates (per node): a workspace's, an agent's, a tool's.
+    const auto rates = std::make_shared<mcp::RateLimits>(cfg->auth);
     for (const config::Workspace& workspace : cfg->auth.workspaces) {
         auto& wsTools = workspaceTools[workspace.id];
         wsTools = std::make_unique<mcp::FunctionToolRegistry>();
         wsTools->limitUpstreams(upstreamSlots);
+        wsTools->limitRates(rates);
         endpointTools[workspace.id] = wsTools.get();
         std::vector<runtime::OperationPtr> published;
         std::copy_if(operations->operations.begin(), operations->operations.end(),

@@ -8,6 +8,7 @@
 
 #include "config/listen_address.h"
 #include "config/operation_config.h"
+#include "config/rate_limit.h"
 #include "config/secret.h"
 
 namespace crank::config {
@@ -188,6 +189,8 @@ struct Limits {
     /// Workspaces only: call slots of server.max_concurrent_calls that no other workspace may
     /// take. -1: chosen by isolation_check.h (an equal share when there are several workspaces).
     std::int64_t reserved_calls = -1;
+    /// `tools/call` requests a second (a token bucket, per node); nullopt: no bound.
+    std::optional<RateLimit> rate;
 };
 
 struct Workspace {
@@ -200,7 +203,7 @@ struct Agent {
     std::string id;
     std::string workspace;
     std::optional<Secret> api_key;  ///< a clear key (env or file) or a sha256 digest of one
-    Limits limits{8, 20, 20, 32, 64, 0};
+    Limits limits{8, 20, 20, 32, 64, 0, std::nullopt};
 };
 
 /// `auth`: who may call, in which workspace.

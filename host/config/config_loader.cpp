@@ -467,6 +467,7 @@ Limits Loader::readLimits(const Json* v, const std::string& path, Limits default
     if (workspace) {
         l.reserved_calls = r.integer("reserved_calls", l.reserved_calls, -1, 1024);
     }
+    l.rate = readRateLimit(r, "rate");
     r.finish();
     return l;
 }
@@ -941,6 +942,7 @@ OperationConfig Loader::readOperation(const Json& v, const std::string& path) {
     }
     op.auth_profile = r.optionalString("auth_profile", 64).value_or("");
     op.upstream = r.optionalString("upstream", 256).value_or("");
+    op.rate = readRateLimit(r, "rate");
     if (const Json* config = r.get("config")) {
         if (config->IsObject()) {
             op.config_json = detail::toJsonText(*config);

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "config/rate_limit.h"
+
 namespace crank::config {
 
 /// How an operation is run and published (DESIGN.md, "execution modes").
@@ -105,6 +107,9 @@ struct OperationConfig {
     std::string protocol;      ///< the protocol plugin that runs it ("rest", "grpc", ...)
     std::string config_json;   ///< the protocol plugin's own config, as JSON text ("{}" if none)
     std::string auth_profile;  ///< empty: none
+    /// Calls a second of its tools, each tool its own bucket, every caller of the workspace
+    /// together (per node); nullopt: no bound.
+    std::optional<RateLimit> rate;
     /// The upstream its calls wait on, as a name operations share: their calls in progress
     /// together are bounded by server.max_calls_per_upstream. Empty: derived from `config`
     /// (runtime/upstream_key.h).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mcp/rate_limits.h"
 #include "util/json_string.h"
 
 namespace crank::mcp {
@@ -123,6 +124,7 @@ Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
                                               std::string_view arguments_json, ToolCall& call) {
     std::shared_ptr<Function> function;
     std::string upstream;
+    std::optional<config::RateLimit> rate;
     {
         std::lock_guard lock(mutex_);
         const auto it = std::find_if(tools_.begin(), tools_.end(),
@@ -132,8 +134,18 @@ Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
         }
         function = it->function;  // the call runs without the lock; a removal does not stop it
         upstream = it->definition.upstream;
+        rate = it->definition.rate;
     }
     const auto started = std::chrono::steady_clock::now();
+    if (rates_) {
+        if (std::optional<std::string> refusal = rates_->take(call.caller(), name, rate)) {
+            // A limit, not a failure of the tool: the model reads when to retry.
+            if (observer_) {
+                observer_(name, "refused", std::chrono::steady_clock::now() - started);
+            }
+            return ToolResult::refusal(*refusal);
+        }
+    }
     std::unique_ptr<UpstreamSlots::Hold> slot;  // released however the call ends
     if (slots_ && !upstream.empty()) {
         std::string refusal;

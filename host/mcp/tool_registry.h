@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/rate_limit.h"
 #include "mcp/upstream_slots.h"
 #include "mcp/wire/log_level.h"
 #include "mcp/wire/param_headers.h"
@@ -20,6 +21,8 @@
 namespace crank::mcp {
 
 /// What tools/list shows of one tool. Schemas are JSON text, passed through untouched.
+class RateLimits;
+
 struct ToolDefinition {
     std::string name;
     std::string title;  ///< empty: none
@@ -47,6 +50,9 @@ struct ToolDefinition {
     /// The Mcp-Param-* headers its inputSchema declares: compiled by the registry when the tool
     /// is published (callers leave it empty).
     std::vector<ParamHeader> param_headers = {};
+    /// Its calls a second (its operation's `rate`), every caller of the workspace together;
+    /// nullopt: no bound of its own (RateLimits).
+    std::optional<config::RateLimit> rate = std::nullopt;
 };
 
 /// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode
@@ -226,6 +232,12 @@ public:
     /// serving; registries of several workspaces share one. Null: no bound.
     void limitUpstreams(std::shared_ptr<UpstreamSlots> slots) { slots_ = std::move(slots); }
 
+    /// The calls of every tool are first let through by `rates` (the caller's workspace and
+    /// agent, the tool's own rate), and refused (an isError result, outcome "refused") when one
+    /// of them is spent. Set it before serving; registries of several workspaces share one.
+    /// Null: no rate.
+    void limitRates(std::shared_ptr<RateLimits> rates) { rates_ = std::move(rates); }
+
 private:
     void notify();
 
@@ -238,6 +250,7 @@ private:
     std::vector<Listener> listeners_;
     CallObserver observer_;
     std::shared_ptr<UpstreamSlots> slots_;
+    std::shared_ptr<RateLimits> rates_;
 };
 
 }  // namespace crank::mcp

@@ -722,9 +722,8 @@ void jobTools(const OperationPtr& op, OperationRunner& runner, OperationTools& t
                        });
 }
 
-}  // namespace
-
-OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
+/// The tools of `op` by its mode (operationTools() adds what applies to all of them).
+OperationTools toolsByMode(const OperationPtr& op, OperationRunner& runner) {
     OperationTools tools;
     {
         if (op->config.execution.mode == config::ExecutionMode::session) {
@@ -792,6 +791,16 @@ OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
                                          mcp::ToolCall& call) -> Result<mcp::ToolResult> {
                                return runner.call(*op, arguments_json, call);
                            });
+    }
+    return tools;
+}
+
+}  // namespace
+
+OperationTools operationTools(const OperationPtr& op, OperationRunner& runner) {
+    OperationTools tools = toolsByMode(op, runner);
+    for (auto& [definition, function] : tools) {
+        definition.rate = op->config.rate;  // each tool its own bucket
     }
     return tools;
 }

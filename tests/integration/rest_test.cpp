@@ -6,8 +6,10 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -105,6 +107,10 @@ protected:
         std::vector<std::string> ops{
             // Unary: plain, templates, bodies.
             operation("json", R"({"url": ")" + base + R"(/json", "query": {"n": "{{n}}"}})"),
+            // A tool with a rate of its own: 5 calls a second, 5 at once.
+            R"({"name": "rated", "description": "REST integration test operation",
+                "protocol": "rest", "config": {"url": ")" +
+                base + R"(/json?n=1"}, "rate": {"calls_per_second": 5, "burst": 5}})",
             operation("alt_json", R"({"url": ")" + alt + R"(/json?n=1"})"),
             operation("json_no_reuse",
                       R"({"url": ")" + alt + R"(/json?n=1", "keep_alive": {"max_idle": 0}})"),
@@ -254,7 +260,9 @@ protected:
             operations += (operations.empty() ? "" : ",\n") + op;
         }
         const std::string config = dir_->write(
-            "crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
+            // 32 threads: 24 call slots, for the 20 concurrent callers of the rate test.
+            "crank.json", R"({"server": {"threads": 32}, "store": {"path": ")" +
+                              dir_->file("crank.db") +
                               R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR R"("]},
             "auth_profiles": {
                 "bearer": {"type": "bearer", "token": {"env": "CRANK_REST_TEST_TOKEN"},
@@ -413,6 +421,64 @@ std::string stopReason(const rapidjson::Value& window) {
 }
 
 // --- unary -------------------------------------------------------------------------------------
+
+TEST_F(RestTest, AToolsRateLetsThroughItsBurstAndItsRateFromConcurrentCallers) {
+    // 20 callers call as fast as they are answered for 3 s. What the rate lets through reaches the
+    // fixture, nothing else does; the rest are tool errors naming the limit and when to retry.
+    constexpr int kCallers = 20;
+    const std::int64_t before = stat("requests");
+    std::atomic<int> through{0};
+    std::atomic<int> refused{0};
+    std::atomic<int> other{0};
+    std::mutex mutex;
+    std::string refusal;
+    std::string unexpected;
+    const auto start = Clock::now();
+    const auto deadline = start + 3s;
+    std::vector<std::thread> callers;
+    for (int i = 0; i < kCallers; ++i) {
+        callers.emplace_back([&] {
+            crank::testing::McpClient client(port_);
+            if (!client.open()) {
+                other.fetch_add(1);
+                return;
+            }
+            for (int n = 0; n < 10'000 && Clock::now() < deadline; ++n) {  // bounded
+                const rapidjson::Document result = client.callTool("rated", "{}");
+                const std::string text = firstText(result);
+                if (!isError(result)) {
+                    through.fetch_add(1);
+                } else if (text.find("tool rated's rate limit") != std::string::npos) {
+                    refused.fetch_add(1);
+                    const std::lock_guard lock(mutex);
+                    refusal = text;
+                } else {
+                    other.fetch_add(1);
+                    const std::lock_guard lock(mutex);
+                    unexpected = text;
+                }
+            }
+        });
+    }
+    for (std::thread& t : callers) {
+        t.join();
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    EXPECT_EQ(other.load(), 0) << unexpected;
+    // Counted at the fixture (which counts the /stats read of `before` too).
+    EXPECT_EQ(stat("requests") - before - 1, through.load());
+    // The bucket starts full (5) and refills 5 a second: at most 5 + 5 s over the run, and, with
+    // callers waiting all the time, a call is let through as soon as one more is in the bucket
+    // (the last 0.4 s are margin for a slow machine's last round trips).
+    EXPECT_LE(through.load(), 5 + static_cast<int>(5 * seconds)) << seconds << " s";
+    EXPECT_GE(through.load(), 5 + static_cast<int>(5 * (seconds - 0.4))) << seconds << " s";
+    RecordProperty("let_through", through.load());
+    RecordProperty("refused", refused.load());
+    RecordProperty("milliseconds", static_cast<int>(seconds * 1000));
+    EXPECT_GT(refused.load(), 0);
+    EXPECT_NE(refusal.find("5 calls a second, 5 at once"), std::string::npos) << refusal;
+    EXPECT_NE(refusal.find("retry in"), std::string::npos) << refusal;
+}
 
 TEST_F(RestTest, EveryOperationIsPublished) {
     const rapidjson::Document doc =
