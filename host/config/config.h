@@ -251,6 +251,23 @@ struct UpstreamConfig {
     /// all the clients of one agent together.
     std::int64_t max_subscriptions_per_client = 256;
     std::int64_t max_subscriptions_per_agent = 1'024;
+    /// Which of the upstream's tools are published, and as what (`tools`), by the upstream's own
+    /// names: a tool is published when `allow` is empty or one of its glob patterns (`*`, `?`,
+    /// `[...]`) matches, and no `deny` pattern does; `rename` gives a tool its published name
+    /// outright (no prefix).
+    struct ToolPolicy {
+        std::vector<std::string> allow;
+        std::vector<std::string> deny;
+        std::map<std::string, std::string> rename;
+    };
+    ToolPolicy tools;
+
+    /// Why the upstream's tool `upstream_name` is not published, for the status and the log;
+    /// "" when it is published (tool_policy.cpp).
+    std::string toolFiltered(const std::string& upstream_name) const;
+    /// The published name of the upstream's tool `upstream_name`: its `rename`, else
+    /// publishedName().
+    std::string publishedToolName(const std::string& upstream_name) const;
 
     /// The published name of the upstream's `name`.
     std::string publishedName(const std::string& upstream_name) const {

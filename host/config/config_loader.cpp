@@ -20,6 +20,7 @@
 #include "config/audit_config_reader.h"
 #include "config/json_reader.h"
 #include "config/key_policy.h"
+#include "config/tool_policy.h"
 #include "json/depth_limited_handler.h"
 #include "json/json_value.h"
 #include "util/sha256.h"
@@ -33,7 +34,6 @@ using detail::indexPath;
 using detail::Json;
 using detail::ObjectReader;
 
-constexpr std::size_t kMaxToolNameLength = 128;
 constexpr std::size_t kMaxDescriptionLength = 8192;
 
 constexpr std::array<std::pair<std::string_view, ExecutionMode>, 4> kModes{{
@@ -67,14 +67,6 @@ constexpr std::array<std::pair<std::string_view, AuthProfile::Placement>, 2> kPl
 constexpr std::array<std::pair<std::string_view, std::string_view>, 1> kBackends{{
     {"sqlite", "sqlite"},
 }};
-
-bool isToolName(std::string_view name) {
-    return !name.empty() && name.size() <= kMaxToolNameLength &&
-           std::all_of(name.begin(), name.end(), [](char c) {
-               return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' ||
-                      c == '.';
-           });
-}
 
 /// Plugin, profile, workspace and agent names: letters, digits, '_', '-', '.', at most 64.
 bool isName(std::string_view name) {
@@ -1049,6 +1041,7 @@ void Loader::readUpstreams(const Json* v) {
             r.integer("max_subscriptions_per_client", u.max_subscriptions_per_client, 1, 100'000);
         u.max_subscriptions_per_agent =
             r.integer("max_subscriptions_per_agent", u.max_subscriptions_per_agent, 1, 1'000'000);
+        u.tools = readToolPolicy(r, "tools");
         r.finish();
         config_.upstreams.push_back(std::move(u));
     }

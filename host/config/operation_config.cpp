@@ -1,6 +1,17 @@
 #include "config/operation_config.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace crank::config {
+
+bool isToolName(std::string_view name) {
+    return !name.empty() && name.size() <= kMaxToolNameLength &&
+           std::all_of(name.begin(), name.end(), [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' ||
+                      c == '.';
+           });
+}
 
 std::string_view toString(ExecutionMode mode) {
     switch (mode) {

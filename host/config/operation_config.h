@@ -96,6 +96,13 @@ struct ExecutionConfig {
     std::string cancel_tool_name;
 };
 
+/// The longest tool name a config may give.
+inline constexpr std::size_t kMaxToolNameLength = 128;
+
+/// True for a tool name a config may give: 1 to kMaxToolNameLength letters, digits, '_', '-' or
+/// '.' (what MCP clients accept everywhere).
+bool isToolName(std::string_view name);
+
 /// One operation: an upstream call published as one MCP tool or a family of tools.
 struct OperationConfig {
     std::string name;

@@ -174,6 +174,10 @@ std::string Federation::statusJson() const {
             for (std::size_t i = 0; i < link->collisions.size(); ++i) {
                 entry += (i == 0 ? "" : ",") + jsonString(link->collisions[i]);
             }
+            entry += R"(],"filtered":[)";
+            for (std::size_t i = 0; i < link->filtered.size(); ++i) {
+                entry += (i == 0 ? "" : ",") + jsonString(link->filtered[i]);
+            }
             entry += "]";
         }
         std::string status = "{}";

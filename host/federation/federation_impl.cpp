@@ -122,6 +122,12 @@ void Federation::Impl::publish(const std::string& workspace) {
             for (const std::string& what : members[i]->collisions) {
                 log::warn("upstream {}: {}", members[i]->config.name, what);
             }
+            if (plan.filtered[i] != members[i]->filtered) {  // told once, not on every refresh
+                for (const std::string& what : plan.filtered[i]) {
+                    log::info("upstream {}: {}", members[i]->config.name, what);
+                }
+            }
+            members[i]->filtered = std::move(plan.filtered[i]);
         }
         for (PublishedTool& tool : plan.added) {
             mcp::ToolDefinition d;

@@ -15,8 +15,13 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
     std::set<std::string> prompts;
     for (UpstreamLink* link : links) {
         std::vector<std::string>& collisions = plan.collisions.emplace_back();
+        std::vector<std::string>& filtered = plan.filtered.emplace_back();
         for (const Item& item : link->lists.tools) {
-            const std::string name = link->config.publishedName(item.original);
+            if (std::string why = link->config.toolFiltered(item.original); !why.empty()) {
+                filtered.push_back(std::move(why));  // neither listed nor callable
+                continue;
+            }
+            const std::string name = link->config.publishedToolName(item.original);
             if (taken.count(name) != 0 || plan.tools.count(name) != 0) {
                 collisions.push_back("tool \"" + item.original +
                                      "\" is not published: the name \"" + name +

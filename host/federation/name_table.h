@@ -1,8 +1,9 @@
 #pragma once
 
 // What one workspace publishes from its upstreams' lists, in config order: each tool, resource,
-// resource template and prompt under the name the operator asked for, once. A name that an
-// operation or an earlier upstream already publishes is not published again; the collision is
+// resource template and prompt under the name the operator asked for, once; a tool the
+// upstream's `tools` policy leaves out is not published at all (and told to the link). A name that
+// an operation or an earlier upstream already publishes is not published again; the collision is
 // told to the link (shown in status and logged), never silently shadowed.
 //
 // THREADING: planWorkspace() is pure; run it under the owner's lock (it reads the links' lists).
@@ -41,6 +42,8 @@ struct WorkspacePlan {
     Lists lists;
     /// Per link (in the order given): why some of its entries are not published.
     std::vector<std::vector<std::string>> collisions;
+    /// Per link (in the order given): its tools that its `tools` policy keeps out, and why.
+    std::vector<std::vector<std::string>> filtered;
 };
 
 /// `links`: the workspace's upstreams in config order. `before`: the tools published last time.

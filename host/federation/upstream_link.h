@@ -104,6 +104,7 @@ struct UpstreamLink final : plugins::PluginPeer {
     Lists lists;
     std::string last_error;
     std::vector<std::string> collisions;
+    std::vector<std::string> filtered;  ///< tools its `tools` policy keeps out, and why
 
     /// Opens the upstream through its adapter; "" when it opened, else what went wrong.
     std::string open();

@@ -412,6 +412,63 @@ namespace {
 // request) are cancelled, their upstream is told (notifications/cancelled), they answer, and
 // crankd exits; before, the worker pool was joined first and crankd stopped only when the
 // upstream answered or the call timed out (40 s here).
+/// An upstream whose `tools` policy publishes only some of its tools, one renamed (its prefix
+/// is "kept_"), alone on its crankd (its calls are audited apart from the main suite's).
+class FederationToolPolicySuite : public CrankdSuite<FederationToolPolicySuite> {
+protected:
+    static void SetUpTestSuite() {
+        startCrankd(R"("upstreams": [)" +
+                    fixtureUpstream("kept", R"("tools": {"allow": ["test_*", "echo"],
+                        "deny": ["test_simple_*"], "rename": {"echo": "kept_say"}})") +
+                    "]");
+        ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
+    }
+};
+
+TEST_F(FederationToolPolicySuite, AnUpstreamsToolsPolicyPublishesOnlyWhatItAllowsUnderItsNames) {
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    std::vector<std::string> names;
+    const rapidjson::Document list =
+        answerOf(client.post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}})"), 3);
+    for (const auto& tool : list["result"]["tools"].GetArray()) {
+        names.emplace_back(tool["name"].GetString());
+    }
+    const auto listed = [&](const std::string& name) {
+        return std::count(names.begin(), names.end(), name) == 1;
+    };
+    EXPECT_TRUE(listed("kept_test_image_content"));  // allowed by "test_*"
+    EXPECT_TRUE(listed("kept_say"));                 // "echo", renamed
+    EXPECT_FALSE(listed("kept_echo"));
+    EXPECT_FALSE(listed("kept_test_simple_text"));  // denied
+    EXPECT_FALSE(listed("kept_slow_progress"));     // not allowed
+    // Not listed, and not callable either.
+    const rapidjson::Document denied = answerOf(
+        client.post(R"({"jsonrpc":"2.0","id":60,"method":"tools/call","params":)" +
+                    std::string(R"({"name":"kept_test_simple_text","arguments":{}})") + "}"),
+        60);
+    EXPECT_FALSE(denied.HasMember("result") &&
+                 !(denied["result"].HasMember("isError") && denied["result"]["isError"].GetBool()))
+        << jsonText(denied);
+    // The renamed tool runs the upstream's own.
+    const rapidjson::Document said =
+        answerOf(client.post(R"({"jsonrpc":"2.0","id":61,"method":"tools/call","params":)" +
+                             std::string(R"({"name":"kept_say","arguments":{"text":"hi"}})") + "}"),
+                 61);
+    ASSERT_TRUE(said.HasMember("result")) << jsonText(said);
+    EXPECT_STREQ(said["result"]["content"][0]["text"].GetString(), "hi");
+    // What the policy kept out is told, with the reason.
+    const std::string log = process_->stderrSoFar(std::chrono::milliseconds(300));
+    EXPECT_NE(log.find(R"(upstream kept: tool "test_simple_text" is not published: )"
+                       R"(upstreams[kept].tools.deny has "test_simple_*")"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find(R"(upstream kept: tool "slow_progress" is not published: )"
+                       R"(upstreams[kept].tools.allow matches none of its names)"),
+              std::string::npos)
+        << log;
+}
+
 class FederationShutdownSuite : public CrankdSuite<FederationShutdownSuite> {};
 
 TEST_F(FederationShutdownSuite, CallsInFlightAreCancelledWhenTheGracePeriodEnds) {

@@ -95,5 +95,55 @@ TEST(NameTableTest, ResourcesTemplatesAndPromptsArePublishedOnce) {
               std::string::npos);
 }
 
+TEST(NameTableTest, TheToolsPolicyKeepsToolsOutAndRenamesOthers) {
+    auto a = link("a", config::UpstreamConfig::Naming::prefix);
+    a->config.tools.allow = {"get_*", "search"};
+    a->config.tools.deny = {"get_secret*"};
+    a->config.tools.rename = {{"search", "find"}};
+    a->lists.tools = {tool("get_user"), tool("get_secret_key"), tool("search"), tool("delete_all")};
+    const WorkspacePlan plan = planWorkspace({a.get()}, {}, {});
+    // Published: allowed and not denied; a rename is the published name outright (no prefix).
+    EXPECT_EQ(plan.tools.size(), 2U);
+    EXPECT_EQ(plan.owners.count("a_get_user"), 1U);
+    EXPECT_EQ(plan.owners.at("find").second, "search");  // called by its own name upstream
+    EXPECT_EQ(plan.tools.at("find"), R"({"name":"find","title":"T search"})");
+    // Kept out, neither listed nor callable, and told to the link with the reason.
+    EXPECT_EQ(plan.owners.count("a_get_secret_key"), 0U);
+    EXPECT_EQ(plan.owners.count("a_delete_all"), 0U);
+    ASSERT_EQ(plan.filtered.size(), 1U);
+    ASSERT_EQ(plan.filtered[0].size(), 2U);
+    EXPECT_NE(plan.filtered[0][0].find(R"(tool "get_secret_key" is not published: )"
+                                       R"(upstreams[a].tools.deny has "get_secret*")"),
+              std::string::npos)
+        << plan.filtered[0][0];
+    EXPECT_NE(plan.filtered[0][1].find(R"(tool "delete_all" is not published: )"
+                                       R"(upstreams[a].tools.allow matches none of its names)"),
+              std::string::npos)
+        << plan.filtered[0][1];
+    EXPECT_TRUE(plan.collisions[0].empty());
+}
+
+TEST(NameTableTest, ARenameThatCollidesLosesLikeAnyName) {
+    auto a = link("a", config::UpstreamConfig::Naming::keep);
+    a->config.tools.rename = {{"lookup", "report"}};
+    a->lists.tools = {tool("lookup")};
+    const WorkspacePlan plan = planWorkspace({a.get()}, {}, {"report"});
+    EXPECT_TRUE(plan.tools.empty());
+    ASSERT_EQ(plan.collisions[0].size(), 1U);
+    EXPECT_NE(plan.collisions[0][0].find("\"report\" is taken"), std::string::npos);
+}
+
+TEST(NameTableTest, GlobPatternsAreFnmatchs) {
+    config::UpstreamConfig c;
+    c.name = "u";
+    c.tools.allow = {"read_?", "[a-c]*", "exact.name"};
+    for (const char* name : {"read_1", "alpha", "cat", "exact.name"}) {
+        EXPECT_EQ(c.toolFiltered(name), "") << name;
+    }
+    for (const char* name : {"read_12", "delta", "exact_name", "", "READ_1"}) {
+        EXPECT_NE(c.toolFiltered(name), "") << name;
+    }
+}
+
 }  // namespace
 }  // namespace crank::federation
