@@ -49,7 +49,7 @@ struct AdminApi::Impl {
           origins(cfg.server.allowed_hosts, cfg.server.allowed_origins) {
         // Order matters where patterns overlap: /operations/validate before /operations/{id}.
         for (auto add : {addOperationsRoutes, addOperationVersionsRoutes, addTestRunsRoutes,
-                         addPluginsRoutes, addRuntimeRoutes, addAuditRoutes}) {
+                         addPluginsRoutes, addRuntimeRoutes, addAuditRoutes, addUpstreamsRoutes}) {
             resources.push_back(add(context, router));
         }
     }
@@ -121,6 +121,10 @@ AdminApi::AdminApi(OperationCatalog& catalog, const config::Config& config,
     : impl_(std::make_unique<Impl>(catalog, config, std::move(ui_directory), std::move(version))) {}
 
 AdminApi::~AdminApi() = default;
+
+void AdminApi::serveUpstreams(UpstreamStatus status) {
+    impl_->context.upstreams = std::move(status);
+}
 
 void AdminApi::stop() {
     impl_->context.stopping.store(true);

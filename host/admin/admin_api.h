@@ -11,6 +11,7 @@
 namespace crank::admin {
 
 class OperationCatalog;
+struct UpstreamStatus;
 
 /// The admin API under `/admin/api/` and the web UI under `/ui/` (docs/admin-api.md).
 ///
@@ -26,6 +27,9 @@ public:
     ~AdminApi();
     AdminApi(const AdminApi&) = delete;
     AdminApi& operator=(const AdminApi&) = delete;
+
+    /// Where /admin/api/upstreams reads the upstreams' live status. Call before serving.
+    void serveUpstreams(UpstreamStatus status);
 
     /// Registers `/admin/api/` and, when admin.ui is on, `/ui` and `/ui/`.
     void addRoutes(http::Router& router);

@@ -8,8 +8,10 @@
 // store, and the counters here are atomic.
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "admin/operation_catalog.h"
 #include "config/config.h"
@@ -21,6 +23,14 @@ class HTTPServerRequest;
 
 namespace crank::admin {
 
+/// What the federation shows of its upstreams (federation::Federation::statusJson), given to the
+/// admin API as functions so that it does not depend on the federation's library. Unset: no
+/// upstreams are served.
+struct UpstreamStatus {
+    std::function<std::string()> all;  ///< a JSON array, one object per upstream
+    std::function<std::optional<std::string>(std::string_view name)> one;  ///< nullopt: none
+};
+
 struct AdminContext {
     AdminContext(OperationCatalog& c, const config::Config& cfg, std::string version)
         : catalog(c), config(cfg), crank_version(std::move(version)) {}
@@ -30,6 +40,7 @@ struct AdminContext {
     std::string crank_version;          ///< shown by /admin/api/meta
     std::atomic<int> test_runs{0};      ///< running now, at most admin.max_test_runs
     std::atomic<bool> stopping{false};  ///< crankd is stopping: test runs end at once
+    UpstreamStatus upstreams;           ///< set before serving
 };
 
 /// The base of a resource: the context's catalog and config under the names its handlers use, a

@@ -23,5 +23,7 @@ std::unique_ptr<AdminResource> addPluginsRoutes(AdminContext& ctx, ApiRouter& ro
 std::unique_ptr<AdminResource> addRuntimeRoutes(AdminContext& ctx, ApiRouter& router);
 /// /audit (audit_resource.cpp).
 std::unique_ptr<AdminResource> addAuditRoutes(AdminContext& ctx, ApiRouter& router);
+/// /upstreams, /upstreams/{name}: their live status (upstreams_resource.cpp).
+std::unique_ptr<AdminResource> addUpstreamsRoutes(AdminContext& ctx, ApiRouter& router);
 
 }  // namespace crank::admin

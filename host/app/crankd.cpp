@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "admin/admin_api.h"
+#include "admin/admin_context.h"
 #include "admin/operation_catalog.h"
 #include "app/descriptor_budget.h"
 #include "app/health_endpoints.h"
@@ -400,6 +401,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         catalog, *cfg,
         cfg->admin.ui_directory.empty() ? admin::defaultUiDirectory() : cfg->admin.ui_directory,
         kVersion);
+    adminApi.serveUpstreams(admin::UpstreamStatus{
+        [&federation] { return federation.statusJson(); },
+        [&federation](std::string_view name) { return federation.statusJson(name); }});
 
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);

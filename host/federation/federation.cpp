@@ -157,37 +157,51 @@ bool Federation::settled() const {
                        [](const auto& l) { return l->settled.load(); });
 }
 
+std::string Federation::statusOf(UpstreamLink& link) const {
+    std::string entry;
+    {
+        const std::lock_guard lock(impl_->mutex);
+        entry = R"({"name":)" + jsonString(link.config.name) + R"(,"workspace":)" +
+                jsonString(link.config.workspace) + R"(,"protocol":)" +
+                jsonString(link.config.protocol) +
+                // Every upstream comes from the config file now, so none can be edited here.
+                R"(,"source":"config","read_only":true)" +
+                fmt::format(R"(,"tools":{},"resources":{},"resource_templates":{},)"
+                            R"("prompts":{})",
+                            link.lists.tools.size(), link.lists.resources.size(),
+                            link.lists.templates.size(), link.lists.prompts.size()) +
+                R"(,"last_error":)" + jsonString(link.last_error) + R"(,"collisions":[)";
+        for (std::size_t i = 0; i < link.collisions.size(); ++i) {
+            entry += (i == 0 ? "" : ",") + jsonString(link.collisions[i]);
+        }
+        entry += R"(],"filtered":[)";
+        for (std::size_t i = 0; i < link.filtered.size(); ++i) {
+            entry += (i == 0 ? "" : ",") + jsonString(link.filtered[i]);
+        }
+        entry += "]";
+    }
+    std::string status = "{}";
+    link.withOpenHandle([&](crank_upstream* handle) {
+        status = link.scrubber.scrubJson(link.adapter->upstreamStatus(handle));
+    });
+    return entry + R"(,"connection":)" + status + "}";
+}
+
 std::string Federation::statusJson() const {
     std::string out = "[";
     for (const auto& link : impl_->links) {
-        std::string entry;
-        {
-            const std::lock_guard lock(impl_->mutex);
-            entry = R"({"name":)" + jsonString(link->config.name) + R"(,"workspace":)" +
-                    jsonString(link->config.workspace) + R"(,"protocol":)" +
-                    jsonString(link->config.protocol) +
-                    fmt::format(R"(,"tools":{},"resources":{},"resource_templates":{},)"
-                                R"("prompts":{})",
-                                link->lists.tools.size(), link->lists.resources.size(),
-                                link->lists.templates.size(), link->lists.prompts.size()) +
-                    R"(,"last_error":)" + jsonString(link->last_error) + R"(,"collisions":[)";
-            for (std::size_t i = 0; i < link->collisions.size(); ++i) {
-                entry += (i == 0 ? "" : ",") + jsonString(link->collisions[i]);
-            }
-            entry += R"(],"filtered":[)";
-            for (std::size_t i = 0; i < link->filtered.size(); ++i) {
-                entry += (i == 0 ? "" : ",") + jsonString(link->filtered[i]);
-            }
-            entry += "]";
-        }
-        std::string status = "{}";
-        link->withOpenHandle([&](crank_upstream* handle) {
-            status = link->scrubber.scrubJson(link->adapter->upstreamStatus(handle));
-        });
-        entry += R"(,"connection":)" + status + "}";
-        out += (out.size() == 1 ? "" : ",") + entry;
+        out += (out.size() == 1 ? "" : ",") + statusOf(*link);
     }
     return out + "]";
+}
+
+std::optional<std::string> Federation::statusJson(std::string_view name) const {
+    for (const auto& link : impl_->links) {
+        if (link->config.name == name) {
+            return statusOf(*link);
+        }
+    }
+    return std::nullopt;
 }
 
 }  // namespace crank::federation

@@ -3,7 +3,9 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.h"
@@ -18,6 +20,8 @@ class AuditLog;
 }  // namespace crank::runtime
 
 namespace crank::federation {
+
+struct UpstreamLink;
 
 /// The federated upstreams of config `upstreams` (issue 7): each is opened through its adapter
 /// (CRANK_CAP_FEDERATION, the mcp plugin for MCP servers); its lists (tools, resources,
@@ -72,6 +76,8 @@ public:
     /// One JSON array: per upstream its name, workspace, counts, collisions, last error and the
     /// adapter's own status (connected since, last used...).
     std::string statusJson() const;
+    /// The same of the upstream `name`; nullopt when there is none of that name.
+    std::optional<std::string> statusJson(std::string_view name) const;
 
     /// The operator's test connection: opens each upstream of `upstreams` on its own (not
     /// published anywhere), pings it (which connects and initializes it first), reads its
@@ -88,6 +94,8 @@ public:
     struct Impl;
 
 private:
+    std::string statusOf(UpstreamLink& link) const;
+
     std::shared_ptr<Impl> impl_;
 };
 

@@ -417,13 +417,54 @@ namespace {
 class FederationToolPolicySuite : public CrankdSuite<FederationToolPolicySuite> {
 protected:
     static void SetUpTestSuite() {
-        startCrankd(R"("upstreams": [)" +
-                    fixtureUpstream("kept", R"("tools": {"allow": ["test_*", "echo"],
+        startCrankd(R"("admin": {"token": {"env": "CRANK_POLICY_ADMIN_TOKEN"}}, "upstreams": [)" +
+                        fixtureUpstream("kept", R"("tools": {"allow": ["test_*", "echo"],
                         "deny": ["test_simple_*"], "rename": {"echo": "kept_say"}})") +
-                    "]");
+                        "]",
+                    {{"CRANK_POLICY_ADMIN_TOKEN", kAdminToken}});
         ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
     }
+
+    static constexpr const char* kAdminToken = "policy-admin-token-3x9Q";
+
+    static Reply admin(const std::string& path) {
+        return exchange(port_, "GET", "/admin/api/" + path,
+                        {{"Authorization", std::string("Bearer ") + kAdminToken}});
+    }
 };
+
+TEST_F(FederationToolPolicySuite, TheAdminApiShowsEachUpstreamsStatusAndWhatItsPolicyLeftOut) {
+    const Reply all = admin("upstreams");
+    ASSERT_EQ(all.status, 200) << all.body;
+    const rapidjson::Document list = all.json();
+    ASSERT_TRUE(list["upstreams"].IsArray()) << all.body;
+    ASSERT_EQ(list["upstreams"].Size(), 1U) << all.body;
+    const rapidjson::Value& kept = list["upstreams"][0];
+    EXPECT_STREQ(kept["name"].GetString(), "kept");
+    EXPECT_STREQ(kept["source"].GetString(), "config");
+    EXPECT_TRUE(kept["read_only"].GetBool());
+    EXPECT_GT(kept["tools"].GetInt(), 5);  // as the upstream lists them
+    EXPECT_STREQ(kept["last_error"].GetString(), "");
+    EXPECT_TRUE(kept["connection"].IsObject());
+    std::string filtered;
+    for (const auto& why : kept["filtered"].GetArray()) {
+        filtered += std::string(why.GetString()) + "\n";
+    }
+    EXPECT_NE(filtered.find(R"(tool "test_simple_text" is not published: )"
+                            R"(upstreams[kept].tools.deny has "test_simple_*")"),
+              std::string::npos)
+        << filtered;
+    EXPECT_EQ(filtered.find(R"(tool "echo")"), std::string::npos) << filtered;  // renamed only
+
+    const Reply one = admin("upstreams/kept");
+    ASSERT_EQ(one.status, 200) << one.body;
+    EXPECT_STREQ(one.json()["upstream"]["name"].GetString(), "kept");
+    const Reply none = admin("upstreams/nope");
+    EXPECT_EQ(none.status, 404) << none.body;
+    EXPECT_NE(none.body.find(R"(no upstream \"nope\")"), std::string::npos) << none.body;
+    const Reply anonymous = exchange(port_, "GET", "/admin/api/upstreams", {});
+    EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+}
 
 TEST_F(FederationToolPolicySuite, AnUpstreamsToolsPolicyPublishesOnlyWhatItAllowsUnderItsNames) {
     McpClient client(port_);
