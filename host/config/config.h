@@ -261,6 +261,9 @@ struct UpstreamConfig {
         std::map<std::string, std::string> rename;
     };
     ToolPolicy tools;
+    /// Calls a second of each of its published tools, every caller of the workspace together
+    /// (per node, as an operation's `rate`); nullopt: no bound of their own.
+    std::optional<RateLimit> rate;
 
     /// Why the upstream's tool `upstream_name` is not published, for the status and the log;
     /// "" when it is published (tool_policy.cpp).

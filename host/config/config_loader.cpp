@@ -1042,6 +1042,7 @@ void Loader::readUpstreams(const Json* v) {
         u.max_subscriptions_per_agent =
             r.integer("max_subscriptions_per_agent", u.max_subscriptions_per_agent, 1, 1'000'000);
         u.tools = readToolPolicy(r, "tools");
+        u.rate = readRateLimit(r, "rate");
         r.finish();
         config_.upstreams.push_back(std::move(u));
     }

@@ -138,6 +138,7 @@ void Federation::Impl::publish(const std::string& workspace) {
             d.requests_client = true;
             d.upstream = tool.link->slotKey();  // its calls share one bound
             d.task_support = std::move(tool.task_support);
+            d.rate = tool.link->config.rate;  // each tool its own bucket
             UpstreamLink* target = tool.link;
             const std::string original = tool.original;
             add.emplace_back(

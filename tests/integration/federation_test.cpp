@@ -419,7 +419,8 @@ protected:
     static void SetUpTestSuite() {
         startCrankd(R"("admin": {"token": {"env": "CRANK_POLICY_ADMIN_TOKEN"}}, "upstreams": [)" +
                         fixtureUpstream("kept", R"("tools": {"allow": ["test_*", "echo"],
-                        "deny": ["test_simple_*"], "rename": {"echo": "kept_say"}})") +
+                        "deny": ["test_simple_*"], "rename": {"echo": "kept_say"}},
+                        "rate": {"calls_per_second": 0.001, "burst": 2})") +
                         "]",
                     {{"CRANK_POLICY_ADMIN_TOKEN", kAdminToken}});
         ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
@@ -432,6 +433,24 @@ protected:
                         {{"Authorization", std::string("Bearer ") + kAdminToken}});
     }
 };
+
+TEST_F(FederationToolPolicySuite, AnUpstreamsRateBoundsEachOfItsToolsOnItsOwn) {
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    // A burst of 2 and one call every 1000 s: each tool two calls, then a refusal.
+    for (int i = 0; i < 3; ++i) {
+        const rapidjson::Document result = client.callTool("kept_test_audio_content", "{}");
+        const bool refused = result.HasMember("isError") && result["isError"].GetBool();
+        EXPECT_EQ(refused, i == 2) << i << ": " << jsonText(result);
+        if (refused) {
+            const std::string text = result["content"][0]["text"].GetString();
+            EXPECT_NE(text.find("tool kept_test_audio_content's rate limit"), std::string::npos)
+                << text;
+        }
+    }
+    const rapidjson::Document other = client.callTool("kept_test_image_content", "{}");
+    EXPECT_FALSE(other.HasMember("isError") && other["isError"].GetBool()) << jsonText(other);
+}
 
 TEST_F(FederationToolPolicySuite, TheAdminApiShowsEachUpstreamsStatusAndWhatItsPolicyLeftOut) {
     const Reply all = admin("upstreams");

@@ -25,7 +25,9 @@ TEST(RateLimitConfig, WorkspacesAgentsAndOperationsReadTheirRates) {
                              "limits": {"rate": {"calls_per_second": 0.5}}}]},
         "operations": [{"name": "op", "workspace": "w", "protocol": "rest",
                         "description": "d", "config": {"url": "http://127.0.0.1:1/"},
-                        "rate": {"calls_per_second": 2.5}}]})");
+                        "rate": {"calls_per_second": 2.5}}],
+        "upstreams": [{"name": "u", "config": {"command": "/bin/true"},
+                       "rate": {"calls_per_second": 1, "burst": 4}}]})");
     ASSERT_TRUE(result.errors.empty()) << firstError(result);
     const Config& c = *result.config;
     const auto ws = std::find_if(c.auth.workspaces.begin(), c.auth.workspaces.end(),
@@ -41,6 +43,9 @@ TEST(RateLimitConfig, WorkspacesAgentsAndOperationsReadTheirRates) {
     ASSERT_EQ(c.operations.size(), 1U);
     ASSERT_TRUE(c.operations[0].rate);
     EXPECT_EQ(c.operations[0].rate->burst, 3);
+    ASSERT_EQ(c.upstreams.size(), 1U);
+    ASSERT_TRUE(c.upstreams[0].rate);
+    EXPECT_EQ(c.upstreams[0].rate->burst, 4);
 }
 
 TEST(RateLimitConfig, NoRateIsNoBound) {
