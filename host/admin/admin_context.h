@@ -8,6 +8,7 @@
 // store, and the counters here are atomic.
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ namespace crank::admin {
 struct UpstreamStatus {
     std::function<std::string()> all;  ///< a JSON array, one object per upstream
     std::function<std::optional<std::string>(std::string_view name)> one;  ///< nullopt: none
+    /// A test connection to the configured upstream `name`, its own, kept for no longer than
+    /// `timeout_ms`: `{"name", "ok", "detail", "open_ms", "ping_ms", "connection"}`; nullopt:
+    /// none of that name.
+    std::function<std::optional<std::string>(std::string_view name, std::int64_t timeout_ms)> test;
 };
 
 struct AdminContext {

@@ -1,9 +1,15 @@
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
 #include "admin/api_json.h"
 #include "admin/resources.h"
+#include "json/json_members.h"
+#include "util/json_string.h"
 
 namespace crank::admin {
 namespace {
@@ -34,6 +40,53 @@ public:
             c.out = R"({"upstream":)" + *one + "}";
             return std::nullopt;
         });
+        router.add("POST", {"upstreams", "{}", "test"},
+                   [this](ApiCall& c) { return test(c.path[1], c.out); });
+    }
+
+private:
+    /// A test connection of its own to upstream `name` (opened, pinged, closed: nothing kept),
+    /// a test run's worth: bounded by admin.test_run_timeout_ms, counted in admin.max_test_runs,
+    /// audited.
+    std::optional<ApiError> test(const std::string& name, std::string& out) {
+        const UpstreamStatus& status = context().upstreams;
+        const std::optional<std::string> live =
+            status.test && status.one ? status.one(name) : std::nullopt;
+        if (!live) {
+            return api::notFound("no upstream \"" + name.substr(0, 64) +
+                                 "\" (see GET /admin/api/upstreams)");
+        }
+        json::Document upstream;
+        const std::string workspace =
+            json::parseObject(*live, upstream) ? json::stringMember(upstream, "workspace") : "";
+        std::atomic<int>& running = context().test_runs;
+        if (running.fetch_add(1) >= config.admin.max_test_runs) {
+            running.fetch_sub(1);
+            return ApiError{429,
+                            "busy",
+                            fmt::format("{} test runs are running (admin.max_test_runs); try again "
+                                        "when one ends",
+                                        config.admin.max_test_runs),
+                            {},
+                            {},
+                            {}};
+        }
+        struct Release {
+            std::atomic<int>& n;
+            ~Release() { n.fetch_sub(1); }
+        } release{running};
+        const std::optional<std::string> result =
+            status.test(name, config.admin.test_run_timeout_ms);
+        if (!result) {
+            return api::notFound("no upstream \"" + name.substr(0, 64) + "\"");
+        }
+        json::Document answer;
+        const bool ok = json::parseObject(*result, answer) && answer.HasMember("ok") &&
+                        answer["ok"].IsBool() && answer["ok"].GetBool();
+        audit(workspace, name, "upstream.test", ok ? "ok" : "failed",
+              R"({"upstream":)" + jsonString(name) + "}");
+        out = R"({"test":)" + *result + "}";
+        return std::nullopt;
     }
 };
 

@@ -403,7 +403,11 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         kVersion);
     adminApi.serveUpstreams(admin::UpstreamStatus{
         [&federation] { return federation.statusJson(); },
-        [&federation](std::string_view name) { return federation.statusJson(name); }});
+        [&federation](std::string_view name) { return federation.statusJson(name); },
+        [&federation](std::string_view name, std::int64_t timeout_ms) {
+            auto result = federation.testConfigured(name, timeout_ms);
+            return result ? std::optional<std::string>(result->toJson()) : std::nullopt;
+        }});
 
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);

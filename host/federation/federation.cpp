@@ -124,12 +124,22 @@ std::vector<Federation::TestResult> Federation::test(
             continue;
         }
         auto link = impl.makeLink(c, adapter);
-        if (std::string problem = link->open(); !problem.empty()) {
+        const auto started = std::chrono::steady_clock::now();
+        const auto msSince = [](std::chrono::steady_clock::time_point t) {
+            return std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - t)
+                .count();
+        };
+        std::string problem = link->open();
+        r.open_ms = msSince(started);
+        if (!problem.empty()) {
             r.detail = std::move(problem);
             results.push_back(std::move(r));
             continue;
         }
+        const auto pinged = std::chrono::steady_clock::now();
         const Answer a = link->request("ping", "{}", nullptr);
+        r.ping_ms = msSince(pinged);
         r.ok = a.ok;
         if (!a.ok) {
             json::Document error;
@@ -142,6 +152,27 @@ std::vector<Federation::TestResult> Federation::test(
         results.push_back(std::move(r));
     }
     return results;
+}
+
+std::string Federation::TestResult::toJson() const {
+    return R"({"name":)" + jsonString(name) + R"(,"ok":)" + (ok ? "true" : "false") +
+           R"(,"detail":)" + jsonString(detail) +
+           fmt::format(R"(,"open_ms":{},"ping_ms":{})", open_ms, ping_ms) + R"(,"connection":)" +
+           (status_json.empty() ? std::string("{}") : status_json) + "}";
+}
+
+std::optional<Federation::TestResult> Federation::testConfigured(std::string_view name,
+                                                                 std::int64_t timeout_ms) const {
+    for (const config::UpstreamConfig& c : impl_->configs) {
+        if (c.name != name) {
+            continue;
+        }
+        config::UpstreamConfig bounded = c;
+        bounded.request_timeout_ms = std::min(bounded.request_timeout_ms, timeout_ms);
+        std::vector<TestResult> results = test({bounded}, impl_->registry);
+        return std::move(results.front());
+    }
+    return std::nullopt;
 }
 
 std::map<std::string, mcp::Catalog*> Federation::catalogs() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -85,11 +86,21 @@ public:
     struct TestResult {
         std::string name;
         bool ok = false;
-        std::string detail;       ///< the error when !ok
-        std::string status_json;  ///< the adapter's status object after the ping
+        std::string detail;        ///< the error when !ok
+        std::string status_json;   ///< the adapter's status object after the ping
+        std::int64_t open_ms = 0;  ///< opening it (for MCP: connecting, initialize or discover)
+        std::int64_t ping_ms = 0;  ///< its ping, once open
+
+        /// `{"name", "ok", "detail", "open_ms", "ping_ms", "connection"}`.
+        std::string toJson() const;
     };
     static std::vector<TestResult> test(const std::vector<config::UpstreamConfig>& upstreams,
                                         const plugins::PluginRegistry& registry);
+
+    /// test() of the configured upstream `name` on a connection of its own (the live one is not
+    /// touched), its requests bounded by `timeout_ms` as well; nullopt when there is none of
+    /// that name.
+    std::optional<TestResult> testConfigured(std::string_view name, std::int64_t timeout_ms) const;
 
     struct Impl;
 

@@ -417,12 +417,13 @@ namespace {
 class FederationToolPolicySuite : public CrankdSuite<FederationToolPolicySuite> {
 protected:
     static void SetUpTestSuite() {
-        startCrankd(R"("admin": {"token": {"env": "CRANK_POLICY_ADMIN_TOKEN"}}, "upstreams": [)" +
-                        fixtureUpstream("kept", R"("tools": {"allow": ["test_*", "echo"],
+        startCrankd(
+            R"("admin": {"token": {"env": "CRANK_POLICY_ADMIN_TOKEN"}}, "upstreams": [)" +
+                fixtureUpstream("kept", R"("tools": {"allow": ["test_*", "echo"],
                         "deny": ["test_simple_*"], "rename": {"echo": "kept_say"}},
                         "rate": {"calls_per_second": 0.001, "burst": 2})") +
-                        "]",
-                    {{"CRANK_POLICY_ADMIN_TOKEN", kAdminToken}});
+                R"(, {"name": "broken", "config": {"command": "/nonexistent/mcp-server"}}])",
+            {{"CRANK_POLICY_ADMIN_TOKEN", kAdminToken}});
         ASSERT_TRUE(becameReady(port_)) << process_->stderrText();
     }
 
@@ -457,7 +458,7 @@ TEST_F(FederationToolPolicySuite, TheAdminApiShowsEachUpstreamsStatusAndWhatItsP
     ASSERT_EQ(all.status, 200) << all.body;
     const rapidjson::Document list = all.json();
     ASSERT_TRUE(list["upstreams"].IsArray()) << all.body;
-    ASSERT_EQ(list["upstreams"].Size(), 1U) << all.body;
+    ASSERT_EQ(list["upstreams"].Size(), 2U) << all.body;  // kept, broken
     const rapidjson::Value& kept = list["upstreams"][0];
     EXPECT_STREQ(kept["name"].GetString(), "kept");
     EXPECT_STREQ(kept["source"].GetString(), "config");
@@ -483,6 +484,38 @@ TEST_F(FederationToolPolicySuite, TheAdminApiShowsEachUpstreamsStatusAndWhatItsP
     EXPECT_NE(none.body.find(R"(no upstream \"nope\")"), std::string::npos) << none.body;
     const Reply anonymous = exchange(port_, "GET", "/admin/api/upstreams", {});
     EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+}
+
+TEST_F(FederationToolPolicySuite, ATestConnectionOpensPingsAndClosesAConnectionOfItsOwn) {
+    const auto post = [](const std::string& path) {
+        return exchange(port_, "POST", "/admin/api/" + path,
+                        {{"Authorization", std::string("Bearer ") + kAdminToken}});
+    };
+    const Reply ok = post("upstreams/kept/test");
+    ASSERT_EQ(ok.status, 200) << ok.body;
+    const rapidjson::Document test = ok.json();
+    EXPECT_STREQ(test["test"]["name"].GetString(), "kept");
+    EXPECT_TRUE(test["test"]["ok"].GetBool()) << ok.body;
+    EXPECT_GE(test["test"]["open_ms"].GetInt64(), 0);
+    EXPECT_GE(test["test"]["ping_ms"].GetInt64(), 0);
+    EXPECT_TRUE(test["test"]["connection"].IsObject()) << ok.body;
+    // The live connection is not the one tested: the upstream's tools still run.
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    const rapidjson::Document image = client.callTool("kept_test_image_content", "{}");
+    EXPECT_TRUE(image.HasMember("content")) << jsonText(image);
+
+    // A broken upstream: a clear reason, not a hang.
+    const Reply broken = post("upstreams/broken/test");
+    ASSERT_EQ(broken.status, 200) << broken.body;
+    const rapidjson::Document failed = broken.json();
+    EXPECT_FALSE(failed["test"]["ok"].GetBool()) << broken.body;
+    EXPECT_NE(std::string(failed["test"]["detail"].GetString()).find("/nonexistent/mcp-server"),
+              std::string::npos)
+        << broken.body;
+
+    EXPECT_EQ(post("upstreams/nope/test").status, 404);
+    EXPECT_EQ(admin("upstreams/kept/test").status, 405);  // GET
 }
 
 TEST_F(FederationToolPolicySuite, AnUpstreamsToolsPolicyPublishesOnlyWhatItAllowsUnderItsNames) {
