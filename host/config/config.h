@@ -252,9 +252,9 @@ struct UpstreamConfig {
     std::int64_t max_subscriptions_per_client = 256;
     std::int64_t max_subscriptions_per_agent = 1'024;
     /// Which of the upstream's tools are published, and as what (`tools`), by the upstream's own
-    /// names: a tool is published when `allow` is empty or one of its glob patterns (`*`, `?`,
-    /// `[...]`) matches, and no `deny` pattern does; `rename` gives a tool its published name
-    /// outright (no prefix).
+    /// names: a tool is published when `allow` is empty or one of its glob patterns (`*` any
+    /// run, `?` any one character) matches, and no `deny` pattern does; `rename` gives a tool
+    /// its published name outright (no prefix).
     struct ToolPolicy {
         std::vector<std::string> allow;
         std::vector<std::string> deny;

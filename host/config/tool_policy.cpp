@@ -1,18 +1,41 @@
 #include "config/tool_policy.h"
 
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "config/json_reader.h"
-#include <fnmatch.h>
-
 namespace crank::config {
 
 namespace {
 
-/// True when glob `pattern` matches `name` (fnmatch(3): `*`, `?`, `[...]`, `\` escapes).
-bool globMatches(const std::string& pattern, const std::string& name) {
-    return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+/// True when glob `pattern` matches `name`: `*` any run of bytes, `?` any one byte, every other
+/// byte itself. Iterative, at most |pattern| x |name| steps whatever the input (a recursive
+/// matcher such as fnmatch(3) backtracks exponentially in the stars, on names an upstream
+/// chooses).
+bool globMatches(std::string_view pattern, std::string_view name) {
+    std::size_t p = 0;
+    std::size_t n = 0;
+    std::size_t star = std::string_view::npos;  // the last '*' seen, and where its run ends
+    std::size_t resume = 0;
+    while (n < name.size()) {
+        if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+            ++p;
+            ++n;
+        } else if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            resume = n;
+        } else if (star != std::string_view::npos) {
+            p = star + 1;  // the star takes one byte more
+            n = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') {
+        ++p;
+    }
+    return p == pattern.size();
 }
 
 const std::string* firstMatch(const std::vector<std::string>& patterns, const std::string& name) {

@@ -17,6 +17,13 @@
 
 namespace crank::federation {
 
+namespace {
+
+/// Lines a refresh logs of the tools a policy newly keeps out (the rest are counted).
+constexpr std::size_t kMaxFilteredLogLines = 20;
+
+}  // namespace
+
 using std::chrono::milliseconds;
 
 Federation::Impl::Impl(std::vector<config::UpstreamConfig> c, const plugins::PluginRegistry& r,
@@ -122,10 +129,27 @@ void Federation::Impl::publish(const std::string& workspace) {
             for (const std::string& what : members[i]->collisions) {
                 log::warn("upstream {}: {}", members[i]->config.name, what);
             }
-            if (plan.filtered[i] != members[i]->filtered) {  // told once, not on every refresh
-                for (const std::string& what : plan.filtered[i]) {
-                    log::info("upstream {}: {}", members[i]->config.name, what);
+            // Told once: only what was not filtered before, at most kMaxFilteredLogLines a refresh.
+            const std::set<std::string> before_filtered(members[i]->filtered.begin(),
+                                                        members[i]->filtered.end());
+            std::size_t told = 0;
+            std::size_t untold = 0;
+            for (const std::string& what : plan.filtered[i]) {
+                if (before_filtered.count(what) != 0) {
+                    continue;
                 }
+                if (told < kMaxFilteredLogLines) {
+                    log::info("upstream {}: {}", members[i]->config.name, what);
+                    ++told;
+                } else {
+                    ++untold;
+                }
+            }
+            if (untold > 0) {
+                log::info(
+                    "upstream {}: {} more tools are not published by its tools policy "
+                    "(GET /admin/api/upstreams/{} lists them)",
+                    members[i]->config.name, untold, members[i]->config.name);
             }
             members[i]->filtered = std::move(plan.filtered[i]);
         }

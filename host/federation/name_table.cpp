@@ -1,10 +1,27 @@
 #include "federation/name_table.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include <rapidjson/document.h>
 
 #include "json/json_members.h"
 
 namespace crank::federation {
+
+namespace {
+
+/// A name a tool can be published under: 1 to 128 bytes (what MCP asks tool names to keep to),
+/// no control byte (a NUL would make a name mean two things).
+bool publishableName(std::string_view name) {
+    return !name.empty() && name.size() <= 128 &&
+           std::none_of(name.begin(), name.end(), [](char c) {
+               const auto byte = static_cast<unsigned char>(c);
+               return byte < 0x20U || byte == 0x7fU;
+           });
+}
+
+}  // namespace
 
 WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
                             const std::map<std::string, std::string>& before,
@@ -17,6 +34,12 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
         std::vector<std::string>& collisions = plan.collisions.emplace_back();
         std::vector<std::string>& filtered = plan.filtered.emplace_back();
         for (const Item& item : link->lists.tools) {
+            if (!publishableName(item.original)) {
+                collisions.push_back("a tool is not published: its name (" +
+                                     std::to_string(item.original.size()) +
+                                     " bytes) is not 1 to 128 bytes without control characters");
+                continue;
+            }
             if (std::string why = link->config.toolFiltered(item.original); !why.empty()) {
                 filtered.push_back(std::move(why));  // neither listed nor callable
                 continue;

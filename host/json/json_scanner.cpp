@@ -39,7 +39,13 @@ public:
     // The stream interface of RapidJSON's reader. RapidJSON fixes these names.
     // NOLINTBEGIN(readability-identifier-naming)
     Ch Peek() const { return *src_; }
-    Ch Take() { return *src_++; }
+    /// The NUL at the end is never passed: a reader that takes bytes without peeking (UTF-8
+    /// validation takes a sequence's continuation bytes) reads the NUL again, not past it.
+    Ch Take() {
+        const Ch c = *src_;
+        src_ += c != '\0' ? 1 : 0;
+        return c;
+    }
     std::size_t Tell() const { return static_cast<std::size_t>(src_ - head_); }
     Ch* PutBegin() { return dst_ = src_; }
     void Put(Ch c) { *dst_++ = c; }
@@ -221,7 +227,7 @@ public:
     using Options = ScanOptions;
 
     Scanner(std::string_view text, Options options)
-        : text_(text), options_(options), scratch_(text), in_(scratch_.data()) {}
+        : text_(text), options_(options), scratch_(scratchOf(text)), in_(scratch_.data()) {}
 
     /// Reads the whole text. False when it is not valid JSON or breaks a limit: see error(),
     /// tooDeep(), tooManyEntries().
@@ -523,7 +529,17 @@ private:
 
     std::string_view text_;
     Options options_;
-    /// A copy of the text that the reader decodes strings into (spans are read from text_).
+    /// A copy of the text that the reader decodes strings into (spans are read from text_),
+    /// NUL-padded: UTF-8 validation puts up to three bytes of a cut sequence (NULs read at the
+    /// end) before it fails, and they land in the padding.
+    static std::string scratchOf(std::string_view text) {
+        std::string scratch;
+        scratch.reserve(text.size() + kScratchPadding);
+        scratch.append(text);
+        scratch.append(kScratchPadding, '\0');
+        return scratch;
+    }
+    static constexpr std::size_t kScratchPadding = 4;
     std::string scratch_;
     ScratchStream in_;
     std::vector<Frame> frames_;

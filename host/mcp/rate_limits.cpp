@@ -42,19 +42,23 @@ RateLimits::Bucket& RateLimits::bucket(const std::string& key, const config::Rat
                                        Clock::time_point now) {
     auto it = buckets_.find(key);
     if (it == buckets_.end()) {
-        if (buckets_.size() >= kMaxIdleBuckets) {
-            dropFull(now);
-        }
         it = buckets_.emplace(key, Bucket{static_cast<double>(rate.burst), now}).first;
+        bucket_rates_[key] = rate;
+    } else if (const auto known = bucket_rates_.find(key);
+               known->second.calls_per_second != rate.calls_per_second ||
+               known->second.burst != rate.burst) {
+        known->second = rate;  // a rate changed by a reload applies from now on
     }
-    bucket_rates_[key] = rate;  // a rate changed by a reload applies from now on
     Bucket& b = it->second;
     b.tokens = refilled(b, rate, now);
     b.at = now;
     return b;
 }
 
-void RateLimits::dropFull(Clock::time_point now) {
+void RateLimits::prune(std::size_t adding, Clock::time_point now) {
+    if (buckets_.size() + adding < prune_at_) {
+        return;
+    }
     for (auto it = buckets_.begin(); it != buckets_.end();) {
         const auto rate = bucket_rates_.find(it->first);
         if (rate == bucket_rates_.end() ||
@@ -65,6 +69,25 @@ void RateLimits::dropFull(Clock::time_point now) {
             ++it;
         }
     }
+    if (buckets_.size() + adding > kMaxBuckets) {
+        // Still too many in use: the least recently used go, a quarter of the bound at once (so
+        // that the next evictions are as many new buckets away).
+        std::vector<std::pair<Clock::time_point, std::string>> byUse;
+        byUse.reserve(buckets_.size());
+        for (const auto& [key, b] : buckets_) {
+            byUse.emplace_back(b.at, key);
+        }
+        const std::size_t drop = buckets_.size() + adding - kMaxBuckets * 3 / 4;
+        std::nth_element(byUse.begin(), byUse.begin() + static_cast<std::ptrdiff_t>(drop),
+                         byUse.end());
+        for (std::size_t i = 0; i < drop; ++i) {
+            buckets_.erase(byUse[i].second);
+            bucket_rates_.erase(byUse[i].second);
+        }
+    }
+    // Looked at again once the table has doubled (or reaches the bound): a scan is paid for by
+    // as many new buckets as it looked at.
+    prune_at_ = std::min(kMaxBuckets + 1, std::max(kMaxIdleBuckets, buckets_.size() * 2));
 }
 
 std::optional<std::string> RateLimits::take(const Caller& caller, std::string_view tool,
@@ -88,18 +111,34 @@ std::optional<std::string> RateLimits::take(const Caller& caller, std::string_vi
     if (applied.empty()) {
         return std::nullopt;
     }
-    const std::lock_guard lock(mutex_);
     const Clock::time_point now = now_();
+    const std::lock_guard lock(mutex_);
+    std::size_t adding = 0;
+    for (const Applied& a : applied) {
+        adding += buckets_.count(a.key) == 0 ? 1 : 0;
+    }
+    if (adding > 0) {
+        prune(adding, now);  // before any bucket is held: nothing below is dropped
+    }
     std::vector<Bucket*> taken;
     taken.reserve(applied.size());
+    const Applied* empty = nullptr;
+    double wait_ms = 0;
     for (const Applied& a : applied) {
         Bucket& b = bucket(a.key, a.rate, now);
         if (b.tokens < 1.0) {
-            const double wait_ms = std::ceil((1.0 - b.tokens) / a.rate.calls_per_second * 1000.0);
-            return fmt::format("refused: {} ({}) is reached; retry in {} ms", a.what,
-                               rateText(a.rate), static_cast<std::int64_t>(wait_ms));
+            // The longest wait of the empty buckets: retrying sooner would be refused again.
+            const double wait = std::ceil((1.0 - b.tokens) / a.rate.calls_per_second * 1000.0);
+            if (empty == nullptr || wait > wait_ms) {
+                empty = &a;
+                wait_ms = wait;
+            }
         }
         taken.push_back(&b);
+    }
+    if (empty != nullptr) {
+        return fmt::format("refused: {} ({}) is reached; retry in {} ms", empty->what,
+                           rateText(empty->rate), static_cast<std::int64_t>(wait_ms));
     }
     for (Bucket* b : taken) {
         b->tokens -= 1.0;

@@ -9,9 +9,11 @@
 // each lets its own share through (docs/configuration.md).
 //
 // Memory: one bucket per workspace and per agent the config names, and one per (workspace,
-// tool) with a rate that was called. Tools come and go with operations, so a bucket that has
-// refilled (it holds nothing a new bucket would not) is dropped once there are more than
-// kMaxIdleBuckets of them.
+// tool) with a rate that was called. Tools come and go (operations, an upstream's lists), so
+// once there are more than kMaxIdleBuckets buckets, the refilled ones (they hold nothing a new
+// bucket would not) are dropped, and again each time the table has doubled since; and never
+// more than kMaxBuckets are kept: beyond, the least recently used go, down to three quarters of
+// it (such a key starts full again: a burst more at worst).
 //
 // THREADING: every function may be called from any thread.
 
@@ -38,6 +40,8 @@ public:
 
     /// Beyond this many buckets, the full ones are dropped (they are made again as full).
     static constexpr std::size_t kMaxIdleBuckets = 4096;
+    /// Never more buckets than this.
+    static constexpr std::size_t kMaxBuckets = 65536;
 
     /// The rates of `auth`'s workspaces and agents. `now`: the clock (tests give their own).
     explicit RateLimits(const config::AuthConfig& auth, Now now = Clock::now);
@@ -64,14 +68,16 @@ private:
 
     Bucket& bucket(const std::string& key, const config::RateLimit& rate, Clock::time_point now);
     static double refilled(const Bucket& b, const config::RateLimit& rate, Clock::time_point now);
-    void dropFull(Clock::time_point now);
+    /// Makes room before `adding` new buckets are made (never while buckets are held).
+    void prune(std::size_t adding, Clock::time_point now);
 
     Now now_;
     std::map<std::string, config::RateLimit, std::less<>> workspace_rates_;
     std::map<std::string, config::RateLimit, std::less<>> agent_rates_;  ///< "workspace/agent"
     mutable std::mutex mutex_;
     std::map<std::string, Bucket, std::less<>> buckets_;
-    std::map<std::string, config::RateLimit, std::less<>> bucket_rates_;  ///< for dropFull()
+    std::map<std::string, config::RateLimit, std::less<>> bucket_rates_;  ///< for prune()
+    std::size_t prune_at_ = kMaxIdleBuckets;  ///< the size at which prune() next looks
 };
 
 }  // namespace crank::mcp

@@ -137,15 +137,6 @@ Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
         rate = it->definition.rate;
     }
     const auto started = std::chrono::steady_clock::now();
-    if (rates_) {
-        if (std::optional<std::string> refusal = rates_->take(call.caller(), name, rate)) {
-            // A limit, not a failure of the tool: the model reads when to retry.
-            if (observer_) {
-                observer_(name, "refused", std::chrono::steady_clock::now() - started);
-            }
-            return ToolResult::refusal(*refusal);
-        }
-    }
     std::unique_ptr<UpstreamSlots::Hold> slot;  // released however the call ends
     if (slots_ && !upstream.empty()) {
         std::string refusal;
@@ -156,6 +147,16 @@ Result<ToolResult> FunctionToolRegistry::call(std::string_view name,
                 observer_(name, "refused", std::chrono::steady_clock::now() - started);
             }
             return ToolResult::refusal(refusal);
+        }
+    }
+    // Rates after the slot: a call the upstream's bound refuses spends no call of a rate.
+    if (rates_) {
+        if (std::optional<std::string> refusal = rates_->take(call.caller(), name, rate)) {
+            // A limit, not a failure of the tool: the model reads when to retry.
+            if (observer_) {
+                observer_(name, "refused", std::chrono::steady_clock::now() - started);
+            }
+            return ToolResult::refusal(*refusal);
         }
     }
     if (!observer_) {

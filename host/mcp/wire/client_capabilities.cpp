@@ -15,6 +15,7 @@ namespace {
 
 /// The members of the object `json`; nullopt when it is not one.
 std::optional<std::vector<json::scan::RawMember>> membersOf(std::string_view json) {
+    json.remove_prefix(std::min(json.size(), json.find_first_not_of(" \t\r\n")));
     if (json.empty() || json.front() != '{') {
         return std::nullopt;
     }

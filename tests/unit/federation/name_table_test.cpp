@@ -133,16 +133,38 @@ TEST(NameTableTest, ARenameThatCollidesLosesLikeAnyName) {
     EXPECT_NE(plan.collisions[0][0].find("\"report\" is taken"), std::string::npos);
 }
 
-TEST(NameTableTest, GlobPatternsAreFnmatchs) {
+TEST(NameTableTest, GlobPatternsMatchRunsAndSingleCharacters) {
     config::UpstreamConfig c;
     c.name = "u";
-    c.tools.allow = {"read_?", "[a-c]*", "exact.name"};
-    for (const char* name : {"read_1", "alpha", "cat", "exact.name"}) {
+    c.tools.allow = {"read_?", "a*", "*_admin_*_write", "exact.name", "**q**"};
+    for (const char* name : {"read_1", "alpha", "a", "db_admin_users_write", "_admin__write",
+                             "exact.name", "q", "aqa"}) {
         EXPECT_EQ(c.toolFiltered(name), "") << name;
     }
-    for (const char* name : {"read_12", "delta", "exact_name", "", "READ_1"}) {
+    for (const char* name : {"read_12", "delta", "exact_name", "", "READ_1", "db_admin_write"}) {
         EXPECT_NE(c.toolFiltered(name), "") << name;
     }
+}
+
+TEST(NameTableTest, AHostileNameCostsLittleToMatch) {
+    // Many stars against a long name that almost matches: linear-ish, not exponential.
+    config::UpstreamConfig c;
+    c.name = "u";
+    c.tools.allow = {"*a*a*a*a*a*a*a*a*a*a*b"};
+    const std::string name(128, 'a');
+    for (int i = 0; i < 1000; ++i) {
+        ASSERT_NE(c.toolFiltered(name), "");
+    }
+}
+
+TEST(NameTableTest, ANameThatCannotBePublishedIsTold) {
+    auto a = link("a", config::UpstreamConfig::Naming::keep);
+    a->lists.tools = {tool("ok"), tool(std::string(129, 'x')), tool(std::string("nul\0x", 5))};
+    const WorkspacePlan plan = planWorkspace({a.get()}, {}, {});
+    EXPECT_EQ(plan.tools.size(), 1U);
+    EXPECT_EQ(plan.owners.count("ok"), 1U);
+    ASSERT_EQ(plan.collisions[0].size(), 2U);
+    EXPECT_NE(plan.collisions[0][0].find("129 bytes"), std::string::npos) << plan.collisions[0][0];
 }
 
 }  // namespace

@@ -43,6 +43,23 @@ TEST(JsonRpcHostileTest, EveryTruncationIsAParseError) {
     }
 }
 
+TEST(JsonRpcHostileTest, EveryTruncationInsideAUtf8SequenceIsAParseError) {
+    // Raw (unescaped) 2-, 3- and 4-byte characters: cut anywhere, a sequence's missing
+    // continuation bytes are never read past the end of the text (the sanitizer builds check).
+    const std::string body =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"t\":"
+        "\"\xC3\xA9 \xE6\x97\xA5 \xF0\x9F\x98\x80\"}}";
+    ASSERT_FALSE(parseJsonRpcBody(body).fatal) << summary(parseJsonRpcBody(body));
+    for (std::size_t n = 0; n < body.size(); ++n) {
+        SCOPED_TRACE("first " + std::to_string(n) + " bytes");
+        EXPECT_EQ(fatalError(std::string_view(body).substr(0, n)).code, kParseError);
+    }
+    // Short texts too (a string's inline buffer), a lead byte last.
+    for (const char* text : {"\"\xF1", "\"\xE6\x97", "{\"\xF0\x9F\x98", "[\"\xC3"}) {
+        EXPECT_EQ(fatalError(text).code, kParseError) << text;
+    }
+}
+
 TEST(JsonRpcHostileTest, EveryTruncatedBatchIsAParseError) {
     const std::string batch = "[" + std::string(kValid) + "," + std::string(kValid) + "]";
     for (std::size_t n = 0; n < batch.size(); ++n) {

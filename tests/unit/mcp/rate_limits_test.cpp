@@ -110,23 +110,73 @@ TEST_F(RateLimitsTest, NoRateNoBucket) {
     EXPECT_EQ(rates.buckets(), 0U);
 }
 
-TEST_F(RateLimitsTest, RefilledBucketsAreDroppedBeyondTheBound) {
+TEST_F(RateLimitsTest, RefilledBucketsAreDroppedOnceTheTableHasGrown) {
     RateLimits rates(config::AuthConfig{}, clock());
     const config::RateLimit one{1, 1};
     const Caller caller{"default", ""};
     for (std::size_t i = 0; i < RateLimits::kMaxIdleBuckets; ++i) {
         EXPECT_FALSE(rates.take(caller, "tool" + std::to_string(i), one));
     }
-    EXPECT_EQ(rates.buckets(), RateLimits::kMaxIdleBuckets);
-    // Still spent: nothing to drop, the table grows by one.
+    // Every one spent: nothing could be dropped, the table grows.
     EXPECT_FALSE(rates.take(caller, "late", one));
     EXPECT_EQ(rates.buckets(), RateLimits::kMaxIdleBuckets + 1);
-    now += 2s;  // every bucket refilled: dropped when the next one is made
-    EXPECT_FALSE(rates.take(caller, "later", one));
-    EXPECT_EQ(rates.buckets(), 1U);
+    now += 2s;  // every bucket refilled: dropped at the next look, once the table has doubled
+    std::size_t before = rates.buckets();
+    std::size_t added = 0;
+    for (; added < 2 * RateLimits::kMaxIdleBuckets && rates.buckets() >= before; ++added) {
+        before = rates.buckets();
+        EXPECT_FALSE(rates.take(caller, "new" + std::to_string(added), one));
+    }
+    // The refilled ones went; the new ones (spent) stay.
+    EXPECT_EQ(rates.buckets(), added) << "after " << added << " new buckets";
+    EXPECT_LE(before, 2 * RateLimits::kMaxIdleBuckets);
     // A dropped bucket comes back full: nothing is let through twice.
     EXPECT_FALSE(rates.take(caller, "tool0", one));
     EXPECT_TRUE(rates.take(caller, "tool0", one));
+}
+
+TEST_F(RateLimitsTest, NeverMoreThanTheHardBoundOfBuckets) {
+    RateLimits rates(config::AuthConfig{}, clock());
+    const config::RateLimit one{1, 1};
+    const Caller caller{"default", ""};
+    for (std::size_t i = 0; i < RateLimits::kMaxBuckets + 100; ++i) {
+        EXPECT_FALSE(rates.take(caller, std::to_string(i), one));
+        if (i % 1024 == 0) {
+            now += 1ms;  // the least recently used are the oldest
+        }
+    }
+    EXPECT_LE(rates.buckets(), RateLimits::kMaxBuckets);
+    EXPECT_GE(rates.buckets(), RateLimits::kMaxBuckets / 2);
+    // The newest are kept (still spent); the oldest were dropped (full again).
+    EXPECT_TRUE(rates.take(caller, std::to_string(RateLimits::kMaxBuckets + 99), one));
+    EXPECT_FALSE(rates.take(caller, "0", one));
+}
+
+TEST_F(RateLimitsTest, ABucketThatAPruneDropsIsStillCharged) {
+    // The workspace's bucket is full when a new tool's bucket makes the table prune: it is dropped
+    // and made again before any bucket is held, and the call is charged to it all the same.
+    RateLimits rates(auth(config::RateLimit{0.001, 2}, std::nullopt), clock());
+    const config::RateLimit spent{0.001, 1};
+    const Caller caller{"default", ""};
+    const Caller elsewhere{"other", ""};  // no workspace rate there
+    for (std::size_t i = 0; i + 1 < RateLimits::kMaxIdleBuckets; ++i) {
+        EXPECT_FALSE(rates.take(elsewhere, "t" + std::to_string(i), spent));
+    }
+    EXPECT_FALSE(rates.take(caller, "first", std::nullopt));  // 2 -> 1; table at the bound
+    EXPECT_FALSE(rates.take(caller, "fresh", spent));         // a prune; 1 -> 0
+    const std::optional<std::string> third = rates.take(caller, "fresh2", std::nullopt);
+    ASSERT_TRUE(third);
+    EXPECT_NE(third->find("workspace default's rate limit"), std::string::npos) << *third;
+}
+
+TEST_F(RateLimitsTest, TheRetryIsTheLongestWaitOfTheEmptyBuckets) {
+    RateLimits rates(auth(config::RateLimit{10, 1}, config::RateLimit{1, 1}), clock());
+    const Caller bot{"default", "bot"};
+    EXPECT_FALSE(rates.take(bot, "t", std::nullopt));
+    const std::optional<std::string> refusal = rates.take(bot, "t", std::nullopt);
+    ASSERT_TRUE(refusal);
+    EXPECT_NE(refusal->find("agent bot's rate limit"), std::string::npos) << *refusal;
+    EXPECT_NE(refusal->find("retry in 1000 ms"), std::string::npos) << *refusal;
 }
 
 TEST_F(RateLimitsTest, ARegistryRefusesACallOverItsToolsRate) {
