@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
 #include "util/json_string.h"
@@ -105,12 +107,19 @@ inline void rapidjson::Reader::ScanCopyUnescapedString(crank::json::scan::Scratc
 namespace crank::json::scan {
 namespace {
 
-constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
-                                 rapidjson::kParseValidateEncodingFlag |
-                                 rapidjson::kParseInsituFlag;
+constexpr unsigned kParseFlags =
+    rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
 /// For a text of ASCII bytes only, which is valid UTF-8 whatever it holds: the reader's
 /// byte-by-byte check of the encoding is then skipped (the grammar still refuses control bytes).
-constexpr unsigned kAsciiParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseInsituFlag;
+constexpr unsigned kAsciiParseFlags = rapidjson::kParseIterativeFlag;
+
+/// Texts up to this size are read in situ, in a scratch copy (ScratchStream); longer ones (an
+/// upstream's answer may be 64 MiB) through rapidjson's MemoryStream, which costs no copy of
+/// the whole text, only of each string as it is read.
+constexpr std::size_t kMaxScratchBytes = std::size_t{1} << 20;
+
+static_assert(rapidjson::StreamTraits<rapidjson::MemoryStream>::copyOptimization == 0,
+              "the scanner reads the stream position inside callbacks");
 
 /// True when every byte of `text` is below 0x80.
 bool isAscii(std::string_view text) {
@@ -222,12 +231,16 @@ namespace {
 constexpr std::size_t kMembersReserved = 4;
 
 /// The SAX handler described at the top of this file.
+template <typename Stream>
 class Scanner {
 public:
     using Options = ScanOptions;
+    /// Reading in situ needs the reader's flag (and a stream that can be written to).
+    static constexpr unsigned kInsitu =
+        std::is_same_v<Stream, ScratchStream> ? rapidjson::kParseInsituFlag : 0U;
 
-    Scanner(std::string_view text, Options options)
-        : text_(text), options_(options), scratch_(scratchOf(text)), in_(scratch_.data()) {}
+    Scanner(std::string_view text, Options options, Stream in)
+        : text_(text), options_(options), in_(in) {}
 
     /// Reads the whole text. False when it is not valid JSON or breaks a limit: see error(),
     /// tooDeep(), tooManyEntries().
@@ -241,9 +254,9 @@ public:
         }
         rapidjson::Reader reader;
         if (isAscii(text_)) {
-            reader.Parse<kAsciiParseFlags>(in_, *this);
+            reader.Parse<kAsciiParseFlags | kInsitu>(in_, *this);
         } else {
-            reader.Parse<kParseFlags>(in_, *this);
+            reader.Parse<kParseFlags | kInsitu>(in_, *this);
         }
         if (!reader.HasParseError()) {
             return true;
@@ -529,19 +542,7 @@ private:
 
     std::string_view text_;
     Options options_;
-    /// A copy of the text that the reader decodes strings into (spans are read from text_),
-    /// NUL-padded: UTF-8 validation puts up to three bytes of a cut sequence (NULs read at the
-    /// end) before it fails, and they land in the padding.
-    static std::string scratchOf(std::string_view text) {
-        std::string scratch;
-        scratch.reserve(text.size() + kScratchPadding);
-        scratch.append(text);
-        scratch.append(kScratchPadding, '\0');
-        return scratch;
-    }
-    static constexpr std::size_t kScratchPadding = 4;
-    std::string scratch_;
-    ScratchStream in_;
+    Stream in_;
     std::vector<Frame> frames_;
     /// Member names of the open objects, innermost last: (offset in keyText_, length).
     std::vector<std::pair<std::size_t, std::size_t>> keys_;
@@ -558,10 +559,8 @@ private:
     std::string error_;
 };
 
-}  // namespace
-
-Scan scanJson(std::string_view text, const ScanOptions& options) {
-    Scanner scanner(text, options);
+template <typename Stream>
+Scan scanned(Scanner<Stream>&& scanner) {
     Scan scan;
     scan.valid = scanner.run();
     scan.batch = scanner.batch();
@@ -569,6 +568,29 @@ Scan scanJson(std::string_view text, const ScanOptions& options) {
     scan.error = scanner.error();
     scan.entries = std::move(scanner.entries());
     return scan;
+}
+
+/// A copy of the text that the reader decodes strings into (spans are read from the text
+/// itself), NUL-padded: UTF-8 validation puts up to three bytes of a cut sequence (NULs read at
+/// the end) before it fails, and they land in the padding.
+std::string scratchOf(std::string_view text) {
+    constexpr std::size_t kPadding = 4;
+    std::string scratch;
+    scratch.reserve(text.size() + kPadding);
+    scratch.append(text);
+    scratch.append(kPadding, '\0');
+    return scratch;
+}
+
+}  // namespace
+
+Scan scanJson(std::string_view text, const ScanOptions& options) {
+    if (text.size() > kMaxScratchBytes) {
+        return scanned(Scanner<rapidjson::MemoryStream>(
+            text, options, rapidjson::MemoryStream(text.data(), text.size())));
+    }
+    std::string scratch = scratchOf(text);
+    return scanned(Scanner<ScratchStream>(text, options, ScratchStream(scratch.data())));
 }
 
 const RawValue* findMember(const std::vector<RawMember>& members, std::string_view name) {

@@ -60,6 +60,19 @@ TEST(JsonRpcHostileTest, EveryTruncationInsideAUtf8SequenceIsAParseError) {
     }
 }
 
+TEST(JsonRpcHostileTest, ABodyPastTheScratchSizeIsReadAlike) {
+    // Past 1 MiB the text is read where it lies, not from a scratch copy: the same answers.
+    const std::string text(3 << 19, 'a');
+    const std::string body = R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":)"
+                             R"({"name":"echo","arguments":{"t":")" +
+                             text + "\\u00e9\xC3\xA9\"}}}";
+    const JsonRpcMessage m = onlyMessage(body);
+    EXPECT_EQ(m.method, "tools/call");
+    EXPECT_EQ(m.params_json.size(), body.size() - body.find(R"({"name")") - 1);
+    EXPECT_EQ(fatalError(std::string_view(body).substr(0, body.size() - 5)).code, kParseError);
+    EXPECT_EQ(fatalError(std::string_view(body).substr(0, body.size() - 4)).code, kParseError);
+}
+
 TEST(JsonRpcHostileTest, EveryTruncatedBatchIsAParseError) {
     const std::string batch = "[" + std::string(kValid) + "," + std::string(kValid) + "]";
     for (std::size_t n = 0; n < batch.size(); ++n) {
