@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <fmt/core.h>
 #include <rapidjson/document.h>
@@ -189,28 +190,38 @@ bool Federation::settled() const {
 }
 
 std::string Federation::statusOf(UpstreamLink& link) const {
-    std::string entry;
+    // Copied under the lock, written without it: the lists may be long.
+    std::size_t counts[4] = {};
+    std::string last_error;
+    std::vector<std::string> collisions;
+    std::vector<std::string> filtered;
     {
         const std::lock_guard lock(impl_->mutex);
-        entry = R"({"name":)" + jsonString(link.config.name) + R"(,"workspace":)" +
-                jsonString(link.config.workspace) + R"(,"protocol":)" +
-                jsonString(link.config.protocol) +
-                // Every upstream comes from the config file now, so none can be edited here.
-                R"(,"source":"config","read_only":true)" +
-                fmt::format(R"(,"tools":{},"resources":{},"resource_templates":{},)"
-                            R"("prompts":{})",
-                            link.lists.tools.size(), link.lists.resources.size(),
-                            link.lists.templates.size(), link.lists.prompts.size()) +
-                R"(,"last_error":)" + jsonString(link.last_error) + R"(,"collisions":[)";
-        for (std::size_t i = 0; i < link.collisions.size(); ++i) {
-            entry += (i == 0 ? "" : ",") + jsonString(link.collisions[i]);
-        }
-        entry += R"(],"filtered":[)";
-        for (std::size_t i = 0; i < link.filtered.size(); ++i) {
-            entry += (i == 0 ? "" : ",") + jsonString(link.filtered[i]);
-        }
-        entry += "]";
+        counts[0] = link.lists.tools.size();
+        counts[1] = link.lists.resources.size();
+        counts[2] = link.lists.templates.size();
+        counts[3] = link.lists.prompts.size();
+        last_error = link.last_error;
+        collisions = link.collisions;
+        filtered = link.filtered;
     }
+    std::string entry =
+        R"({"name":)" + jsonString(link.config.name) + R"(,"workspace":)" +
+        jsonString(link.config.workspace) + R"(,"protocol":)" + jsonString(link.config.protocol) +
+        // Every upstream comes from the config file now, so none can be edited here.
+        R"(,"source":"config","read_only":true)" +
+        fmt::format(R"(,"tools":{},"resources":{},"resource_templates":{},"prompts":{})", counts[0],
+                    counts[1], counts[2], counts[3]) +
+        // The upstream's words may quote its secrets back: scrubbed like its status.
+        R"(,"last_error":)" + jsonString(link.scrubber.scrub(last_error)) + R"(,"collisions":[)";
+    for (std::size_t i = 0; i < collisions.size(); ++i) {
+        entry += (i == 0 ? "" : ",") + jsonString(collisions[i]);
+    }
+    entry += R"(],"filtered":[)";
+    for (std::size_t i = 0; i < filtered.size(); ++i) {
+        entry += (i == 0 ? "" : ",") + jsonString(filtered[i]);
+    }
+    entry += "]";
     std::string status = "{}";
     link.withOpenHandle([&](crank_upstream* handle) {
         status = link.scrubber.scrubJson(link.adapter->upstreamStatus(handle));
