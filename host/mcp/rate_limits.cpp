@@ -50,8 +50,10 @@ RateLimits::Bucket& RateLimits::bucket(const std::string& key, const config::Rat
         known->second = rate;  // a rate changed by a reload applies from now on
     }
     Bucket& b = it->second;
-    b.tokens = refilled(b, rate, now);
-    b.at = now;
+    if (now > b.at) {  // never back: the time since `at` would be counted twice
+        b.tokens = refilled(b, rate, now);
+        b.at = now;
+    }
     return b;
 }
 
@@ -111,8 +113,9 @@ std::optional<std::string> RateLimits::take(const Caller& caller, std::string_vi
     if (applied.empty()) {
         return std::nullopt;
     }
-    const Clock::time_point now = now_();
     const std::lock_guard lock(mutex_);
+    // Read under the lock: a bucket's time only moves forward (refilled() and bucket()).
+    const Clock::time_point now = now_();
     std::size_t adding = 0;
     for (const Applied& a : applied) {
         adding += buckets_.count(a.key) == 0 ? 1 : 0;

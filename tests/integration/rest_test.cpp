@@ -260,10 +260,12 @@ protected:
             operations += (operations.empty() ? "" : ",\n") + op;
         }
         const std::string config = dir_->write(
-            // 32 threads: 24 call slots, for the 20 concurrent callers of the rate test.
-            "crank.json", R"({"server": {"threads": 32}, "store": {"path": ")" +
-                              dir_->file("crank.db") +
-                              R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR R"("]},
+            // 32 threads: 24 call slots, all of them for one upstream, for the 20 concurrent
+            // callers of the rate test.
+            "crank.json",
+            R"({"server": {"threads": 32, "max_calls_per_upstream": 24}, "store": {"path": ")" +
+                dir_->file("crank.db") +
+                R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR R"("]},
             "auth_profiles": {
                 "bearer": {"type": "bearer", "token": {"env": "CRANK_REST_TEST_TOKEN"},
                            "headers": {"X-Tenant": "acme"}},
@@ -277,7 +279,7 @@ protected:
                                   "key": {"env": "CRANK_REST_TEST_ODD_QUERY_KEY"}},
                 "tenant": {"type": "none", "headers": {"X-Tenant": "acme"}}},
             "operations": [)" +
-                              operations + "]}");
+                operations + "]}");
         crankd_ = new ChildProcess(
             std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
             {{"CRANK_REST_TEST_TOKEN", kToken},

@@ -169,6 +169,24 @@ TEST_F(RateLimitsTest, ABucketThatAPruneDropsIsStillCharged) {
     EXPECT_NE(third->find("workspace default's rate limit"), std::string::npos) << *third;
 }
 
+TEST_F(RateLimitsTest, ATimeReadBeforeALaterOneCountsNothingTwice) {
+    // Threads read the clock in any order: a bucket's time never moves back, else the time
+    // between would be refilled twice.
+    RateLimits rates(config::AuthConfig{}, clock());
+    const config::RateLimit one{1, 1};
+    const Caller caller{"default", ""};
+    const auto start = now;
+    EXPECT_FALSE(rates.take(caller, "t", one));
+    now = start + 1s;
+    EXPECT_FALSE(rates.take(caller, "t", one));
+    now = start + 500ms;  // an earlier reading, late
+    EXPECT_TRUE(rates.take(caller, "t", one));
+    now = start + 1500ms;
+    EXPECT_TRUE(rates.take(caller, "t", one));  // half a call since start + 1 s
+    now = start + 2s;
+    EXPECT_FALSE(rates.take(caller, "t", one));
+}
+
 TEST_F(RateLimitsTest, TheRetryIsTheLongestWaitOfTheEmptyBuckets) {
     RateLimits rates(auth(config::RateLimit{10, 1}, config::RateLimit{1, 1}), clock());
     const Caller bot{"default", "bot"};
