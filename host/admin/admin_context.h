@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,10 @@ protected:
 
     /// The request body as a JSON object (api::readJsonBody).
     std::optional<ApiError> body(Poco::Net::HTTPServerRequest& request, json::Document& doc) const;
+
+    /// One of admin.max_test_runs (a test run, a test connection), given back when the holder
+    /// is destroyed; null, and `busy` set to the 429 to answer, when every one is taken.
+    std::shared_ptr<void> takeTestRun(std::optional<ApiError>& busy) const;
 
     /// An audit entry of the admin ("admin" as its agent); a store that refuses it is logged.
     void audit(const std::string& workspace, const std::string& operation, std::string action,

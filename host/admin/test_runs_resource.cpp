@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -122,21 +121,11 @@ private:
             interval = i->value.GetInt64();
         }
         run.poll_interval = std::chrono::milliseconds(std::min<std::int64_t>(interval, 10'000));
-        if (context().test_runs.fetch_add(1) >= config.admin.max_test_runs) {
-            context().test_runs.fetch_sub(1);
-            return ApiError{429,
-                            "busy",
-                            fmt::format("{} test runs are running (admin.max_test_runs); try again "
-                                        "when one ends",
-                                        config.admin.max_test_runs),
-                            {},
-                            {},
-                            {}};
+        std::optional<ApiError> busy;
+        const auto slot = takeTestRun(busy);
+        if (!slot) {
+            return busy;
         }
-        struct Release {
-            std::atomic<int>& n;
-            ~Release() { n.fetch_sub(1); }
-        } release{context().test_runs};
         out = runTest(catalog.runner(), run);
         json::Document answer;
         std::string outcome = "ok";

@@ -1,9 +1,7 @@
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include <fmt/core.h>
 #include <rapidjson/document.h>
 
 #include "admin/api_json.h"
@@ -59,22 +57,11 @@ private:
         json::Document upstream;
         const std::string workspace =
             json::parseObject(*live, upstream) ? json::stringMember(upstream, "workspace") : "";
-        std::atomic<int>& running = context().test_runs;
-        if (running.fetch_add(1) >= config.admin.max_test_runs) {
-            running.fetch_sub(1);
-            return ApiError{429,
-                            "busy",
-                            fmt::format("{} test runs are running (admin.max_test_runs); try again "
-                                        "when one ends",
-                                        config.admin.max_test_runs),
-                            {},
-                            {},
-                            {}};
+        std::optional<ApiError> busy;
+        const auto slot = takeTestRun(busy);
+        if (!slot) {
+            return busy;
         }
-        struct Release {
-            std::atomic<int>& n;
-            ~Release() { n.fetch_sub(1); }
-        } release{running};
         const std::optional<std::string> result =
             status.test(name, config.admin.test_run_timeout_ms);
         if (!result) {
