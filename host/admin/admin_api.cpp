@@ -122,8 +122,8 @@ AdminApi::AdminApi(OperationCatalog& catalog, const config::Config& config,
 
 AdminApi::~AdminApi() = default;
 
-void AdminApi::serveUpstreams(UpstreamStatus status) {
-    impl_->context.upstreams = std::move(status);
+void AdminApi::serveUpstreams(UpstreamDirectory& upstreams) {
+    impl_->context.upstreams = &upstreams;
 }
 
 void AdminApi::stop() {

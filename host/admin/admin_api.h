@@ -11,7 +11,7 @@
 namespace crank::admin {
 
 class OperationCatalog;
-struct UpstreamStatus;
+class UpstreamDirectory;
 
 /// The admin API under `/admin/api/` and the web UI under `/ui/` (docs/admin-api.md).
 ///
@@ -28,8 +28,9 @@ public:
     AdminApi(const AdminApi&) = delete;
     AdminApi& operator=(const AdminApi&) = delete;
 
-    /// Where /admin/api/upstreams reads the upstreams' live status. Call before serving.
-    void serveUpstreams(UpstreamStatus status);
+    /// Where /admin/api/upstreams reads the upstreams' live status and controls them; it must
+    /// outlive the API. Call before serving.
+    void serveUpstreams(UpstreamDirectory& upstreams);
 
     /// Registers `/admin/api/` and, when admin.ui is on, `/ui` and `/ui/`.
     void addRoutes(http::Router& router);

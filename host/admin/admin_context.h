@@ -9,13 +9,13 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "admin/operation_catalog.h"
+#include "admin/upstream_directory.h"
 #include "config/config.h"
 #include "json/json_value.h"
 
@@ -25,28 +25,16 @@ class HTTPServerRequest;
 
 namespace crank::admin {
 
-/// What the federation shows of its upstreams (federation::Federation::statusJson), given to the
-/// admin API as functions so that it does not depend on the federation's library. Unset: no
-/// upstreams are served.
-struct UpstreamStatus {
-    std::function<std::string()> all;  ///< a JSON array, one object per upstream
-    std::function<std::optional<std::string>(std::string_view name)> one;  ///< nullopt: none
-    /// A test connection to the configured upstream `name`, its own, kept for no longer than
-    /// `timeout_ms`: `{"name", "ok", "detail", "open_ms", "ping_ms", "connection"}`; nullopt:
-    /// none of that name.
-    std::function<std::optional<std::string>(std::string_view name, std::int64_t timeout_ms)> test;
-};
-
 struct AdminContext {
     AdminContext(OperationCatalog& c, const config::Config& cfg, std::string version)
         : catalog(c), config(cfg), crank_version(std::move(version)) {}
 
     OperationCatalog& catalog;
     const config::Config& config;
-    std::string crank_version;          ///< shown by /admin/api/meta
-    std::atomic<int> test_runs{0};      ///< running now, at most admin.max_test_runs
-    std::atomic<bool> stopping{false};  ///< crankd is stopping: test runs end at once
-    UpstreamStatus upstreams;           ///< set before serving
+    std::string crank_version;               ///< shown by /admin/api/meta
+    std::atomic<int> test_runs{0};           ///< running now, at most admin.max_test_runs
+    std::atomic<bool> stopping{false};       ///< crankd is stopping: test runs end at once
+    UpstreamDirectory* upstreams = nullptr;  ///< set before serving; null: no upstreams
 };
 
 /// The base of a resource: the context's catalog and config under the names its handlers use, a

@@ -1,10 +1,14 @@
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include <fmt/core.h>
 #include <rapidjson/document.h>
 
 #include "admin/api_json.h"
+#include "admin/api_request.h"
 #include "admin/resources.h"
 #include "json/json_members.h"
 #include "util/json_string.h"
@@ -12,25 +16,26 @@
 namespace crank::admin {
 namespace {
 
-/// The federated upstreams as they are now: for each, where it comes from, its counts, the
-/// names it could not publish and the tools its policy left out, its last error and its
-/// connection (docs/admin-api.md, "Upstreams"). Read-only: upstreams come from the config file.
+/// The longest grace a stop may give calls in flight (`grace_ms`).
+constexpr std::int64_t kMaxStopGraceMs = 300'000;
+
+/// The federated upstreams as they are now: for each, where it comes from, its state, its
+/// counts, the names it could not publish and the tools its policy left out, its last error and
+/// its connection; a test connection of its own; stop, start and restart (docs/admin-api.md,
+/// "Upstreams").
 class UpstreamsResource final : public AdminResource {
 public:
     using AdminResource::AdminResource;
 
     void addRoutes(ApiRouter& router) {
         router.add("GET", {"upstreams"}, [this](ApiCall& c) {
-            const UpstreamStatus& status = context().upstreams;
-            c.out = R"({"upstreams":)" + (status.all ? status.all() : std::string("[]")) + "}";
+            const UpstreamDirectory* upstreams = context().upstreams;
+            c.out = R"({"upstreams":)" +
+                    (upstreams != nullptr ? upstreams->statusJson() : std::string("[]")) + "}";
             return std::optional<ApiError>();
         });
         router.add("GET", {"upstreams", "{}"}, [this](ApiCall& c) -> std::optional<ApiError> {
-            const UpstreamStatus& status = context().upstreams;
-            std::optional<std::string> one;
-            if (status.one) {
-                one = status.one(c.path[1]);
-            }
+            const std::optional<std::string> one = statusOf(c.path[1]);
             if (!one) {
                 return api::notFound("no upstream \"" + c.path[1].substr(0, 64) +
                                      "\" (see GET /admin/api/upstreams)");
@@ -40,16 +45,65 @@ public:
         });
         router.add("POST", {"upstreams", "{}", "test"},
                    [this](ApiCall& c) { return test(c.path[1], c.out); });
+        for (const char* verb : {"stop", "start", "restart"}) {
+            router.add("POST", {"upstreams", "{}", verb},
+                       [this, verb](ApiCall& c) { return control(c, verb); });
+        }
     }
 
 private:
+    std::optional<std::string> statusOf(const std::string& name) const {
+        const UpstreamDirectory* upstreams = context().upstreams;
+        return upstreams != nullptr ? upstreams->statusJson(name) : std::nullopt;
+    }
+
+    /// Stops, starts or restarts upstream `c.path[1]`; a stop's calls in flight get `grace_ms`
+    /// (the query parameter; server.shutdown_grace_ms when absent) before they are cancelled.
+    /// Answers the upstream's status after it; audited as upstream.<verb>.
+    std::optional<ApiError> control(ApiCall& c, const std::string& verb) {
+        const std::string& name = c.path[1];
+        const std::optional<std::string> before = statusOf(name);
+        if (!before) {
+            return api::notFound("no upstream \"" + name.substr(0, 64) +
+                                 "\" (see GET /admin/api/upstreams)");
+        }
+        std::optional<ApiError> bad;
+        const std::int64_t grace =
+            api::intParam(c.params, "grace_ms", bad).value_or(config.server.shutdown_grace_ms);
+        if (bad) {
+            return bad;
+        }
+        if (grace < 0 || grace > kMaxStopGraceMs) {
+            return api::badRequest(
+                fmt::format("grace_ms must be 0 to {} (milliseconds)", kMaxStopGraceMs));
+        }
+        UpstreamDirectory& upstreams = *context().upstreams;
+        Result<void> done;
+        if (verb != "start") {
+            done = upstreams.stop(name, std::chrono::milliseconds(grace));
+        }
+        if (done && verb != "stop") {
+            done = upstreams.start(name);
+        }
+        json::Document status;
+        const std::string workspace =
+            json::parseObject(*before, status) ? json::stringMember(status, "workspace") : "";
+        audit(workspace, name, "upstream." + verb, done ? "ok" : "failed",
+              R"({"upstream":)" + jsonString(name) +
+                  (done ? std::string() : R"(,"error":)" + jsonString(done.error().message)) + "}");
+        if (!done) {
+            return storeError(done.error());
+        }
+        const std::optional<std::string> after = statusOf(name);
+        c.out = R"({"upstream":)" + after.value_or("null") + "}";
+        return std::nullopt;
+    }
+
     /// A test connection of its own to upstream `name` (opened, pinged, closed: nothing kept),
     /// a test run's worth: bounded by admin.test_run_timeout_ms, counted in admin.max_test_runs,
     /// audited.
     std::optional<ApiError> test(const std::string& name, std::string& out) {
-        const UpstreamStatus& status = context().upstreams;
-        const std::optional<std::string> live =
-            status.test && status.one ? status.one(name) : std::nullopt;
+        const std::optional<std::string> live = statusOf(name);
         if (!live) {
             return api::notFound("no upstream \"" + name.substr(0, 64) +
                                  "\" (see GET /admin/api/upstreams)");
@@ -63,7 +117,7 @@ private:
             return busy;
         }
         const std::optional<std::string> result =
-            status.test(name, config.admin.test_run_timeout_ms);
+            context().upstreams->test(name, config.admin.test_run_timeout_ms);
         if (!result) {
             return api::notFound("no upstream \"" + name.substr(0, 64) + "\"");
         }

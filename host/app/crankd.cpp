@@ -17,6 +17,7 @@
 #include "admin/admin_context.h"
 #include "admin/operation_catalog.h"
 #include "app/descriptor_budget.h"
+#include "app/federation_directory.h"
 #include "app/health_endpoints.h"
 #include "app/metrics_endpoint.h"
 #include "app/readiness.h"
@@ -401,13 +402,8 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         catalog, *cfg,
         cfg->admin.ui_directory.empty() ? admin::defaultUiDirectory() : cfg->admin.ui_directory,
         kVersion);
-    adminApi.serveUpstreams(admin::UpstreamStatus{
-        [&federation] { return federation.statusJson(); },
-        [&federation](std::string_view name) { return federation.statusJson(name); },
-        [&federation](std::string_view name, std::int64_t timeout_ms) {
-            auto result = federation.testConfigured(name, timeout_ms);
-            return result ? std::optional<std::string>(result->toJson()) : std::nullopt;
-        }});
+    FederationDirectory upstreamDirectory(federation);
+    adminApi.serveUpstreams(upstreamDirectory);
 
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);

@@ -14,7 +14,7 @@
 namespace crank::federation {
 
 FederatedCall::FederatedCall(const UpstreamLink& link, mcp::ToolCall* call,
-                             Clock::time_point deadline, const std::atomic<bool>& stopping)
+                             Clock::time_point deadline, StopFlags stopping)
     : link_(link),
       call_(call),
       deadline_(deadline),
@@ -47,12 +47,12 @@ void FederatedCall::progress(double progress, double total, std::string_view mes
 }
 
 bool FederatedCall::isCancelled() const noexcept {
-    return stopping_.load() || Clock::now() >= deadline_ ||
+    return stopping_.raised() || Clock::now() >= deadline_ ||
            (call_ != nullptr && call_->cancelled());
 }
 
 crank_cancel_reason FederatedCall::cancelReason() const noexcept {
-    if (stopping_.load()) {
+    if (stopping_.raised()) {
         return CRANK_CANCEL_REQUESTED;
     }
     if (Clock::now() >= deadline_) {

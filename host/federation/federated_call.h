@@ -12,19 +12,19 @@
 #include <string>
 #include <string_view>
 
+#include "federation/upstream_link.h"
 #include "mcp/tool_registry.h"
 #include "plugins/plugin_call.h"
 
 namespace crank::federation {
 
-struct UpstreamLink;
-
 class FederatedCall final : public plugins::PluginCall {
 public:
     using Clock = std::chrono::steady_clock;
 
+    /// `stopping`: what ends it early (the link's openFlags() or requestFlags()).
     FederatedCall(const UpstreamLink& link, mcp::ToolCall* call, Clock::time_point deadline,
-                  const std::atomic<bool>& stopping);
+                  StopFlags stopping);
 
     crank_emit_result emit(std::string_view item_json) noexcept override;
     void setError(crank_error_code code, std::string_view message,
@@ -47,7 +47,7 @@ private:
     const UpstreamLink& link_;
     mcp::ToolCall* call_;
     Clock::time_point deadline_;
-    const std::atomic<bool>& stopping_;
+    StopFlags stopping_;
     std::string context_;
     mutable std::mutex mutex_;
     crank_error_code code_ = CRANK_ERR_INTERNAL;

@@ -37,7 +37,11 @@ void Federation::limitUpstreams(std::shared_ptr<mcp::UpstreamSlots> slots) {
 Result<void> Federation::start() {
     Impl& impl = *impl_;
     // Every workspace's catalog exists before the first upstream opens: an open upstream's
-    // notifications reach noticeToWorkspace(), which reads the map without a lock.
+    // notifications reach noticeToWorkspace(), which reads the map without a lock. Every
+    // workspace gets one, for it may gain upstreams while crankd runs.
+    for (const auto& [workspace, registry] : impl.tools) {
+        impl.catalogs[workspace] = std::make_unique<WorkspaceCatalog>(impl, workspace);
+    }
     for (const config::UpstreamConfig& c : impl.configs) {
         if (impl.catalogs.count(c.workspace) == 0) {
             impl.catalogs[c.workspace] = std::make_unique<WorkspaceCatalog>(impl, c.workspace);
@@ -62,11 +66,11 @@ Result<void> Federation::start() {
                          fmt::format("upstreams[{}] ({}): {}", i, c.name, problem)};
         }
         log::info("upstream {} ({}) opened for workspace {}", c.name, c.protocol, c.workspace);
+        const std::lock_guard lock(impl.mutex);
         impl.links.push_back(std::move(link));
     }
-    if (!impl.links.empty()) {
-        impl.refresher = std::thread([&impl] { impl.runRefresher(); });
-    }
+    // Always: upstreams may be added while crankd runs.
+    impl.refresher = std::thread([&impl] { impl.runRefresher(); });
     return {};
 }
 
@@ -77,6 +81,8 @@ void Federation::cancelRequests() {
 void Federation::stop() {
     Impl& impl = *impl_;
     impl.cancelling = true;
+    // An operator's control under way sees `cancelling` and ends soon.
+    const std::lock_guard control(impl.controlMutex);
     {
         const std::lock_guard lock(impl.mutex);
         if (impl.stopping.exchange(true)) {
@@ -87,25 +93,10 @@ void Federation::stop() {
     if (impl.refresher.joinable()) {
         impl.refresher.join();
     }
-    for (auto& link : impl.links) {
+    for (auto& link : impl.snapshot()) {
         // Requests still running see `stopping` as a cancellation and end soon; the upstream
         // is closed only after them (closing under a running request would free its state).
-        const Clock::time_point giveUp = Clock::now() + milliseconds(10'000);
-        while (link->active.load() > 0 && Clock::now() < giveUp) {
-            std::this_thread::sleep_for(milliseconds(10));
-        }
-        crank_upstream* handle = link->release();
-        if (handle == nullptr) {
-            continue;
-        }
-        if (link->active.load() > 0) {
-            log::error(
-                "upstream {}: {} request(s) did not end within 10 s of the stop; the "
-                "upstream is left open until exit",
-                link->config.name, link->active.load());
-            continue;
-        }
-        link->adapter->upstreamClose(handle);
+        Impl::closeHandle(*link, milliseconds(10'000));
     }
 }
 
@@ -164,16 +155,14 @@ std::string Federation::TestResult::toJson() const {
 
 std::optional<Federation::TestResult> Federation::testConfigured(std::string_view name,
                                                                  std::int64_t timeout_ms) const {
-    for (const config::UpstreamConfig& c : impl_->configs) {
-        if (c.name != name) {
-            continue;
-        }
-        config::UpstreamConfig bounded = c;
-        bounded.request_timeout_ms = std::min(bounded.request_timeout_ms, timeout_ms);
-        std::vector<TestResult> results = test({bounded}, impl_->registry);
-        return std::move(results.front());
+    const std::shared_ptr<UpstreamLink> link = impl_->find(name);
+    if (!link) {
+        return std::nullopt;
     }
-    return std::nullopt;
+    config::UpstreamConfig bounded = link->config;
+    bounded.request_timeout_ms = std::min(bounded.request_timeout_ms, timeout_ms);
+    std::vector<TestResult> results = test({bounded}, impl_->registry);
+    return std::move(results.front());
 }
 
 std::map<std::string, mcp::Catalog*> Federation::catalogs() {
@@ -185,9 +174,23 @@ std::map<std::string, mcp::Catalog*> Federation::catalogs() {
 }
 
 bool Federation::settled() const {
+    const std::lock_guard lock(impl_->mutex);
     return std::all_of(impl_->links.begin(), impl_->links.end(),
                        [](const auto& l) { return l->settled.load(); });
 }
+
+namespace {
+
+/// What the operator reads of one link: "stopped" (by the operator), "open" or "closed" (it
+/// failed to open, or crankd stops).
+std::string stateOf(const UpstreamLink& link) {
+    if (link.closing.load()) {
+        return "stopped";
+    }
+    return link.handle() != nullptr ? "open" : "closed";
+}
+
+}  // namespace
 
 std::string Federation::statusOf(UpstreamLink& link) const {
     // Copied under the lock, written without it: the lists may be long.
@@ -208,8 +211,10 @@ std::string Federation::statusOf(UpstreamLink& link) const {
     std::string entry =
         R"({"name":)" + jsonString(link.config.name) + R"(,"workspace":)" +
         jsonString(link.config.workspace) + R"(,"protocol":)" + jsonString(link.config.protocol) +
-        // Every upstream comes from the config file now, so none can be edited here.
-        R"(,"source":"config","read_only":true)" +
+        R"(,"state":)" + jsonString(stateOf(link)) +
+        // The config file's upstreams change with the file (a reload), not through the API.
+        (link.from_config ? R"(,"source":"config","read_only":true)"
+                          : R"(,"source":"api","read_only":false)") +
         fmt::format(R"(,"tools":{},"resources":{},"resource_templates":{},"prompts":{})", counts[0],
                     counts[1], counts[2], counts[3]) +
         // The upstream's words may quote its secrets back: scrubbed like its status.
@@ -231,19 +236,18 @@ std::string Federation::statusOf(UpstreamLink& link) const {
 
 std::string Federation::statusJson() const {
     std::string out = "[";
-    for (const auto& link : impl_->links) {
+    for (const auto& link : impl_->snapshot()) {
         out += (out.size() == 1 ? "" : ",") + statusOf(*link);
     }
     return out + "]";
 }
 
 std::optional<std::string> Federation::statusJson(std::string_view name) const {
-    for (const auto& link : impl_->links) {
-        if (link->config.name == name) {
-            return statusOf(*link);
-        }
+    const std::shared_ptr<UpstreamLink> link = impl_->find(name);
+    if (!link) {
+        return std::nullopt;
     }
-    return std::nullopt;
+    return statusOf(*link);
 }
 
 }  // namespace crank::federation

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -101,6 +102,35 @@ public:
     /// touched), its requests bounded by `timeout_ms` as well; nullopt when there is none of
     /// that name.
     std::optional<TestResult> testConfigured(std::string_view name, std::int64_t timeout_ms) const;
+
+    // The operator's controls over one upstream while crankd runs (upstream_control.cpp),
+    // serialized with each other and with stop(). Each fails naming what is wrong: not_found (no
+    // upstream of that name), invalid_argument (the name is taken, the workspace does not exist,
+    // no adapter federates that protocol, the adapter refused the config), unavailable (crankd
+    // stops).
+
+    /// Stops the upstream `name`: no request to it starts from now on; those in flight get
+    /// `grace` to end, then are cancelled (their callers get an error that says the upstream
+    /// was stopped); its connection is closed (for stdio: its process ends), and what it
+    /// published leaves its workspace (clients get list_changed). It stays in the status, as
+    /// stopped. Stopping a stopped upstream does nothing.
+    Result<void> stopUpstream(std::string_view name, std::chrono::milliseconds grace);
+    /// Opens the stopped upstream `name` again: its lists are fetched and published, and the
+    /// resources clients follow are subscribed to again. Starting an open one does nothing.
+    Result<void> startUpstream(std::string_view name);
+    /// Adds and opens the upstream `config`; its names come after those of the upstreams before
+    /// it in its workspace. `from_config`: shown in the status as the config file's (read-only
+    /// through the API), else as the API's.
+    Result<void> addUpstream(const config::UpstreamConfig& config, bool from_config);
+    /// Stops `name` as stopUpstream() does, then forgets it.
+    Result<void> removeUpstream(std::string_view name, std::chrono::milliseconds grace);
+    /// Puts `config` in the place of the upstream of its name: the new one is opened first (when
+    /// it cannot be, the old one is left as it was), then the old one stopped as by
+    /// stopUpstream() and the new one published in its place.
+    Result<void> replaceUpstream(const config::UpstreamConfig& config,
+                                 std::chrono::milliseconds grace);
+    /// The configs of the upstreams now, in publishing order.
+    std::vector<config::UpstreamConfig> upstreams() const;
 
     struct Impl;
 

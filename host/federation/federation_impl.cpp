@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 
 #include <fmt/core.h>
 #include <rapidjson/document.h>
@@ -33,9 +34,13 @@ Federation::Impl::Impl(std::vector<config::UpstreamConfig> c, const plugins::Plu
 
 Federation::Impl::~Impl() = default;
 
-std::unique_ptr<UpstreamLink> Federation::Impl::makeLink(const config::UpstreamConfig& config,
+std::shared_ptr<UpstreamLink> Federation::Impl::makeLink(const config::UpstreamConfig& config,
                                                          const plugins::AdapterHandle* adapter) {
-    auto link = std::make_unique<UpstreamLink>();
+    auto link = std::make_shared<UpstreamLink>();
+    {
+        const std::lock_guard lock(mutex);
+        link->serial = nextSerial++;
+    }
     link->config = config;
     link->scrubber = runtime::SecretScrubber(config::pluginConfigSecretValues(config.config_json));
     link->adapter = adapter;
@@ -43,6 +48,40 @@ std::unique_ptr<UpstreamLink> Federation::Impl::makeLink(const config::UpstreamC
     link->tasks = &tasks;
     link->gates = LinkGates{&stopping, &cancelling};
     return link;
+}
+
+std::vector<std::shared_ptr<UpstreamLink>> Federation::Impl::snapshot() const {
+    const std::lock_guard lock(mutex);
+    return links;
+}
+
+std::shared_ptr<UpstreamLink> Federation::Impl::find(std::string_view name) const {
+    const std::lock_guard lock(mutex);
+    for (const auto& link : links) {
+        if (link->config.name == name) {
+            return link;
+        }
+    }
+    return nullptr;
+}
+
+void Federation::Impl::closeHandle(UpstreamLink& link, milliseconds wait) {
+    const Clock::time_point giveUp = Clock::now() + wait;
+    while (link.active.load() > 0 && Clock::now() < giveUp) {
+        std::this_thread::sleep_for(milliseconds(10));
+    }
+    crank_upstream* handle = link.release();
+    if (handle == nullptr) {
+        return;
+    }
+    if (link.active.load() > 0) {
+        log::error(
+            "upstream {}: {} request(s) did not end within {} ms of the stop; the upstream is "
+            "left open until exit",
+            link.config.name, link.active.load(), wait.count());
+        return;
+    }
+    link.adapter->upstreamClose(handle);
 }
 
 void Federation::Impl::auditRequest(const UpstreamLink& link, const mcp::ToolCall& call,
@@ -89,6 +128,9 @@ void Federation::Impl::refresh(UpstreamLink& link, int which) {
     FetchedLists fetched = fetchLists(link, which);
     {
         const std::lock_guard lock(mutex);
+        if (link.closing.load()) {
+            return;  // stopped meanwhile: its lists stay empty (the stop cleared them)
+        }
         fetched.apply(link);
     }
     if (!fetched.error.empty()) {
@@ -107,7 +149,7 @@ void Federation::Impl::publish(const std::string& workspace) {
     std::weak_ptr<Impl> weak = weak_from_this();
     {
         const std::lock_guard lock(mutex);
-        std::map<std::string, std::string>& before = publishedTools[workspace];
+        std::map<std::string, PublishedEntry>& before = publishedTools[workspace];
         // Names taken by the workspace's own tools (operations), which always win.
         std::set<std::string> taken;
         if (toolRegistry != nullptr) {
@@ -163,15 +205,20 @@ void Federation::Impl::publish(const std::string& workspace) {
             d.upstream = tool.link->slotKey();  // its calls share one bound
             d.task_support = std::move(tool.task_support);
             d.rate = tool.link->config.rate;  // each tool its own bucket
-            UpstreamLink* target = tool.link;
+            std::weak_ptr<UpstreamLink> weakTarget = tool.link->weak_from_this();
+            const std::string name = tool.link->config.name;
             const std::string original = tool.original;
             add.emplace_back(
                 std::move(d),
-                [weak, target, original](std::string_view arguments,
-                                         mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                [weak, weakTarget, name, original](std::string_view arguments,
+                                                   mcp::ToolCall& call) -> Result<mcp::ToolResult> {
                     auto self = weak.lock();
                     if (!self) {
                         return Error{ErrorCode::unavailable, "crankd is stopping"};
+                    }
+                    const std::shared_ptr<UpstreamLink> target = weakTarget.lock();
+                    if (!target) {
+                        return Error{ErrorCode::unavailable, "upstream " + name + " was removed"};
                     }
                     std::string params = R"({"name":)" + jsonString(original) + R"(,"arguments":)" +
                                          std::string(arguments);
@@ -230,6 +277,7 @@ void Federation::Impl::queueUnsubscribes(std::vector<ResourceSubscriptions::Orph
 
 void Federation::Impl::runRefresher() {
     while (true) {
+        std::vector<std::shared_ptr<UpstreamLink>> now;
         {
             std::unique_lock lock(mutex);
             wake.wait(lock, [&] {
@@ -240,13 +288,14 @@ void Federation::Impl::runRefresher() {
             if (stopping.load()) {
                 return;
             }
+            now = links;
         }
         unsubscribeUnused();
         std::set<std::string> touched;
         std::vector<UpstreamLink*> refreshed;
-        for (auto& link : links) {
+        for (auto& link : now) {
             const int which = link->dirty.exchange(0);
-            if (which != 0 && !stopping.load()) {
+            if (which != 0 && !stopping.load() && !link->closing.load()) {
                 refresh(*link, which);
                 touched.insert(link->config.workspace);
                 refreshed.push_back(link.get());
@@ -259,6 +308,11 @@ void Federation::Impl::runRefresher() {
         // that saw it ready must find the upstream's tools listed.
         for (UpstreamLink* link : refreshed) {
             link->settled = true;
+        }
+        for (UpstreamLink* link : refreshed) {
+            if (link->resubscribe.exchange(false)) {
+                resubscribe(*link);
+            }
         }
     }
 }
@@ -273,12 +327,29 @@ void Federation::Impl::unsubscribeUnused() {
         if (stopping.load() || !subscriptions.subscribers(orphan.workspace, orphan.uri).empty()) {
             continue;  // followed again meanwhile: the upstream stays subscribed
         }
-        for (auto& link : links) {
+        for (auto& link : snapshot()) {
             if (link->config.name == orphan.upstream &&
                 link->config.workspace == orphan.workspace) {
                 link->request("resources/unsubscribe", R"({"uri":)" + jsonString(orphan.uri) + "}",
                               nullptr);
             }
+        }
+    }
+}
+
+void Federation::Impl::resubscribe(UpstreamLink& link) {
+    // A started upstream is a new connection: it knows none of the subscriptions that clients
+    // kept while it was stopped.
+    for (const std::string& uri :
+         subscriptions.followedOf(link.config.workspace, link.config.name)) {
+        if (stopping.load() || link.closed()) {
+            return;
+        }
+        const Answer a =
+            link.request("resources/subscribe", R"({"uri":)" + jsonString(uri) + "}", nullptr);
+        if (!a.ok) {
+            log::warn("upstream {}: resources/subscribe {} after its start failed: {}",
+                      link.config.name, uri.substr(0, 256), a.json.substr(0, 512));
         }
     }
 }

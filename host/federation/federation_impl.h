@@ -3,22 +3,28 @@
 // Private to host/federation: the state behind Federation (federation.h) that its parts share:
 // the links, what each workspace publishes, the refresher, the tasks and subscriptions.
 //
-// THREADING: `mutex` guards the links' lists, `publishedTools`, `published`, `toolOwners` and
-// `unsubscribes`; a link's handle lock, the tasks' and the subscriptions' locks are leaves taken
-// under it or alone.
+// THREADING: `mutex` guards `links`, the links' lists, `publishedTools`, `published`,
+// `toolOwners` and `unsubscribes`; a link's handle lock, the tasks' and the subscriptions' locks
+// are leaves taken under it or alone. `controlMutex` (the operator's controls, stop()) is taken
+// before any of them. A raw UpstreamLink* read under `mutex` (toolOwners, the name table) is
+// valid while it is held: a link leaves `links` and `toolOwners` in one critical section; past
+// it, pin the link with shared_from_this().
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "federation/federation.h"
+#include "federation/name_table.h"
 #include "federation/resource_subscriptions.h"
 #include "federation/upstream_link.h"
 #include "federation/upstream_tasks.h"
@@ -52,10 +58,17 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
     /// The node's per-upstream bound, shared with the tools' calls (limitUpstreams); null: none.
     std::shared_ptr<mcp::UpstreamSlots> slots;
 
-    std::vector<std::unique_ptr<UpstreamLink>> links;
+    /// In config order, then those added at run time. Guarded by `mutex`: a loop that calls
+    /// upstreams iterates a snapshot().
+    std::vector<std::shared_ptr<UpstreamLink>> links;
+    /// One per workspace of `tools`, made by start() and fixed from then on (read without a
+    /// lock): a workspace may gain upstreams at run time.
     std::map<std::string, std::unique_ptr<WorkspaceCatalog>> catalogs;
+    std::uint64_t nextSerial = 1;  ///< guarded by `mutex`
 
     mutable std::mutex mutex;
+    /// Serializes the operator's controls (upstream_control.cpp) and stop().
+    std::mutex controlMutex;
     /// Serializes publish(): its changes reach the tool registry in the order computed.
     std::mutex publishMutex;
     std::condition_variable wake;
@@ -64,8 +77,8 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
     /// upstreams told), and no new request starts.
     std::atomic<bool> cancelling{false};
     std::thread refresher;
-    /// Per workspace: the tools the federation published there (name -> tool JSON).
-    std::map<std::string, std::map<std::string, std::string>> publishedTools;
+    /// Per workspace: the tools the federation published there.
+    std::map<std::string, std::map<std::string, PublishedEntry>> publishedTools;
     /// Per workspace: published resources, templates, prompts (what the catalog lists).
     std::map<std::string, Lists> published;
     /// Per workspace: published tool name -> the upstream and its own name for it.
@@ -78,8 +91,15 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
     UpstreamTasks tasks;
 
     /// A link for `config` (not opened), wired to this federation.
-    std::unique_ptr<UpstreamLink> makeLink(const config::UpstreamConfig& config,
+    std::shared_ptr<UpstreamLink> makeLink(const config::UpstreamConfig& config,
                                            const plugins::AdapterHandle* adapter);
+    /// The links now (copied under the lock).
+    std::vector<std::shared_ptr<UpstreamLink>> snapshot() const;
+    /// The link of the upstream `name`; null when there is none.
+    std::shared_ptr<UpstreamLink> find(std::string_view name) const;
+    /// Waits up to `wait` for the requests `link` runs to end, then closes its handle (left
+    /// open, and logged, while one still runs: closing under it would free its state).
+    static void closeHandle(UpstreamLink& link, std::chrono::milliseconds wait);
 
     /// One audit event `upstream.<verb>` for `call`'s agent: which upstream, which of its names
     /// (a tool, a task), how it ended and how long it took.
@@ -93,6 +113,8 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
     /// Queues resources nobody follows any more, for the refresher to unsubscribe upstream.
     void queueUnsubscribes(std::vector<ResourceSubscriptions::Orphan> orphans);
     void runRefresher();
+    /// Subscribes `link` again to every resource of it that clients follow (after its start).
+    void resubscribe(UpstreamLink& link);
     void noticeToWorkspace(const std::string& workspace, const mcp::CatalogNotice& notice);
 
     // LinkEvents

@@ -24,7 +24,7 @@ bool publishableName(std::string_view name) {
 }  // namespace
 
 WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
-                            const std::map<std::string, std::string>& before,
+                            const std::map<std::string, PublishedEntry>& before,
                             const std::set<std::string>& taken) {
     WorkspacePlan plan;
     std::set<std::string> uris;
@@ -53,15 +53,16 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
             }
             json::Document doc;
             json::parseObject(item.json, doc);
-            std::string renamed = json::withStringMember(doc, "name", name);
+            PublishedEntry entry{json::withStringMember(doc, "name", name), link->serial,
+                                 item.original};
             plan.owners[name] = {link, item.original};
             const auto old = before.find(name);
-            if (old == before.end() || old->second != renamed) {
+            if (old == before.end() || !(old->second == entry)) {
                 PublishedTool tool;
                 tool.name = name;
                 tool.original = item.original;
                 tool.link = link;
-                tool.json = renamed;
+                tool.json = entry.json;
                 tool.title = json::stringMember(doc, "title");
                 tool.description = json::stringMember(doc, "description");
                 if (doc.HasMember("execution") && doc["execution"].IsObject()) {
@@ -69,7 +70,7 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
                 }
                 plan.added.push_back(std::move(tool));
             }
-            plan.tools[name] = std::move(renamed);
+            plan.tools[name] = std::move(entry);
         }
         for (const Item& item : link->lists.resources) {
             if (!uris.insert(item.original).second) {

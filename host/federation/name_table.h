@@ -8,6 +8,7 @@
 //
 // THREADING: planWorkspace() is pure; run it under the owner's lock (it reads the links' lists).
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -29,9 +30,18 @@ struct PublishedTool {
     std::string task_support;  ///< execution.taskSupport, "" when absent
 };
 
+/// A published tool as the next plan compares it: changed when its JSON, its upstream or the
+/// upstream's own name for it changed (the registry's function then calls the new one).
+struct PublishedEntry {
+    std::string json;
+    std::uint64_t owner = 0;  ///< the link's serial
+    std::string original;
+    bool operator==(const PublishedEntry&) const = default;
+};
+
 struct WorkspacePlan {
-    /// Published name -> tool JSON: what `before` becomes.
-    std::map<std::string, std::string> tools;
+    /// Published name -> what was published: what `before` becomes.
+    std::map<std::string, PublishedEntry> tools;
     /// Published name -> the upstream and its own name for it.
     std::map<std::string, std::pair<UpstreamLink*, std::string>> owners;
     /// The tools that are new or changed since `before`.
@@ -49,7 +59,7 @@ struct WorkspacePlan {
 /// `links`: the workspace's upstreams in config order. `before`: the tools published last time.
 /// `taken`: names of the workspace's own tools (operations), which always win.
 WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
-                            const std::map<std::string, std::string>& before,
+                            const std::map<std::string, PublishedEntry>& before,
                             const std::set<std::string>& taken);
 
 }  // namespace crank::federation

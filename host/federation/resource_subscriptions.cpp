@@ -118,6 +118,18 @@ std::vector<std::string> ResourceSubscriptions::subscribers(const std::string& w
     return out;
 }
 
+std::vector<std::string> ResourceSubscriptions::followedOf(const std::string& workspace,
+                                                           const std::string& upstream) const {
+    const std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [key, entry] : entries_) {
+        if (key.first == workspace && entry.upstream == upstream) {
+            out.push_back(key.second);
+        }
+    }
+    return out;
+}
+
 std::size_t ResourceSubscriptions::size() const {
     const std::lock_guard lock(mutex_);
     return entries_.size();

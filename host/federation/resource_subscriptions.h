@@ -57,6 +57,9 @@ public:
     /// Who follows `uri` of `workspace` (empty: nobody).
     std::vector<std::string> subscribers(const std::string& workspace,
                                          const std::string& uri) const;
+    /// The URIs of `workspace` that `upstream` serves and somebody follows.
+    std::vector<std::string> followedOf(const std::string& workspace,
+                                        const std::string& upstream) const;
     /// Resources followed now, all workspaces together.
     std::size_t size() const;
 

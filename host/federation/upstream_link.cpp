@@ -27,7 +27,7 @@ std::string rpcError(std::int64_t code, std::string_view message, std::string_vi
 }
 
 std::string UpstreamLink::open() {
-    FederatedCall diagnostics(*this, nullptr, Clock::now() + milliseconds(10'000), *gates.stopping);
+    FederatedCall diagnostics(*this, nullptr, Clock::now() + milliseconds(10'000), openFlags());
     crank_upstream* opened =
         adapter->upstreamOpen(PluginPeer::handle(), config.name, config.config_json, diagnostics);
     if (opened == nullptr) {
@@ -56,18 +56,21 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
     const std::string traced =
         mcp::withTraceContext(params_in, call != nullptr ? call->trace() : mcp::TraceContext{});
     const std::string_view params = traced;
-    if (handle() == nullptr || gates.closed()) {
+    if (closing.load() && !gates.closed()) {
+        return {false, rpcError(-32603, "upstream " + config.name + " is stopped")};
+    }
+    if (handle() == nullptr || closed()) {
         return {false, rpcError(-32603, "upstream " + config.name + " is closed")};
     }
     FederatedCall c(*this, call, Clock::now() + milliseconds(config.request_timeout_ms),
-                    *gates.cancelling);
+                    requestFlags());
     plugins::PluginWriter writer(kMaxAnswerBytes);
     // Counted from before the check of the handle that the owner's stop makes after raising
     // `stopping`: either the stop sees this request, or this request sees `stopping`.
     ++active;
     crank_status status = CRANK_ERROR;
     crank_upstream* const upstream = handle();
-    if (upstream != nullptr && !gates.closed()) {
+    if (upstream != nullptr && !closed()) {
         status = adapter->upstreamRequest(upstream, c, method, params, writer.handle());
     } else {
         c.setError(CRANK_ERR_UNAVAILABLE, "the upstream is closed", {});
@@ -81,6 +84,11 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
         return {false, rpcError(-32603, fmt::format("upstream {}: {}: the answer is larger "
                                                     "than {} bytes",
                                                     config.name, method, kMaxAnswerBytes))};
+    }
+    if (cancelling.load() && !gates.closed()) {
+        // The operator's stop ran out of grace: named, not a plain cancellation.
+        return {false,
+                rpcError(-32603, "upstream " + config.name + " was stopped while the request ran")};
     }
     if (status == CRANK_CANCELLED || (call != nullptr && call->cancelled())) {
         return {false, rpcError(-32800, "request cancelled")};

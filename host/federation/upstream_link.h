@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -81,7 +82,14 @@ struct LinkGates {
     bool closed() const { return stopping->load() || cancelling->load(); }
 };
 
-struct UpstreamLink final : plugins::PluginPeer {
+/// Two flags read as one: either raised ends what watches them (FederatedCall).
+struct StopFlags {
+    const std::atomic<bool>* owner = nullptr;  ///< the federation's
+    const std::atomic<bool>* link = nullptr;   ///< the link's own (an operator's stop)
+    bool raised() const { return owner->load() || link->load(); }
+};
+
+struct UpstreamLink final : plugins::PluginPeer, std::enable_shared_from_this<UpstreamLink> {
     /// Largest answer taken from an upstream (a tools/call result, a resource's contents).
     static constexpr std::size_t kMaxAnswerBytes = std::size_t{64} * 1024 * 1024;
 
@@ -94,9 +102,22 @@ struct UpstreamLink final : plugins::PluginPeer {
     LinkEvents* events = nullptr;
     const UpstreamTasks* tasks = nullptr;
     LinkGates gates;
+    /// Unique among the links of one federation, never reused: what tasks are keyed by.
+    std::uint64_t serial = 0;
+    /// From the config file (changed by a reload), or added through the admin API.
+    bool from_config = true;
+
+    /// Raised (under the owner's lock) when the operator stops or removes the upstream: no
+    /// request starts, no list is taken from it any more. Lowered by a start.
+    std::atomic<bool> closing{false};
+    /// Raised when the stop's grace ran out: requests in flight end now, as stopped.
+    std::atomic<bool> cancelling{false};
 
     std::atomic<int> dirty{kAllLists};
     std::atomic<bool> settled{false};
+    /// Set by a start: once its lists are fetched, the resources clients follow are subscribed
+    /// to again (the refresher's work).
+    std::atomic<bool> resubscribe{false};
     /// Requests running in the adapter now: the upstream is closed only once none is.
     std::atomic<int> active{0};
 
@@ -105,6 +126,12 @@ struct UpstreamLink final : plugins::PluginPeer {
     std::string last_error;
     std::vector<std::string> collisions;
     std::vector<std::string> filtered;  ///< tools its `tools` policy keeps out, and why
+
+    /// No request may start (the owner stops, or the operator stopped this upstream).
+    bool closed() const { return gates.closed() || closing.load() || cancelling.load(); }
+    /// What ends an open() under way, and what ends a request in flight.
+    StopFlags openFlags() const { return {gates.stopping, &closing}; }
+    StopFlags requestFlags() const { return {gates.cancelling, &cancelling}; }
 
     /// Opens the upstream through its adapter; "" when it opened, else what went wrong.
     std::string open();
@@ -119,7 +146,7 @@ struct UpstreamLink final : plugins::PluginPeer {
     template <typename Use>
     bool withOpenHandle(Use&& use) {
         ++active;
-        crank_upstream* const open = gates.stopping->load() ? nullptr : handle();
+        crank_upstream* const open = openFlags().raised() ? nullptr : handle();
         if (open != nullptr) {
             std::forward<Use>(use)(open);
         }

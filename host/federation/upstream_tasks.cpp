@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "federation/upstream_link.h"
 #include "json/json_members.h"
 #include "json/json_text.h"
 
@@ -47,17 +48,17 @@ std::string UpstreamTasks::add(UpstreamLink& link, const std::string& upstream_i
                                const std::string& workspace, const std::string& session,
                                const std::string& agent) {
     const std::lock_guard lock(mutex_);
-    if (const auto known = ids_.find({&link, upstream_id}); known != ids_.end()) {
+    if (const auto known = ids_.find({link.serial, upstream_id}); known != ids_.end()) {
         return known->second;
     }
     std::string id = std::string(kPrefix) + randomHex() + randomHex();
-    routes_[id] = Route{&link, upstream_id, workspace, session, agent};
-    ids_[{&link, upstream_id}] = id;
+    routes_[id] = Route{link.weak_from_this(), link.serial, upstream_id, workspace, session, agent};
+    ids_[{link.serial, upstream_id}] = id;
     order_.push_back(id);
     while (order_.size() > kMaxTasks) {
         const auto old = routes_.find(order_.front());
         if (old != routes_.end()) {
-            ids_.erase({old->second.link, old->second.upstream_id});
+            ids_.erase({old->second.serial, old->second.upstream_id});
             routes_.erase(old);
         }
         order_.pop_front();
@@ -77,7 +78,7 @@ std::optional<UpstreamTasks::Route> UpstreamTasks::find(const std::string& id) c
 std::optional<std::pair<std::string, std::string>> UpstreamTasks::crankId(
     const UpstreamLink& link, const std::string& upstream_id) const {
     const std::lock_guard lock(mutex_);
-    const auto id = ids_.find({&link, upstream_id});
+    const auto id = ids_.find({link.serial, upstream_id});
     if (id == ids_.end()) {
         return std::nullopt;
     }

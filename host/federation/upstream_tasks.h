@@ -9,8 +9,10 @@
 // while it is held).
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -27,7 +29,8 @@ class UpstreamTasks {
 public:
     /// What crank knows of one task.
     struct Route {
-        UpstreamLink* link = nullptr;
+        std::weak_ptr<UpstreamLink> link;  ///< expired once the upstream is removed
+        std::uint64_t serial = 0;          ///< the link's
         std::string upstream_id;
         std::string workspace;
         std::string session;  ///< the MCP session that created it (gets its status notices)
@@ -58,7 +61,8 @@ public:
 private:
     mutable std::mutex mutex_;
     std::map<std::string, Route> routes_;
-    std::map<std::pair<const UpstreamLink*, std::string>, std::string> ids_;  // -> crank's id
+    /// (the link's serial, the upstream's id) -> crank's id.
+    std::map<std::pair<std::uint64_t, std::string>, std::string> ids_;
     std::deque<std::string> order_;
 };
 

@@ -49,7 +49,14 @@ std::optional<std::string> page(const std::vector<Item>& items, const char* memb
 }  // namespace
 
 mcp::CatalogCapabilities WorkspaceCatalog::capabilities() const {
-    return mcp::CatalogCapabilities{true, true, true, true, true, true};
+    // Every workspace has a catalog (it may gain upstreams while crankd runs), but offers what
+    // one serves only while it has one.
+    const std::lock_guard lock(impl_.mutex);
+    const bool any = std::any_of(impl_.links.begin(), impl_.links.end(), [&](const auto& link) {
+        return link->config.workspace == workspace_;
+    });
+    return any ? mcp::CatalogCapabilities{true, true, true, true, true, true}
+               : mcp::CatalogCapabilities{};
 }
 
 std::optional<mcp::CatalogReply> WorkspaceCatalog::handle(std::string_view method,
@@ -114,7 +121,7 @@ mcp::CatalogReply WorkspaceCatalog::list(std::string_view method, const json::Va
 mcp::CatalogReply WorkspaceCatalog::getPrompt(const json::Value& params, mcp::ToolCall& call) {
     const std::string name = json::stringMember(params, "name");
     std::string original;
-    UpstreamLink* owner = nullptr;
+    std::shared_ptr<UpstreamLink> owner;
     {
         const std::lock_guard lock(impl_.mutex);
         owner = ownerOfPrompt(name, original);
@@ -132,7 +139,7 @@ mcp::CatalogReply WorkspaceCatalog::complete(const json::Value& params,
     }
     const json::Value& ref = params["ref"];
     const std::string type = json::stringMember(ref, "type");
-    UpstreamLink* owner = nullptr;
+    std::shared_ptr<UpstreamLink> owner;
     std::string rewritten;
     if (type == "ref/prompt") {
         const std::string name = json::stringMember(ref, "name");
@@ -172,15 +179,16 @@ mcp::CatalogReply WorkspaceCatalog::byUri(std::string_view method, const json::V
     if (uri.empty()) {
         return error(-32602, std::string(method) + ": params.uri is required (a string)");
     }
-    UpstreamLink* owner = ownerOfUri(uri);
+    std::shared_ptr<UpstreamLink> owner = ownerOfUri(uri);
     const bool subscribing = method == "resources/subscribe" || method == "resources/unsubscribe";
     if (owner == nullptr && !subscribing) {
         // Perhaps created a moment ago (a tool's resource_link) and not listed yet here: fetch
         // the workspace's resource lists once, now, before saying it does not exist. Not for a
         // subscription: a listen subscribes to up to 64 URIs in one request, and each unknown
         // one would fetch every upstream's lists again.
-        for (auto& link : impl_.links) {
-            if (link->config.workspace == workspace_ && !impl_.stopping.load()) {
+        for (auto& link : impl_.snapshot()) {
+            if (link->config.workspace == workspace_ && !impl_.stopping.load() &&
+                !link->closing.load()) {
                 impl_.refresh(*link, kResources);
             }
         }
@@ -245,7 +253,7 @@ bool WorkspaceCatalog::ownsTask(std::string_view task_id) const {
 }
 
 void WorkspaceCatalog::clientNotification(std::string_view method, std::string_view params_json) {
-    for (auto& link : impl_.links) {
+    for (auto& link : impl_.snapshot()) {
         if (link->config.workspace == workspace_) {
             link->withOpenHandle([&](crank_upstream* handle) {
                 link->adapter->upstreamNotify(handle, method, params_json);
@@ -277,13 +285,13 @@ mcp::CatalogReply WorkspaceCatalog::error(std::int64_t code, const std::string& 
 mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::ToolCall& call,
                                              const std::string& session_id) {
     const std::string name = json::stringMember(params, "name");
-    UpstreamLink* link = nullptr;
+    std::shared_ptr<UpstreamLink> link;
     std::string original;
     {
         const std::lock_guard lock(impl_.mutex);
         const auto& owners = impl_.toolOwners[workspace_];
         if (const auto it = owners.find(name); it != owners.end()) {
-            link = it->second.first;
+            link = it->second.first->shared_from_this();  // pinned: it may be removed meanwhile
             original = it->second.second;
         }
     }
@@ -315,11 +323,16 @@ mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const j
         return error(-32602,
                      std::string(method) + ": unknown task " + jsonString(id.substr(0, 128)));
     }
+    const std::shared_ptr<UpstreamLink> link = route->link.lock();
+    if (!link) {
+        return error(-32603, std::string(method) + ": the upstream of task " +
+                                 jsonString(id.substr(0, 128)) + " was removed");
+    }
     const Federation::Impl::Clock::time_point started = Federation::Impl::Clock::now();
-    Answer a = request(*route->link, method,
-                       json::withStringMember(params, "taskId", route->upstream_id), call);
+    Answer a =
+        request(*link, method, json::withStringMember(params, "taskId", route->upstream_id), call);
     if (method == "tasks/cancel") {
-        impl_.auditRequest(*route->link, call, "task_cancel", id, a, started);
+        impl_.auditRequest(*link, call, "task_cancel", id, a, started);
     }
     if (!a.ok) {
         return mcp::CatalogReply{{}, std::move(a.json)};
@@ -327,7 +340,7 @@ mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const j
     std::optional<std::string> renamed = withTaskId(a.json, route->upstream_id, id);
     if (!renamed) {
         // Never passed on as it is: it would show the client the upstream's own task id.
-        return error(-32603, "upstream " + route->link->config.name + ": " + std::string(method) +
+        return error(-32603, "upstream " + link->config.name + ": " + std::string(method) +
                                  ": the answer cannot be read");
     }
     return mcp::CatalogReply{std::move(*renamed), {}};
@@ -353,7 +366,8 @@ Answer WorkspaceCatalog::request(UpstreamLink& link, std::string_view method,
     return link.request(method, params, &call);
 }
 
-UpstreamLink* WorkspaceCatalog::ownerOfPrompt(const std::string& name, std::string& original) {
+std::shared_ptr<UpstreamLink> WorkspaceCatalog::ownerOfPrompt(const std::string& name,
+                                                              std::string& original) {
     bool published = false;
     for (const Item& item : impl_.published[workspace_].prompts) {
         if (item.key == name) {
@@ -370,26 +384,26 @@ UpstreamLink* WorkspaceCatalog::ownerOfPrompt(const std::string& name, std::stri
         }
         for (const Item& item : link->lists.prompts) {
             if (link->config.publishedName(item.original) == name) {
-                return link.get();
+                return link;
             }
         }
     }
     return nullptr;
 }
 
-UpstreamLink* WorkspaceCatalog::ownerOfUri(const std::string& uri) {
+std::shared_ptr<UpstreamLink> WorkspaceCatalog::ownerOfUri(const std::string& uri) {
     const std::lock_guard lock(impl_.mutex);
-    UpstreamLink* only = nullptr;
+    std::shared_ptr<UpstreamLink> only;
     int count = 0;
     for (auto& link : impl_.links) {
         if (link->config.workspace != workspace_) {
             continue;
         }
         ++count;
-        only = link.get();
+        only = link;
         for (const Item& item : link->lists.resources) {
             if (item.original == uri) {
-                return link.get();
+                return link;
             }
         }
     }
@@ -399,7 +413,7 @@ UpstreamLink* WorkspaceCatalog::ownerOfUri(const std::string& uri) {
         }
         for (const Item& item : link->lists.templates) {
             if (matchesUriTemplate(item.original, uri)) {
-                return link.get();
+                return link;
             }
         }
     }

@@ -8,6 +8,7 @@
 // THREADING: handle() runs on any thread, concurrently.
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -68,10 +69,10 @@ private:
                    mcp::ToolCall& call);
     /// The upstream that published prompt `name` here, and its own name for it (under
     /// impl_.mutex).
-    UpstreamLink* ownerOfPrompt(const std::string& name, std::string& original);
+    std::shared_ptr<UpstreamLink> ownerOfPrompt(const std::string& name, std::string& original);
     /// The upstream that serves `uri` here: the one that lists it, else the first whose
     /// template matches it, else the only upstream of the workspace.
-    UpstreamLink* ownerOfUri(const std::string& uri);
+    std::shared_ptr<UpstreamLink> ownerOfUri(const std::string& uri);
 
     Federation::Impl& impl_;
     std::string workspace_;

@@ -221,6 +221,12 @@ std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& me
     if (catalog == nullptr) {
         return std::nullopt;
     }
+    // A catalog that offers nothing now (a workspace without upstreams) answers nothing: the
+    // methods are unknown, as without one.
+    if (const CatalogCapabilities offered = catalog->capabilities();
+        !offered.resources && !offered.prompts && !offered.completions) {
+        return std::nullopt;
+    }
     // Every catalog request but the lists (answered from memory) may wait on an upstream: it
     // takes a call slot like a tools/call (per agent, per workspace, node), released however it
     // ends, so that reads of a slow upstream cannot hold every worker.

@@ -35,7 +35,7 @@ TEST(NameTableTest, ToolsArePublishedUnderTheirNamesWithTitleAndTaskSupport) {
     EXPECT_EQ(plan.added[0].title, "T echo");
     EXPECT_EQ(plan.added[0].task_support, "optional");
     EXPECT_EQ(plan.added[0].link, a.get());
-    EXPECT_EQ(plan.tools.at("a_echo"),
+    EXPECT_EQ(plan.tools.at("a_echo").json,
               R"({"name":"a_echo","title":"T echo","execution":{"taskSupport":"optional"}})");
     EXPECT_EQ(plan.owners.at("a_echo").second, "echo");
     EXPECT_TRUE(plan.removed.empty());
@@ -60,16 +60,37 @@ TEST(NameTableTest, OperationsAndEarlierUpstreamsKeepANameAndTheLoserIsTold) {
 TEST(NameTableTest, OnlyChangedToolsAreAddedAndVanishedOnesRemoved) {
     auto a = link("a", config::UpstreamConfig::Naming::keep);
     a->lists.tools = {tool("same"), tool("changed", R"(,"description":"new")")};
-    const std::map<std::string, std::string> before = {
-        {"same", R"({"name":"same","title":"T same"})"},
-        {"changed", R"({"name":"changed","title":"T changed"})"},
-        {"gone", R"({"name":"gone"})"}};
+    const std::map<std::string, PublishedEntry> before = {
+        {"same", {R"({"name":"same","title":"T same"})", a->serial, "same"}},
+        {"changed", {R"({"name":"changed","title":"T changed"})", a->serial, "changed"}},
+        {"gone", {R"({"name":"gone"})", a->serial, "gone"}}};
     const WorkspacePlan plan = planWorkspace({a.get()}, before, {});
     ASSERT_EQ(plan.added.size(), 1U);
     EXPECT_EQ(plan.added[0].name, "changed");
     EXPECT_EQ(plan.added[0].description, "new");
     EXPECT_EQ(plan.removed, (std::vector<std::string>{"gone"}));
     EXPECT_EQ(plan.tools.size(), 2U);
+}
+
+TEST(NameTableTest, AToolThatMovesToAnotherUpstreamIsAddedAgainEvenWithTheSameJson) {
+    // Two upstreams list the same tool; the first stops (its lists are emptied): the name goes
+    // to the second, and the registry must get the second's function, JSON unchanged or not.
+    auto a = link("a", config::UpstreamConfig::Naming::keep);
+    auto b = link("b", config::UpstreamConfig::Naming::keep);
+    a->serial = 1;
+    b->serial = 2;
+    a->lists.tools = {tool("search")};
+    b->lists.tools = {tool("search")};
+    const WorkspacePlan first = planWorkspace({a.get(), b.get()}, {}, {});
+    ASSERT_EQ(first.owners.at("search").first, a.get());
+    a->lists.tools.clear();
+    const WorkspacePlan second = planWorkspace({a.get(), b.get()}, first.tools, {});
+    ASSERT_EQ(second.added.size(), 1U);
+    EXPECT_EQ(second.added[0].link, b.get());
+    EXPECT_TRUE(second.removed.empty());
+    // Nothing changed: nothing is handed to the registry again.
+    const WorkspacePlan third = planWorkspace({a.get(), b.get()}, second.tools, {});
+    EXPECT_TRUE(third.added.empty());
 }
 
 TEST(NameTableTest, ResourcesTemplatesAndPromptsArePublishedOnce) {
@@ -106,7 +127,7 @@ TEST(NameTableTest, TheToolsPolicyKeepsToolsOutAndRenamesOthers) {
     EXPECT_EQ(plan.tools.size(), 2U);
     EXPECT_EQ(plan.owners.count("a_get_user"), 1U);
     EXPECT_EQ(plan.owners.at("find").second, "search");  // called by its own name upstream
-    EXPECT_EQ(plan.tools.at("find"), R"({"name":"find","title":"T search"})");
+    EXPECT_EQ(plan.tools.at("find").json, R"({"name":"find","title":"T search"})");
     // Kept out, neither listed nor callable, and told to the link with the reason.
     EXPECT_EQ(plan.owners.count("a_get_secret_key"), 0U);
     EXPECT_EQ(plan.owners.count("a_delete_all"), 0U);

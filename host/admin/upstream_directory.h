@@ -1,0 +1,38 @@
+#pragma once
+
+// The federated upstreams as the admin API sees and controls them (docs/admin-api.md,
+// "Upstreams"): implemented over federation::Federation in crankd (app/federation_directory.h),
+// so that the admin API does not depend on the federation's library, and its resources can be
+// tested over a directory of their own.
+//
+// THREADING: every member may be called from any worker thread, concurrently.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/error.h"
+
+namespace crank::admin {
+
+class UpstreamDirectory {
+public:
+    virtual ~UpstreamDirectory() = default;
+
+    /// A JSON array, one status object per upstream.
+    virtual std::string statusJson() const = 0;
+    /// The status object of `name`; nullopt when there is none of that name.
+    virtual std::optional<std::string> statusJson(std::string_view name) const = 0;
+    /// A test connection to the upstream `name`, its own, kept for no longer than `timeout_ms`:
+    /// `{"name", "ok", "detail", "open_ms", "ping_ms", "connection"}`; nullopt: none of that name.
+    virtual std::optional<std::string> test(std::string_view name,
+                                            std::int64_t timeout_ms) const = 0;
+    /// Stops the upstream `name`, its calls in flight given `grace` (Federation::stopUpstream).
+    virtual Result<void> stop(std::string_view name, std::chrono::milliseconds grace) = 0;
+    /// Opens the stopped upstream `name` again (Federation::startUpstream).
+    virtual Result<void> start(std::string_view name) = 0;
+};
+
+}  // namespace crank::admin

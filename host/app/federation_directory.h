@@ -1,0 +1,40 @@
+#pragma once
+
+// The admin API's view of the federated upstreams (admin::UpstreamDirectory) over the
+// federation itself.
+//
+// THREADING: as Federation: every member from any thread.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "admin/upstream_directory.h"
+#include "federation/federation.h"
+
+namespace crank::app {
+
+class FederationDirectory final : public admin::UpstreamDirectory {
+public:
+    explicit FederationDirectory(federation::Federation& federation) : federation_(federation) {}
+
+    std::string statusJson() const override { return federation_.statusJson(); }
+    std::optional<std::string> statusJson(std::string_view name) const override {
+        return federation_.statusJson(name);
+    }
+    std::optional<std::string> test(std::string_view name, std::int64_t timeout_ms) const override {
+        auto result = federation_.testConfigured(name, timeout_ms);
+        return result ? std::optional<std::string>(result->toJson()) : std::nullopt;
+    }
+    Result<void> stop(std::string_view name, std::chrono::milliseconds grace) override {
+        return federation_.stopUpstream(name, grace);
+    }
+    Result<void> start(std::string_view name) override { return federation_.startUpstream(name); }
+
+private:
+    federation::Federation& federation_;
+};
+
+}  // namespace crank::app

@@ -1,0 +1,231 @@
+// The operator's controls over federated upstreams while crankd runs (issue 29): stop, start and
+// restart through the admin API. A stop ends the calls in flight after its grace with an error
+// that names the upstream, leaves no process behind (checked in /proc), takes the upstream's
+// tools out of the workspace (a listening client gets list_changed) and leaves the other
+// upstreams serving; a start publishes them again; every control is audited.
+//
+// One crankd, the real mcp plugin, two copies of the fixture server
+// (tests/e2e/reference-server.mjs --stdio), each with a marker argument that finds its process.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "crankd_suite.h"
+#include "mcp_http_client.h"
+#include "test_json.h"
+#include <dirent.h>
+
+namespace crank::testing {
+namespace {
+
+/// A marker that no other process on the machine carries: this test process's pid in it.
+std::string marker(const std::string& name) {
+    return "crank-control-" + name + "-" + std::to_string(::getpid());
+}
+
+/// An upstream entry running the fixture over stdio, marked.
+std::string fixtureUpstream(const std::string& name) {
+    return R"({"name": ")" + name +
+           R"(", "config": {"command": ")" CRANK_NODE_PATH R"(", "args": [")" CRANK_FIXTURE_SERVER
+           R"(", "--stdio", ")" +
+           marker(name) + R"("], "close_wait_ms": 500, "term_wait_ms": 500}})";
+}
+
+/// Processes on the machine whose command line carries `marker` (read from /proc).
+int processesWith(const std::string& mark) {
+    int count = 0;
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) {
+        ADD_FAILURE() << "/proc cannot be read";
+        return -1;
+    }
+    while (const dirent* entry = ::readdir(proc)) {
+        const std::string pid = entry->d_name;
+        if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) {
+            continue;
+        }
+        std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
+        std::string cmdline(4096, '\0');
+        in.read(cmdline.data(), static_cast<std::streamsize>(cmdline.size()));
+        cmdline.resize(static_cast<std::size_t>(in.gcount()));
+        if (cmdline.find(mark) != std::string::npos) {
+            ++count;
+        }
+    }
+    ::closedir(proc);
+    return count;
+}
+
+/// Waits (10 s at most) until `ready()` holds.
+template <typename Ready>
+bool eventually(Ready&& ready) {
+    for (int i = 0; i < 200; ++i) {
+        if (ready()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+class UpstreamControlSuite : public CrankdSuite<UpstreamControlSuite> {
+protected:
+    static constexpr const char* kAdminToken = "control-admin-token-8dQ2";
+
+    static void SetUpTestSuite() {
+        startCrankd(R"("admin": {"token": {"env": "CRANK_CONTROL_ADMIN_TOKEN"}}, "upstreams": [)" +
+                        fixtureUpstream("alpha") + ", " + fixtureUpstream("beta") + "]",
+                    {{"CRANK_CONTROL_ADMIN_TOKEN", kAdminToken}});
+        bool ready = false;
+        for (int i = 0; i < 300 && !ready; ++i) {
+            ready = exchange(port_, "GET", "/readyz", {}).status == 200;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        ASSERT_TRUE(ready) << process_->stderrText();
+    }
+
+    static Reply admin(const std::string& method, const std::string& path) {
+        return exchange(port_, method, "/admin/api/" + path,
+                        {{"Authorization", std::string("Bearer ") + kAdminToken}});
+    }
+
+    static std::vector<std::string> toolNames(const McpClient& client) {
+        std::vector<std::string> names;
+        const Reply reply =
+            client.post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}})");
+        rapidjson::Document doc;
+        doc.Parse(reply.body.c_str());
+        if (doc.HasParseError() || !doc.HasMember("result")) {
+            ADD_FAILURE() << reply.body;
+            return names;
+        }
+        for (const auto& tool : doc["result"]["tools"].GetArray()) {
+            names.emplace_back(tool["name"].GetString());
+        }
+        return names;
+    }
+
+    static bool listed(const McpClient& client, const std::string& name) {
+        const std::vector<std::string> names = toolNames(client);
+        return std::find(names.begin(), names.end(), name) != names.end();
+    }
+};
+
+TEST_F(UpstreamControlSuite, AStopEndsTheCallInFlightWithANamedErrorAndLeavesNoProcess) {
+    ASSERT_TRUE(eventually([] { return processesWith(marker("alpha")) == 1; }))
+        << processesWith(marker("alpha"));
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    ASSERT_TRUE(listed(client, "alpha_echo"));
+    // A client that listens on its GET stream for list changes.
+    SseReader listener(port_, "GET",
+                       {{"Accept", "text/event-stream"},
+                        {"Mcp-Session-Id", client.session()},
+                        {"MCP-Protocol-Version", "2025-11-25"}});
+    ASSERT_NE(listener.head().find(" 200 "), std::string::npos) << listener.head();
+
+    // A call of 10 s; the stop gives it 300 ms.
+    auto slow = std::async(std::launch::async, [] {
+        McpClient caller(port_);
+        EXPECT_TRUE(caller.open());
+        return caller.post(
+            R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"alpha_slow_progress",)"
+            R"("arguments":{"steps":100,"delay_ms":100}}})");
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto started = std::chrono::steady_clock::now();
+    const Reply stopped = admin("POST", "upstreams/alpha/stop?grace_ms=300");
+    ASSERT_EQ(stopped.status, 200) << stopped.body;
+    EXPECT_STREQ(stopped.json()["upstream"]["state"].GetString(), "stopped") << stopped.body;
+    EXPECT_EQ(stopped.json()["upstream"]["tools"].GetInt(), 0) << stopped.body;
+    const Reply call = slow.get();
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(8));
+    EXPECT_NE(call.body.find("upstream alpha was stopped while the request ran"), std::string::npos)
+        << call.body;
+
+    // No process left; the tools gone, the listener told; the other upstream untouched.
+    EXPECT_TRUE(eventually([] { return processesWith(marker("alpha")) == 0; }));
+    EXPECT_EQ(processesWith(marker("beta")), 1);
+    EXPECT_FALSE(listed(client, "alpha_echo"));
+    EXPECT_STREQ(
+        client.callTool("beta_echo", R"({"text":"still"})")["content"][0]["text"].GetString(),
+        "still");
+    bool told = false;
+    listener.setReceiveTimeout(std::chrono::milliseconds(5000));
+    for (int i = 0; i < 50 && !told; ++i) {
+        const auto event = listener.next();
+        if (!event) {
+            break;
+        }
+        told = event->data.find("notifications/tools/list_changed") != std::string::npos;
+    }
+    EXPECT_TRUE(told) << "no notifications/tools/list_changed on the listening stream";
+    const Reply unknown = client.post(
+        R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"alpha_echo","arguments":{"text":"x"}}})");
+    EXPECT_NE(unknown.body.find("alpha_echo"), std::string::npos) << unknown.body;
+    EXPECT_EQ(unknown.body.find(R"("content")"), std::string::npos) << unknown.body;
+
+    // Stopping it again does nothing; starting it publishes its tools again.
+    EXPECT_EQ(admin("POST", "upstreams/alpha/stop").status, 200);
+    const Reply restarted = admin("POST", "upstreams/alpha/start");
+    ASSERT_EQ(restarted.status, 200) << restarted.body;
+    EXPECT_STREQ(restarted.json()["upstream"]["state"].GetString(), "open") << restarted.body;
+    ASSERT_TRUE(eventually([&] { return listed(client, "alpha_echo"); }));
+    EXPECT_STREQ(
+        client.callTool("alpha_echo", R"({"text":"back"})")["content"][0]["text"].GetString(),
+        "back");
+    EXPECT_EQ(processesWith(marker("alpha")), 1);
+
+    // Every control is audited with its outcome.
+    const Reply audit = admin("GET", "audit?action=upstream.stop");
+    ASSERT_EQ(audit.status, 200) << audit.body;
+    EXPECT_NE(audit.body.find(R"("operation_id":"alpha")"), std::string::npos) << audit.body;
+    EXPECT_NE(admin("GET", "audit?action=upstream.start").body.find(R"("outcome":"ok")"),
+              std::string::npos);
+}
+
+TEST_F(UpstreamControlSuite, ARestartReplacesTheProcessAndKeepsTheTools) {
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    ASSERT_TRUE(eventually([&] { return listed(client, "beta_echo"); }));
+    ASSERT_TRUE(eventually([] { return processesWith(marker("beta")) == 1; }));
+    const Reply restarted = admin("POST", "upstreams/beta/restart");
+    ASSERT_EQ(restarted.status, 200) << restarted.body;
+    EXPECT_STREQ(restarted.json()["upstream"]["state"].GetString(), "open") << restarted.body;
+    ASSERT_TRUE(eventually([&] { return listed(client, "beta_echo"); }));
+    EXPECT_STREQ(
+        client.callTool("beta_echo", R"({"text":"again"})")["content"][0]["text"].GetString(),
+        "again");
+    // The old process ended, one new one runs.
+    EXPECT_TRUE(eventually([] { return processesWith(marker("beta")) == 1; }));
+}
+
+TEST_F(UpstreamControlSuite, BadControlsGetErrorsThatNameTheProblem) {
+    const Reply none = admin("POST", "upstreams/nope/stop");
+    EXPECT_EQ(none.status, 404) << none.body;
+    EXPECT_NE(none.body.find(R"(no upstream \"nope\")"), std::string::npos) << none.body;
+    const Reply negative = admin("POST", "upstreams/beta/stop?grace_ms=-1");
+    EXPECT_EQ(negative.status, 400) << negative.body;
+    EXPECT_NE(negative.body.find("grace_ms"), std::string::npos) << negative.body;
+    const Reply word = admin("POST", "upstreams/beta/stop?grace_ms=soon");
+    EXPECT_EQ(word.status, 400) << word.body;
+    EXPECT_EQ(admin("GET", "upstreams/beta/stop").status, 405);
+    const Reply anonymous = exchange(port_, "POST", "/admin/api/upstreams/beta/stop", {});
+    EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+    // Nothing of that stopped beta.
+    const Reply beta = admin("GET", "upstreams/beta");
+    ASSERT_EQ(beta.status, 200) << beta.body;
+    EXPECT_STREQ(beta.json()["upstream"]["state"].GetString(), "open") << beta.body;
+}
+
+}  // namespace
+}  // namespace crank::testing
