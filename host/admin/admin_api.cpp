@@ -48,8 +48,9 @@ struct AdminApi::Impl {
           files(std::move(ui)),
           origins(cfg.server.allowed_hosts, cfg.server.allowed_origins) {
         // Order matters where patterns overlap: /operations/validate before /operations/{id}.
-        for (auto add : {addOperationsRoutes, addOperationVersionsRoutes, addTestRunsRoutes,
-                         addPluginsRoutes, addRuntimeRoutes, addAuditRoutes, addUpstreamsRoutes}) {
+        for (auto add :
+             {addOperationsRoutes, addOperationVersionsRoutes, addTestRunsRoutes, addPluginsRoutes,
+              addRuntimeRoutes, addAuditRoutes, addUpstreamsRoutes, addReloadRoutes}) {
             resources.push_back(add(context, router));
         }
     }
@@ -121,6 +122,10 @@ AdminApi::AdminApi(OperationCatalog& catalog, const config::Config& config,
     : impl_(std::make_unique<Impl>(catalog, config, std::move(ui_directory), std::move(version))) {}
 
 AdminApi::~AdminApi() = default;
+
+void AdminApi::serveReload(ConfigReloadTarget& target) {
+    impl_->context.reload = &target;
+}
 
 void AdminApi::serveUpstreams(UpstreamDirectory& upstreams) {
     impl_->context.upstreams = &upstreams;

@@ -11,6 +11,7 @@
 namespace crank::admin {
 
 class OperationCatalog;
+class ConfigReloadTarget;
 class UpstreamDirectory;
 
 /// The admin API under `/admin/api/` and the web UI under `/ui/` (docs/admin-api.md).
@@ -31,6 +32,8 @@ public:
     /// Where /admin/api/upstreams reads the upstreams' live status and controls them; it must
     /// outlive the API. Call before serving.
     void serveUpstreams(UpstreamDirectory& upstreams);
+    /// What POST /admin/api/reload reloads; it must outlive the API. Unset: 503.
+    void serveReload(ConfigReloadTarget& target);
 
     /// Registers `/admin/api/` and, when admin.ui is on, `/ui` and `/ui/`.
     void addRoutes(http::Router& router);

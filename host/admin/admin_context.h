@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "admin/config_reload_target.h"
 #include "admin/operation_catalog.h"
 #include "admin/upstream_directory.h"
 #include "config/config.h"
@@ -35,6 +36,7 @@ struct AdminContext {
     std::atomic<int> test_runs{0};           ///< running now, at most admin.max_test_runs
     std::atomic<bool> stopping{false};       ///< crankd is stopping: test runs end at once
     UpstreamDirectory* upstreams = nullptr;  ///< set before serving; null: no upstreams
+    ConfigReloadTarget* reload = nullptr;    ///< set before serving; null: no reload
 };
 
 /// The base of a resource: the context's catalog and config under the names its handlers use, a

@@ -23,7 +23,10 @@ std::unique_ptr<AdminResource> addPluginsRoutes(AdminContext& ctx, ApiRouter& ro
 std::unique_ptr<AdminResource> addRuntimeRoutes(AdminContext& ctx, ApiRouter& router);
 /// /audit (audit_resource.cpp).
 std::unique_ptr<AdminResource> addAuditRoutes(AdminContext& ctx, ApiRouter& router);
-/// /upstreams, /upstreams/{name}: their live status (upstreams_resource.cpp).
+/// /upstreams, /upstreams/{name}: their live status, test, stop, start, restart
+/// (upstreams_resource.cpp).
 std::unique_ptr<AdminResource> addUpstreamsRoutes(AdminContext& ctx, ApiRouter& router);
+/// /reload: the config file reloaded (reload_resource.cpp).
+std::unique_ptr<AdminResource> addReloadRoutes(AdminContext& ctx, ApiRouter& router);
 
 }  // namespace crank::admin

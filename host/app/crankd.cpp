@@ -16,6 +16,7 @@
 #include "admin/admin_api.h"
 #include "admin/admin_context.h"
 #include "admin/operation_catalog.h"
+#include "app/config_reload.h"
 #include "app/descriptor_budget.h"
 #include "app/federation_directory.h"
 #include "app/health_endpoints.h"
@@ -83,9 +84,10 @@ store::StoreOptions storeOptions(const config::StoreConfig& c) {
 }
 
 /// Loads the configuration or prints every error; nullopt when it is invalid.
+config::LoadOptions loadOptions(const CommandLine& cl);
+
 std::optional<config::Config> loadConfig(const CommandLine& cl) {
-    config::LoadOptions options;
-    options.listen_override = cl.listen;
+    const config::LoadOptions options = loadOptions(cl);
     config::LoadResult result;
     if (cl.config_path) {
         result = config::loadConfigFile(*cl.config_path, options);
@@ -107,25 +109,11 @@ std::optional<config::Config> loadConfig(const CommandLine& cl) {
 /// Every upstream's adapter is loaded, can federate, and accepts the upstream's config; each
 /// problem is printed with its place in the config. False when there is one.
 bool checkUpstreams(const config::Config& cfg, const plugins::PluginRegistry& registry) {
-    bool ok = true;
-    for (std::size_t i = 0; i < cfg.upstreams.size(); ++i) {
-        const config::UpstreamConfig& u = cfg.upstreams[i];
-        const std::string where = cfg.source + ": upstreams[" + std::to_string(i) + "]";
-        const plugins::AdapterHandle* adapter = registry.adapter(u.protocol);
-        if (adapter == nullptr || !adapter->hasCapability(CRANK_CAP_FEDERATION)) {
-            log::error(
-                "{}.protocol: no loaded adapter \"{}\" federates upstreams (see `crankd "
-                "plugins`)",
-                where, u.protocol);
-            ok = false;
-            continue;
-        }
-        for (const plugins::Diagnostic& d : adapter->validate(u.config_json)) {
-            log::error("{}.config{}{}: {}", where, d.path.empty() ? "" : ".", d.path, d.message);
-            ok = false;
-        }
+    const std::vector<config::ConfigError> errors = upstreamErrors(cfg, registry);
+    for (const config::ConfigError& e : errors) {
+        log::error("{}: {}", cfg.source, e.toString());
     }
-    return ok;
+    return errors.empty();
 }
 
 plugins::PluginRegistry loadPlugins(const config::PluginsConfig& c) {
@@ -153,6 +141,13 @@ std::optional<runtime::CompiledOperations> compileOperations(
 
 const char* signalName(int sig) {
     return sig == SIGTERM ? "SIGTERM" : (sig == SIGINT ? "SIGINT" : "a signal");
+}
+
+/// The config file's options as at start (the reload reads it with the same).
+config::LoadOptions loadOptions(const CommandLine& cl) {
+    config::LoadOptions options;
+    options.listen_override = cl.listen;
+    return options;
 }
 
 }  // namespace
@@ -404,6 +399,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         kVersion);
     FederationDirectory upstreamDirectory(federation);
     adminApi.serveUpstreams(upstreamDirectory);
+    ConfigReloader reloader(cl.config_path, loadOptions(cl), *cfg, registry,
+                            ConfigReloader::Targets{&federation, &endpoint, rates});
+    adminApi.serveReload(reloader);
 
     auto router = std::make_shared<http::Router>();
     addHealthEndpoints(*router, readiness);
@@ -437,8 +435,18 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     util::MemoryTrimmer trimmer(std::chrono::milliseconds(cfg->server.memory_trim_interval_ms));
     trimmer.start();
 
+    // SIGHUP reloads the config file (on this thread: SIGTERM waits for it, briefly); SIGTERM
+    // and SIGINT stop.
     int sig = 0;
-    while (sigwait(&stopSignals, &sig) != 0) {
+    while (true) {
+        if (sigwait(&stopSignals, &sig) != 0) {
+            continue;
+        }
+        if (sig != SIGHUP) {
+            break;
+        }
+        log::info("received SIGHUP");
+        reloader.run();
     }
     trimmer.stop();
     readiness->setDraining();
@@ -496,6 +504,7 @@ int crankdMain(int argc, char** argv,
     sigemptyset(&stopSignals);
     sigaddset(&stopSignals, SIGTERM);
     sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGHUP);  // a reload, not an end (runCrankd)
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
     std::signal(SIGPIPE, SIG_IGN);  // a peer closing a socket is an error value, not a death
 

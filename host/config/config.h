@@ -259,6 +259,7 @@ struct UpstreamConfig {
         std::vector<std::string> allow;
         std::vector<std::string> deny;
         std::map<std::string, std::string> rename;
+        bool operator==(const ToolPolicy&) const = default;
     };
     ToolPolicy tools;
     /// Calls a second of each of its published tools, every caller of the workspace together
@@ -276,6 +277,9 @@ struct UpstreamConfig {
     std::string publishedName(const std::string& upstream_name) const {
         return naming == Naming::keep ? upstream_name : prefix + separator + upstream_name;
     }
+
+    /// Member by member: a reload reconnects an upstream only when its config changed.
+    bool operator==(const UpstreamConfig&) const = default;
 };
 
 /// `admin`: the admin API (`/admin/api/`) and the web UI (`/ui/`), docs/admin-api.md.
@@ -293,6 +297,9 @@ struct AdminConfig {
 /// The whole configuration file, validated.
 struct Config {
     std::string source;  ///< the file it was read from, for messages
+    /// Each top-level member of the file as written (minified JSON text), by name: what a reload
+    /// compares to tell the sections that changed.
+    std::map<std::string, std::string> sections;
     ServerConfig server;
     StoreConfig store;
     McpConfig mcp;

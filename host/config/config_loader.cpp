@@ -22,6 +22,7 @@
 #include "config/key_policy.h"
 #include "config/tool_policy.h"
 #include "json/depth_limited_handler.h"
+#include "json/json_text.h"
 #include "json/json_value.h"
 #include "util/sha256.h"
 
@@ -188,6 +189,15 @@ LoadResult Loader::load(std::string_view text) {
     ObjectReader root(&doc, "", errors_);
     if (!root.present()) {
         return {std::nullopt, errors_.take()};
+    }
+    if (doc.IsObject()) {
+        // By index: comparing two rapidjson member iterators is ambiguous in C++20.
+        for (rapidjson::SizeType i = 0; i < doc.MemberCount(); ++i) {
+            const auto member = doc.MemberBegin() + i;
+            config_
+                .sections[std::string(member->name.GetString(), member->name.GetStringLength())] =
+                json::toJsonText(member->value);
+        }
     }
     readServer(root.get("server"));
     readStore(root.get("store"));
@@ -1165,18 +1175,31 @@ LoadResult loadConfigText(std::string_view text, const std::string& source,
     return Loader(options, source).load(text);
 }
 
-LoadResult loadConfigFile(const std::string& path, const LoadOptions& options) {
+std::optional<std::string> readConfigFile(const std::string& path,
+                                          std::vector<ConfigError>& errors) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        return {std::nullopt, {{path, "cannot open the config file"}}};
+        errors.push_back({path, "cannot open the config file"});
+        return std::nullopt;
     }
+    // One byte more than the bound: loadConfigText() names a file that is too large.
     std::string text(kMaxConfigBytes + 1, '\0');
     in.read(text.data(), static_cast<std::streamsize>(text.size()));
     if (in.bad()) {
-        return {std::nullopt, {{path, "cannot read the config file"}}};
+        errors.push_back({path, "cannot read the config file"});
+        return std::nullopt;
     }
     text.resize(static_cast<std::size_t>(in.gcount()));
-    return loadConfigText(text, path, options);
+    return text;
+}
+
+LoadResult loadConfigFile(const std::string& path, const LoadOptions& options) {
+    LoadResult result;
+    const std::optional<std::string> text = readConfigFile(path, result.errors);
+    if (!text) {
+        return result;
+    }
+    return loadConfigText(*text, path, options);
 }
 
 }  // namespace crank::config

@@ -53,6 +53,11 @@ OperationLoadResult loadOperation(const rapidjson::Value& value, const Config& b
 LoadResult loadConfigText(std::string_view text, const std::string& source,
                           const LoadOptions& options = {});
 
+/// The text of the file `path` (at most kMaxConfigBytes + 1 bytes: loadConfigText refuses a
+/// longer one); nullopt, with an error naming the file, when it cannot be read.
+std::optional<std::string> readConfigFile(const std::string& path,
+                                          std::vector<ConfigError>& errors);
+
 /// Reads `path` (at most kMaxConfigBytes) and loads it like loadConfigText.
 LoadResult loadConfigFile(const std::string& path, const LoadOptions& options = {});
 

@@ -13,6 +13,7 @@ namespace crank::config {
 struct RateLimit {
     double calls_per_second = 0;  ///< > 0
     std::int64_t burst = 1;       ///< >= 1: calls let through at once after a pause
+    bool operator==(const RateLimit&) const = default;
 };
 
 /// The largest rate and burst a config may give.

@@ -98,6 +98,7 @@ void Federation::stop() {
         // is closed only after them (closing under a running request would free its state).
         Impl::closeHandle(*link, milliseconds(10'000));
     }
+    impl.closeAllDrained();
 }
 
 std::vector<Federation::TestResult> Federation::test(

@@ -122,13 +122,19 @@ public:
     /// it in its workspace. `from_config`: shown in the status as the config file's (read-only
     /// through the API), else as the API's.
     Result<void> addUpstream(const config::UpstreamConfig& config, bool from_config);
+    /// How a removed or replaced upstream's calls in flight end. `wait`: as stopUpstream(), the
+    /// control returns once its connection is closed. `background`: the control returns at once
+    /// (no new call reaches it); the calls run on, for `grace` at most, and the connection is
+    /// closed after them by the federation's own thread (a reload: calls are not touched).
+    enum class Drain { wait, background };
     /// Stops `name` as stopUpstream() does, then forgets it.
-    Result<void> removeUpstream(std::string_view name, std::chrono::milliseconds grace);
+    Result<void> removeUpstream(std::string_view name, std::chrono::milliseconds grace,
+                                Drain drain = Drain::wait);
     /// Puts `config` in the place of the upstream of its name: the new one is opened first (when
     /// it cannot be, the old one is left as it was), then the old one stopped as by
     /// stopUpstream() and the new one published in its place.
     Result<void> replaceUpstream(const config::UpstreamConfig& config,
-                                 std::chrono::milliseconds grace);
+                                 std::chrono::milliseconds grace, Drain drain = Drain::wait);
     /// The configs of the upstreams now, in publishing order.
     std::vector<config::UpstreamConfig> upstreams() const;
 

@@ -280,16 +280,23 @@ void Federation::Impl::runRefresher() {
         std::vector<std::shared_ptr<UpstreamLink>> now;
         {
             std::unique_lock lock(mutex);
-            wake.wait(lock, [&] {
+            const auto ready = [&] {
                 return stopping.load() || !unsubscribes.empty() ||
                        std::any_of(links.begin(), links.end(),
                                    [](const auto& l) { return l->dirty.load() != 0; });
-            });
+            };
+            if (draining.empty()) {
+                wake.wait(lock, ready);
+            } else {
+                // Draining links are looked at every 20 ms until they close.
+                wake.wait_for(lock, milliseconds(20), ready);
+            }
             if (stopping.load()) {
                 return;
             }
             now = links;
         }
+        closeDrained();
         unsubscribeUnused();
         std::set<std::string> touched;
         std::vector<UpstreamLink*> refreshed;
@@ -314,6 +321,48 @@ void Federation::Impl::runRefresher() {
                 resubscribe(*link);
             }
         }
+    }
+}
+
+void Federation::Impl::closeDrained() {
+    std::vector<std::shared_ptr<UpstreamLink>> ended;
+    {
+        const std::lock_guard lock(mutex);
+        const Clock::time_point now = Clock::now();
+        std::erase_if(draining, [&](const Draining& d) {
+            if (d.link->active.load() == 0) {
+                ended.push_back(d.link);
+                return true;
+            }
+            if (now >= d.give_up) {
+                log::error(
+                    "upstream {}: {} request(s) did not end after their cancellation; its old "
+                    "connection is left open until exit",
+                    d.link->config.name, d.link->active.load());
+                return true;
+            }
+            if (now >= d.cancel_at && !d.link->cancelling.exchange(true)) {
+                log::info("upstream {}: requests still running on its old connection are cancelled",
+                          d.link->config.name);
+            }
+            return false;
+        });
+    }
+    for (const auto& link : ended) {
+        closeHandle(*link, milliseconds(1'000));
+        log::info("upstream {}: its old connection is closed", link->config.name);
+    }
+}
+
+void Federation::Impl::closeAllDrained() {
+    std::vector<Draining> pending;
+    {
+        const std::lock_guard lock(mutex);
+        pending.swap(draining);
+    }
+    for (const Draining& d : pending) {
+        d.link->cancelling = true;
+        closeHandle(*d.link, milliseconds(10'000));
     }
 }
 

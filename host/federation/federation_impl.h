@@ -85,6 +85,15 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
     std::map<std::string, std::map<std::string, std::pair<UpstreamLink*, std::string>>> toolOwners;
     /// What clients follow here (resources/subscribe, listens' resourceSubscriptions).
     ResourceSubscriptions subscriptions;
+    /// A link taken out of service whose calls in flight run on (Drain::background): closed by
+    /// the refresher once they ended; cancelled at `cancel_at`; left open, and logged, at
+    /// `give_up`.
+    struct Draining {
+        std::shared_ptr<UpstreamLink> link;
+        Clock::time_point cancel_at;
+        Clock::time_point give_up;
+    };
+    std::vector<Draining> draining;  ///< guarded by `mutex`
     /// Resources whose last subscriber went away, to unsubscribe upstream (the refresher's work,
     /// so that Catalog::forget never waits on an upstream).
     std::vector<ResourceSubscriptions::Orphan> unsubscribes;
@@ -113,6 +122,11 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
     /// Queues resources nobody follows any more, for the refresher to unsubscribe upstream.
     void queueUnsubscribes(std::vector<ResourceSubscriptions::Orphan> orphans);
     void runRefresher();
+    /// Closes the draining links whose calls ended, cancels those past their grace (the
+    /// refresher's work).
+    void closeDrained();
+    /// At the federation's stop: every draining link's calls cancelled, its connection closed.
+    void closeAllDrained();
     /// Subscribes `link` again to every resource of it that clients follow (after its start).
     void resubscribe(UpstreamLink& link);
     void noticeToWorkspace(const std::string& workspace, const mcp::CatalogNotice& notice);

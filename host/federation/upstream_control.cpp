@@ -102,6 +102,61 @@ void stopLink(Federation::Impl& impl, UpstreamLink& link, milliseconds grace, bo
     }
 }
 
+/// Takes `link` out of service at once (Drain::background): no call reaches it from now on, its
+/// lists are emptied, and the refresher closes it once its calls in flight ended (cancelled after
+/// `grace`). `publish`: as stopLink's.
+void drainLink(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& link,
+               milliseconds grace, bool publish) {
+    {
+        const std::lock_guard lock(impl.mutex);
+        link->closing = true;
+        link->lists = {};
+        link->collisions.clear();
+        link->filtered.clear();
+        const Clock::time_point now = Clock::now();
+        impl.draining.push_back({link, now + grace, now + grace + kCancelledWait});
+        impl.wake.notify_all();
+    }
+    if (publish) {
+        impl.publish(link->config.workspace);
+    }
+}
+
+/// Stops `link` as `drain` says.
+void retire(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& link, milliseconds grace,
+            Federation::Drain drain, bool publish) {
+    if (link->closing.load()) {
+        return;  // stopped already: its connection is closed
+    }
+    if (drain == Federation::Drain::wait) {
+        stopLink(impl, *link, grace, publish);
+    } else {
+        drainLink(impl, link, grace, publish);
+    }
+}
+
+/// Puts `fresh` in the place of `old` without a gap (Drain::background): its lists are fetched
+/// while `old` serves on, then the names move to it in one publish; `old` keeps the calls it
+/// has (and any that looked it up a moment before) and is closed by the refresher once they
+/// ended, cancelled after `grace`. Until the publish, `old` is out of `links` but still owns its
+/// names in `toolOwners`: it is alive (held here), and the publish recomputes them.
+void handOver(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& old,
+              const std::shared_ptr<UpstreamLink>& fresh, milliseconds grace) {
+    impl.refresh(*fresh, kAllLists);
+    {
+        const std::lock_guard lock(impl.mutex);
+        std::replace(impl.links.begin(), impl.links.end(), old, fresh);
+    }
+    impl.publish(fresh->config.workspace);
+    if (old->config.workspace != fresh->config.workspace) {
+        impl.publish(old->config.workspace);
+    }
+    const std::lock_guard lock(impl.mutex);
+    const Clock::time_point now = Clock::now();
+    impl.draining.push_back({old, now + grace, now + grace + kCancelledWait});
+    impl.wake.notify_all();
+}
+
 }  // namespace
 
 Result<void> Federation::stopUpstream(std::string_view name, milliseconds grace) {
@@ -177,7 +232,7 @@ Result<void> Federation::addUpstream(const config::UpstreamConfig& config, bool 
     return {};
 }
 
-Result<void> Federation::removeUpstream(std::string_view name, milliseconds grace) {
+Result<void> Federation::removeUpstream(std::string_view name, milliseconds grace, Drain drain) {
     Impl& impl = *impl_;
     const std::lock_guard control(impl.controlMutex);
     if (impl.stopping.load()) {
@@ -187,9 +242,7 @@ Result<void> Federation::removeUpstream(std::string_view name, milliseconds grac
     if (!link) {
         return notFound(name);
     }
-    if (!link->closing.load()) {
-        stopLink(impl, *link, grace, true);
-    }
+    retire(impl, link, grace, drain, true);
     {
         const std::lock_guard lock(impl.mutex);
         std::erase(impl.links, link);
@@ -203,7 +256,8 @@ Result<void> Federation::removeUpstream(std::string_view name, milliseconds grac
     return {};
 }
 
-Result<void> Federation::replaceUpstream(const config::UpstreamConfig& config, milliseconds grace) {
+Result<void> Federation::replaceUpstream(const config::UpstreamConfig& config, milliseconds grace,
+                                         Drain drain) {
     Impl& impl = *impl_;
     const std::lock_guard control(impl.controlMutex);
     if (impl.stopping.load()) {
@@ -218,10 +272,12 @@ Result<void> Federation::replaceUpstream(const config::UpstreamConfig& config, m
     if (!fresh) {
         return fresh.error();
     }
-    const bool moved = old->config.workspace != config.workspace;
-    if (!old->closing.load()) {
-        stopLink(impl, *old, grace, moved);
+    if (drain == Drain::background && !old->closing.load()) {
+        handOver(impl, old, *fresh, grace);
+        log::info("upstream {} handed over to its new config", config.name);
+        return {};
     }
+    retire(impl, old, grace, drain, old->config.workspace != config.workspace);
     {
         const std::lock_guard lock(impl.mutex);
         std::replace(impl.links.begin(), impl.links.end(), old, *fresh);

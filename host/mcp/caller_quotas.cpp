@@ -53,6 +53,15 @@ CallerQuotas::CallerQuotas(std::map<std::string, Bounds> workspaces,
       node_bounds_(node),
       reserved_calls_(std::move(reserved_calls)) {}
 
+void CallerQuotas::setBounds(std::map<std::string, Bounds> workspaces,
+                             std::map<std::string, Bounds> agents,
+                             std::map<std::string, std::int64_t> reserved_calls) {
+    const std::lock_guard lock(mutex_);
+    workspace_bounds_.swap(workspaces);
+    agent_bounds_.swap(agents);
+    reserved_calls_.swap(reserved_calls);
+}
+
 std::int64_t CallerQuotas::reservedByOthers(const std::string& workspace) const {
     std::int64_t kept = 0;
     for (const auto& [id, reserved] : reserved_calls_) {

@@ -31,6 +31,12 @@ public:
     CallerQuotas(std::map<std::string, Bounds> workspaces, std::map<std::string, Bounds> agents,
                  Bounds node, std::map<std::string, std::int64_t> reserved_calls = {});
 
+    /// A reload's bounds of the workspaces and agents, and the workspaces' reservations (the
+    /// node's stays): what is held now is kept and counted against them; a holder over its new
+    /// bound takes nothing more until it is under it.
+    void setBounds(std::map<std::string, Bounds> workspaces, std::map<std::string, Bounds> agents,
+                   std::map<std::string, std::int64_t> reserved_calls);
+
     /// Takes one `kind` for the agent in the workspace: "" when taken, else why not, in words
     /// that name the limit (nothing is taken then).
     std::string acquire(Kind kind, const std::string& agent, const std::string& workspace);
@@ -72,10 +78,11 @@ private:
     /// Call slots other workspaces reserve and do not use now (under mutex_).
     std::int64_t reservedByOthers(const std::string& workspace) const;
 
-    const std::map<std::string, Bounds> workspace_bounds_;
-    const std::map<std::string, Bounds> agent_bounds_;
+    // Guarded by mutex_ (setBounds).
+    std::map<std::string, Bounds> workspace_bounds_;
+    std::map<std::string, Bounds> agent_bounds_;
     const Bounds node_bounds_;
-    const std::map<std::string, std::int64_t> reserved_calls_;
+    std::map<std::string, std::int64_t> reserved_calls_;
     mutable std::mutex mutex_;
     std::map<std::string, Held> by_agent_;
     std::map<std::string, Held> by_workspace_;

@@ -15,15 +15,31 @@ EndpointAccess::EndpointAccess(const config::Config& config,
                                std::map<std::string, ToolRegistry*> tools,
                                std::map<std::string, Catalog*> catalogs)
     : auth_required_(config.auth.mode == config::AuthConfig::Mode::api_key),
+      agents_(AgentTable::of(config.auth)),
       tools_(std::move(tools)),
       catalogs_(std::move(catalogs)),
-      origins_(config.server.allowed_hosts, config.server.allowed_origins) {
-    for (const config::Agent& agent : config.auth.agents) {
-        agent_workspaces_[agent.id] = agent.workspace;
+      origins_(config.server.allowed_hosts, config.server.allowed_origins) {}
+
+std::shared_ptr<const AgentTable> AgentTable::of(const config::AuthConfig& auth) {
+    auto table = std::make_shared<AgentTable>();
+    for (const config::Agent& agent : auth.agents) {
+        table->workspaces[agent.id] = agent.workspace;
         if (agent.api_key) {
-            agent_keys_.emplace_back(agent.api_key->reveal(), agent.id);
+            table->keys.emplace_back(agent.api_key->reveal(), agent.id);
         }
     }
+    return table;
+}
+
+void EndpointAccess::setAgents(const config::AuthConfig& auth) {
+    std::shared_ptr<const AgentTable> table = AgentTable::of(auth);
+    const std::lock_guard lock(agents_mutex_);
+    agents_.swap(table);
+}
+
+std::shared_ptr<const AgentTable> EndpointAccess::agents() const {
+    const std::lock_guard lock(agents_mutex_);
+    return agents_;
 }
 
 std::optional<std::string> EndpointAccess::authenticate(
@@ -36,7 +52,7 @@ std::optional<std::string> EndpointAccess::authenticate(
     if (header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0) {
         const std::string digest = sha256Hex(std::string_view(header).substr(kBearer.size()));
         std::optional<std::string> agent;
-        for (const auto& [keyDigest, id] : agent_keys_) {
+        for (const auto& [keyDigest, id] : agents()->keys) {
             if (constantTimeEqual(keyDigest, digest)) {
                 agent = id;
             }
@@ -72,8 +88,9 @@ std::optional<Who> EndpointAccess::admit(Poco::Net::HTTPServerRequest& request,
     }
     Who who;
     who.agent = *agent;
-    const auto home = agent_workspaces_.find(*agent);
-    const std::string own = home != agent_workspaces_.end() ? home->second : "default";
+    const std::shared_ptr<const AgentTable> table = agents();
+    const auto home = table->workspaces.find(*agent);
+    const std::string own = home != table->workspaces.end() ? home->second : "default";
     who.workspace = route_workspace.value_or(own);
     // Another workspace's endpoint does not exist for this agent (not "forbidden": the
     // workspace's existence is not its to learn). Without auth everyone is the anonymous agent.

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,9 +30,18 @@ struct Who {
     Caller caller() const { return Caller{workspace, agent}; }
 };
 
+/// The agents of auth.agents and their keys, as requests are checked against them; replaced
+/// whole by a reload.
+struct AgentTable {
+    std::vector<std::pair<std::string, std::string>> keys;  ///< key digest, agent id
+    std::map<std::string, std::string> workspaces;          ///< agent id, its workspace
+
+    static std::shared_ptr<const AgentTable> of(const config::AuthConfig& auth);
+};
+
 /// Who may reach an MCP endpoint, checked on every request of either protocol era: the Host and
 /// Origin headers (DNS-rebinding protection), the agent's API key, and the workspace the path
-/// names. Immutable after construction; any thread.
+/// names. Any thread; the agents change only through setAgents().
 class EndpointAccess {
 public:
     EndpointAccess(const config::Config& config, std::map<std::string, ToolRegistry*> tools,
@@ -45,6 +56,10 @@ public:
                              Poco::Net::HTTPServerResponse& response,
                              const std::optional<std::string>& route_workspace) const;
 
+    /// A reload's agents and keys: every request from now on is checked against them (a
+    /// revoked key's next request gets 401, whatever its session).
+    void setAgents(const config::AuthConfig& auth);
+
     bool authRequired() const { return auth_required_; }
     const std::map<std::string, ToolRegistry*>& tools() const { return tools_; }
     const std::map<std::string, Catalog*>& catalogs() const { return catalogs_; }
@@ -55,11 +70,13 @@ private:
     std::optional<std::string> authenticate(Poco::Net::HTTPServerRequest& request,
                                             Poco::Net::HTTPServerResponse& response) const;
 
+    std::shared_ptr<const AgentTable> agents() const;
+
     bool auth_required_ = false;
-    std::vector<std::pair<std::string, std::string>> agent_keys_;  // key digest, agent id
-    std::map<std::string, std::string> agent_workspaces_;          // agent id, its workspace
-    std::map<std::string, ToolRegistry*> tools_;                   // workspace -> its tools
-    std::map<std::string, Catalog*> catalogs_;                     // workspace -> its catalog
+    mutable std::mutex agents_mutex_;
+    std::shared_ptr<const AgentTable> agents_;    ///< guarded by agents_mutex_
+    std::map<std::string, ToolRegistry*> tools_;  // workspace -> its tools
+    std::map<std::string, Catalog*> catalogs_;    // workspace -> its catalog
     http::OriginPolicy origins_;
 };
 

@@ -28,21 +28,30 @@ using Poco::Net::HTTPServerResponse;
 
 /// Calls in progress, MCP sessions and SSE streams, bounded per agent, per workspace and (for
 /// calls) in all, as the config sets them.
-std::shared_ptr<CallerQuotas> quotasOf(const config::Config& c) {
-    std::map<std::string, CallerQuotas::Bounds> workspaceBounds;
-    std::map<std::string, CallerQuotas::Bounds> agentBounds;
-    const auto boundsOf = [](const config::Limits& limits) {
+struct CallerBounds {
+    std::map<std::string, CallerQuotas::Bounds> workspaces;
+    std::map<std::string, CallerQuotas::Bounds> agents;
+};
+
+CallerBounds boundsOf(const config::AuthConfig& auth) {
+    CallerBounds out;
+    const auto of = [](const config::Limits& limits) {
         return CallerQuotas::Bounds{limits.max_concurrent_calls, limits.max_mcp_sessions,
                                     limits.max_streams};
     };
-    for (const config::Workspace& workspace : c.auth.workspaces) {
-        workspaceBounds[workspace.id] = boundsOf(workspace.limits);
+    for (const config::Workspace& workspace : auth.workspaces) {
+        out.workspaces[workspace.id] = of(workspace.limits);
     }
-    for (const config::Agent& agent : c.auth.agents) {
-        agentBounds[agent.id] = boundsOf(agent.limits);
+    for (const config::Agent& agent : auth.agents) {
+        out.agents[agent.id] = of(agent.limits);
     }
+    return out;
+}
+
+std::shared_ptr<CallerQuotas> quotasOf(const config::Config& c) {
+    CallerBounds bounds = boundsOf(c.auth);
     return std::make_shared<CallerQuotas>(
-        std::move(workspaceBounds), std::move(agentBounds),
+        std::move(bounds.workspaces), std::move(bounds.agents),
         CallerQuotas::Bounds{c.server.effectiveMaxConcurrentCalls(), -1, -1},
         config::reservedCalls(c));
 }
@@ -191,6 +200,14 @@ McpEndpoint::McpEndpoint(const config::Config& config, const ServerIdentity& ide
 }
 
 McpEndpoint::~McpEndpoint() = default;
+
+void McpEndpoint::reloadAuth(const config::Config& config) {
+    // Bounds first: an agent admitted by the new table is counted against its own.
+    CallerBounds bounds = boundsOf(config.auth);
+    impl_->quotas->setBounds(std::move(bounds.workspaces), std::move(bounds.agents),
+                             config::reservedCalls(config));
+    impl_->access.setAgents(config.auth);
+}
 
 void McpEndpoint::abandonHeldCalls() {
     impl_->modern.abandonHeldCalls();

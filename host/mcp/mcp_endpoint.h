@@ -54,6 +54,10 @@ public:
     /// waiting for it (their upstreams are answered with an error), so that nothing waits on a
     /// client that will not answer.
     void abandonHeldCalls();
+    /// A reload's agents, their keys and the workspaces' and agents' concurrency bounds
+    /// (EndpointAccess::setAgents, CallerQuotas::setBounds). The workspaces must be those the
+    /// endpoint was made with.
+    void reloadAuth(const config::Config& config);
 
     /// What the endpoint reports as it answers (for /metrics). Set before addRoutes.
     using Observer = EndpointObserver;

@@ -20,16 +20,25 @@ std::string rateText(const config::RateLimit& rate) {
 }  // namespace
 
 RateLimits::RateLimits(const config::AuthConfig& auth, Now now) : now_(std::move(now)) {
+    setRates(auth);
+}
+
+void RateLimits::setRates(const config::AuthConfig& auth) {
+    Rates workspaces;
+    Rates agents;
     for (const config::Workspace& workspace : auth.workspaces) {
         if (workspace.limits.rate) {
-            workspace_rates_.emplace(workspace.id, *workspace.limits.rate);
+            workspaces.emplace(workspace.id, *workspace.limits.rate);
         }
     }
     for (const config::Agent& agent : auth.agents) {
         if (agent.limits.rate) {
-            agent_rates_.emplace(agent.workspace + "/" + agent.id, *agent.limits.rate);
+            agents.emplace(agent.workspace + "/" + agent.id, *agent.limits.rate);
         }
     }
+    const std::lock_guard lock(rates_mutex_);
+    workspace_rates_.swap(workspaces);
+    agent_rates_.swap(agents);
 }
 
 double RateLimits::refilled(const Bucket& b, const config::RateLimit& rate, Clock::time_point now) {
@@ -95,15 +104,18 @@ void RateLimits::prune(std::size_t adding, Clock::time_point now) {
 std::optional<std::string> RateLimits::take(const Caller& caller, std::string_view tool,
                                             const std::optional<config::RateLimit>& tool_rate) {
     std::vector<Applied> applied;
-    if (const auto it = workspace_rates_.find(caller.workspace); it != workspace_rates_.end()) {
-        applied.push_back({"w:" + caller.workspace, it->second,
-                           "workspace " + caller.workspace + "'s rate limit"});
-    }
-    if (!caller.agent.empty()) {
-        const std::string agent = caller.workspace + "/" + caller.agent;
-        if (const auto it = agent_rates_.find(agent); it != agent_rates_.end()) {
-            applied.push_back(
-                {"a:" + agent, it->second, "agent " + caller.agent + "'s rate limit"});
+    {
+        const std::lock_guard rates(rates_mutex_);
+        if (const auto it = workspace_rates_.find(caller.workspace); it != workspace_rates_.end()) {
+            applied.push_back({"w:" + caller.workspace, it->second,
+                               "workspace " + caller.workspace + "'s rate limit"});
+        }
+        if (!caller.agent.empty()) {
+            const std::string agent = caller.workspace + "/" + caller.agent;
+            if (const auto it = agent_rates_.find(agent); it != agent_rates_.end()) {
+                applied.push_back(
+                    {"a:" + agent, it->second, "agent " + caller.agent + "'s rate limit"});
+            }
         }
     }
     if (tool_rate) {

@@ -46,6 +46,9 @@ public:
     /// The rates of `auth`'s workspaces and agents. `now`: the clock (tests give their own).
     explicit RateLimits(const config::AuthConfig& auth, Now now = Clock::now);
 
+    /// A reload's rates of the workspaces and agents: buckets kept, refilled at the new rates.
+    void setRates(const config::AuthConfig& auth);
+
     /// One call of `caller` on `tool` (whose own rate is `tool_rate`), taken from the buckets of
     /// the workspace, the agent and the tool; nullopt when it may run. Otherwise nothing is taken
     /// and the answer is the refusal, for the model to read: the limit and when to retry.
@@ -71,9 +74,11 @@ private:
     /// Makes room before `adding` new buckets are made (never while buckets are held).
     void prune(std::size_t adding, Clock::time_point now);
 
+    using Rates = std::map<std::string, config::RateLimit, std::less<>>;
     Now now_;
-    std::map<std::string, config::RateLimit, std::less<>> workspace_rates_;
-    std::map<std::string, config::RateLimit, std::less<>> agent_rates_;  ///< "workspace/agent"
+    mutable std::mutex rates_mutex_;  ///< a leaf lock: the two maps below
+    Rates workspace_rates_;
+    Rates agent_rates_;  ///< "workspace/agent"
     mutable std::mutex mutex_;
     std::map<std::string, Bucket, std::less<>> buckets_;
     std::map<std::string, config::RateLimit, std::less<>> bucket_rates_;  ///< for prune()

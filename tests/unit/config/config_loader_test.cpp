@@ -351,6 +351,16 @@ TEST(ConfigSyntaxTest, SchemaKeyIsAcceptedAtTheRootOnly) {
                 ElementsAre(R"(server["$schema"]: unknown key)"));
 }
 
+TEST(ConfigSectionsTest, EachTopLevelMemberIsKeptAsWrittenForAReloadToCompare) {
+    const LoadResult r = loadConfigText(
+        "{\n  // the listener\n  \"server\": {\"threads\": 9, },\n  \"upstreams\": []\n}", "c.json",
+        optionsWith({}));
+    ASSERT_TRUE(r.config.has_value()) << ::testing::PrintToString(messages(r));
+    EXPECT_EQ(r.config->sections.at("server"), R"({"threads":9})");  // comments and commas gone
+    EXPECT_EQ(r.config->sections.at("upstreams"), "[]");
+    EXPECT_EQ(r.config->sections.count("store"), 0U);  // not written: not there
+}
+
 TEST(ConfigListenOverrideTest, ReplacesTheConfiguredAddress) {
     LoadOptions options = optionsWith({});
     options.listen_override = ListenAddress{"::1", 0};

@@ -31,6 +31,23 @@ TEST(CallerQuotas, AnAgentIsBoundedBeforeItsWorkspaceAndTheRefusalNamesTheLimit)
     EXPECT_EQ(q->acquire(Kind::session, "carol", "team"), "");
 }
 
+TEST(CallerQuotas, AReloadsBoundsCountWhatIsHeldAndApplyToAgentsItAdds) {
+    auto q = quotas();
+    EXPECT_EQ(q->acquire(Kind::call, "mallory", "team"), "");
+    EXPECT_EQ(q->acquire(Kind::call, "mallory", "team"), "");
+    // mallory's bound drops to 1 while it holds 2; "newbie" gets one of its own.
+    q->setBounds({{"team", {10, 3, 5}}}, {{"mallory", {1, 1, -1}}, {"newbie", {1, -1, -1}}}, {});
+    EXPECT_NE(q->acquire(Kind::call, "mallory", "team"), "");
+    q->release(Kind::call, "mallory", "team");
+    EXPECT_NE(q->acquire(Kind::call, "mallory", "team"), "");  // still at its new bound
+    q->release(Kind::call, "mallory", "team");
+    EXPECT_EQ(q->acquire(Kind::call, "mallory", "team"), "");
+    EXPECT_EQ(q->acquire(Kind::call, "newbie", "team"), "");
+    const std::string refused = q->acquire(Kind::call, "newbie", "team");
+    EXPECT_NE(refused.find("auth.agents[].limits.max_concurrent_calls"), std::string::npos)
+        << refused;
+}
+
 TEST(CallerQuotas, TheNodeBoundsCallsOfEveryWorkspace) {
     auto q = quotas();
     for (int i = 0; i < 4; ++i) {

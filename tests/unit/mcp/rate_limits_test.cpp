@@ -63,6 +63,20 @@ TEST_F(RateLimitsTest, ABurstThenTheRate) {
     EXPECT_EQ(through(rates, caller, 20), 5);  // never more than the burst
 }
 
+TEST_F(RateLimitsTest, AReloadsRatesApplyToTheBucketsThereAndToNewOnes) {
+    RateLimits rates(auth(config::RateLimit{1, 2}, std::nullopt), clock());
+    const Caller bot{"default", "bot"};
+    EXPECT_EQ(through(rates, bot, 5), 2);
+    // The workspace's rate goes; the agent gets one.
+    rates.setRates(auth(std::nullopt, config::RateLimit{10, 3}));
+    now += 1s;
+    EXPECT_EQ(through(rates, bot, 20), 3);  // the agent's burst, the workspace's bucket unused
+    now += 100ms;
+    EXPECT_EQ(through(rates, bot, 20), 1);  // ten a second
+    rates.setRates(auth(std::nullopt, std::nullopt));
+    EXPECT_EQ(through(rates, bot, 20), 20);  // no rate any more
+}
+
 TEST_F(RateLimitsTest, TheRefusalNamesTheLimitAndWhenToRetry) {
     RateLimits rates(auth(std::nullopt, config::RateLimit{2, 1}), clock());
     const Caller bot{"default", "bot"};

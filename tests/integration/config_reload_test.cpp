@@ -1,0 +1,235 @@
+// A reload of the config file while crankd runs (issue 29): SIGHUP and POST /admin/api/reload.
+// A valid change is applied under load from 16 clients with no failed request: an upstream whose
+// args changed is handed over to a new process (the old one ends, found in /proc by a marker
+// argument), a revoked agent's next request is refused; an invalid file changes nothing and its
+// errors are logged and answered; what needs a restart is named.
+//
+// One crankd, the real mcp plugin, the fixture server (tests/e2e/reference-server.mjs --stdio).
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include "crankd_suite.h"
+#include "mcp_http_client.h"
+#include "test_json.h"
+#include <dirent.h>
+
+namespace crank::testing {
+namespace {
+
+constexpr const char* kAdminToken = "reload-admin-token-5Tq1";
+constexpr const char* kAliceKey = "alice-key-0c9e7d2a";
+constexpr const char* kBobKey = "bob-key-3f81aa90";
+
+std::string marker(const std::string& name) {
+    return "crank-reload-" + name + "-" + std::to_string(::getpid());
+}
+
+/// Processes whose command line carries `mark` (read from /proc).
+int processesWith(const std::string& mark) {
+    int count = 0;
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) {
+        ADD_FAILURE() << "/proc cannot be read";
+        return -1;
+    }
+    while (const dirent* entry = ::readdir(proc)) {
+        const std::string pid = entry->d_name;
+        if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) {
+            continue;
+        }
+        std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
+        std::string cmdline(4096, '\0');
+        in.read(cmdline.data(), static_cast<std::streamsize>(cmdline.size()));
+        cmdline.resize(static_cast<std::size_t>(in.gcount()));
+        if (cmdline.find(mark) != std::string::npos) {
+            ++count;
+        }
+    }
+    ::closedir(proc);
+    return count;
+}
+
+/// Waits (10 s at most) until `ready()` holds.
+template <typename Ready>
+bool eventually(Ready&& ready) {
+    for (int i = 0; i < 200; ++i) {
+        if (ready()) {
+            return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+}
+
+/// The config's members: the agents given, and the upstream "alpha" run with `version` in its
+/// marker (a change of its args).
+std::string members(
+    const std::string& version, bool with_bob,
+    const std::string& server = R"({"threads": 32, "max_calls_per_upstream": 24})") {
+    std::string agents = R"({"id": "alice", "api_key": {"env": "CRANK_RELOAD_ALICE"},
+        "limits": {"max_concurrent_calls": 32}})";
+    if (with_bob) {
+        agents += R"(, {"id": "bob", "api_key": {"env": "CRANK_RELOAD_BOB"}})";
+    }
+    return R"("server": )" + server + R"(, "admin": {"token": {"env": "CRANK_RELOAD_ADMIN_TOKEN"}},
+        "auth": {"mode": "api_key", "agents": [)" +
+           agents +
+           R"(]},
+        "upstreams": [{"name": "alpha", "config": {"command": ")" CRANK_NODE_PATH
+           R"(", "args": [")" CRANK_FIXTURE_SERVER R"(", "--stdio", ")" +
+           marker(version) + R"("], "close_wait_ms": 500, "term_wait_ms": 500}}])";
+}
+
+class ConfigReloadSuite : public CrankdSuite<ConfigReloadSuite> {
+protected:
+    static void SetUpTestSuite() {
+        startCrankd(members("v1", true), {{"CRANK_RELOAD_ADMIN_TOKEN", kAdminToken},
+                                          {"CRANK_RELOAD_ALICE", kAliceKey},
+                                          {"CRANK_RELOAD_BOB", kBobKey}});
+        bool ready = false;
+        for (int i = 0; i < 300 && !ready; ++i) {
+            ready = exchange(port_, "GET", "/readyz", {}).status == 200;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        ASSERT_TRUE(ready) << process_->stderrText();
+    }
+
+    /// Rewrites the config file as CrankdSuite wrote it, with `config_members`.
+    static void rewrite(const std::string& config_members) {
+        dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
+                                      R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+                                      R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, )" +
+                                      config_members + "}");
+    }
+
+    static Reply reload() {
+        return exchange(port_, "POST", "/admin/api/reload",
+                        {{"Authorization", std::string("Bearer ") + kAdminToken}});
+    }
+};
+
+TEST_F(ConfigReloadSuite, ASighupAppliesAValidChangeUnderLoadWithNoFailedRequest) {
+    ASSERT_TRUE(eventually([] { return processesWith(marker("v1")) == 1; }));
+    McpClient bob(port_, kBobKey);
+    ASSERT_TRUE(bob.open());
+
+    // 16 clients call the upstream's tool all along.
+    std::atomic<bool> stop{false};
+    std::atomic<int> calls{0};
+    std::atomic<int> failed{0};
+    std::string firstFailure;
+    std::mutex failureMutex;
+    std::vector<std::thread> clients;
+    for (int c = 0; c < 16; ++c) {
+        clients.emplace_back([&, c] {
+            McpClient alice(port_, kAliceKey);
+            if (!alice.open()) {
+                ++failed;
+                return;
+            }
+            for (int i = 0; i < 10'000 && !stop.load(); ++i) {
+                const std::string text = "c" + std::to_string(c) + "-" + std::to_string(i);
+                const Reply reply = alice.post(
+                    R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"alpha_echo",)"
+                    R"("arguments":{"text":")" +
+                    text + R"("}}})");
+                ++calls;
+                if (reply.status != 200 ||
+                    reply.body.find(R"("text":")" + text + R"(")") == std::string::npos) {
+                    ++failed;
+                    const std::lock_guard lock(failureMutex);
+                    if (firstFailure.empty()) {
+                        firstFailure = std::to_string(reply.status) + " " + reply.body;
+                    }
+                }
+            }
+        });
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+
+    // The upstream's args change and bob is revoked.
+    rewrite(members("v2", false));
+    process_->signal(SIGHUP);
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }));
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v1")) == 0; }))
+        << "the old process of alpha was left behind";
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // load on the new process
+    stop = true;
+    for (std::thread& t : clients) {
+        t.join();
+    }
+    EXPECT_GT(calls.load(), 16);
+    EXPECT_EQ(failed.load(), 0) << "of " << calls.load() << "; the first: " << firstFailure;
+
+    const Reply refused = bob.post(R"({"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}})");
+    EXPECT_EQ(refused.status, 401) << refused.body;
+    const std::string log = process_->stderrSoFar(std::chrono::milliseconds(300));
+    EXPECT_NE(log.find("reload: upstreams[alpha]: reconnected with its new config"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("reload: auth.agents[bob]: removed"), std::string::npos) << log;
+    EXPECT_EQ(exchange(port_, "GET", "/healthz", {}).status, 200);  // SIGHUP did not end it
+}
+
+TEST_F(ConfigReloadSuite, AnInvalidFileChangesNothingAndItsErrorsAreToldEveryOne) {
+    rewrite(members("v3", true, R"({"threads": -1})") + R"(, "operations": [{"name": 7}])");
+    const Reply answer = reload();
+    ASSERT_EQ(answer.status, 422) << answer.body;
+    const rapidjson::Document doc = answer.json();
+    EXPECT_FALSE(doc["reload"]["applied"].GetBool());
+    ASSERT_GE(doc["reload"]["errors"].Size(), 2U) << answer.body;
+    EXPECT_NE(answer.body.find("server.threads"), std::string::npos) << answer.body;
+    EXPECT_NE(answer.body.find("operations[0].name"), std::string::npos) << answer.body;
+    // Nothing changed: the running upstream kept its process, no v3 was started.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(processesWith(marker("v3")), 0);
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }));
+    // The same by SIGHUP: logged, crankd serving on.
+    process_->signal(SIGHUP);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const std::string log = process_->stderrSoFar(std::chrono::milliseconds(300));
+    EXPECT_NE(log.find("refused, nothing changed"), std::string::npos) << log;
+    McpClient alice(port_, kAliceKey);
+    ASSERT_TRUE(alice.open());
+    EXPECT_STREQ(alice.callTool("alpha_echo", R"({"text":"on"})")["content"][0]["text"].GetString(),
+                 "on");
+    // Audited, with its outcome.
+    const Reply audit = exchange(port_, "GET", "/admin/api/audit?action=config.reload",
+                                 {{"Authorization", std::string("Bearer ") + kAdminToken}});
+    EXPECT_NE(audit.body.find(R"("outcome":"refused")"), std::string::npos) << audit.body;
+}
+
+TEST_F(ConfigReloadSuite, WhatNeedsARestartIsNamedAndTheRestApplied) {
+    // The listener's threads change (a restart), and bob comes back (applied).
+    rewrite(members("v2", true, R"({"threads": 33, "max_calls_per_upstream": 24})"));
+    const Reply answer = reload();
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    const rapidjson::Document doc = answer.json();
+    EXPECT_TRUE(doc["reload"]["applied"].GetBool());
+    std::string restart;
+    for (const auto& what : doc["reload"]["restart_required"].GetArray()) {
+        restart += std::string(what.GetString()) + "\n";
+    }
+    EXPECT_NE(restart.find("server:"), std::string::npos) << answer.body;
+    EXPECT_EQ(restart.find("upstreams"), std::string::npos) << answer.body;
+    McpClient bob(port_, kBobKey);
+    EXPECT_TRUE(bob.open());
+    // The upstream did not change: its process is the same one.
+    EXPECT_EQ(processesWith(marker("v2")), 1);
+    EXPECT_EQ(answer.body.find("upstreams[alpha]"), std::string::npos) << answer.body;
+}
+
+}  // namespace
+}  // namespace crank::testing
