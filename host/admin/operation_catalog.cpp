@@ -215,7 +215,8 @@ OperationCatalog::Checked OperationCatalog::check(const rapidjson::Value& operat
 std::vector<ConfigError> OperationCatalog::conflicts(const config::OperationConfig& op,
                                                      std::string_view self_id) const {
     std::vector<ConfigError> out;
-    for (const OperationPtr& c : deps_.config_operations) {
+    const std::vector<OperationPtr> fileOperations = configOperations();
+    for (const OperationPtr& c : fileOperations) {
         if (c->config.workspace == op.workspace && c->config.name == op.name) {
             out.push_back({"name", fmt::format("the config file defines an operation \"{}\" in "
                                                "workspace \"{}\" already",
@@ -259,7 +260,7 @@ std::vector<ConfigError> OperationCatalog::conflicts(const config::OperationConf
             continue;
         }
         std::string owner = "an upstream server (upstreams)";
-        for (const OperationPtr& c : deps_.config_operations) {
+        for (const OperationPtr& c : fileOperations) {
             const auto names = c->config.toolNames();
             if (c->config.workspace == op.workspace &&
                 std::find(names.begin(), names.end(), tool) != names.end()) {

@@ -116,9 +116,21 @@ public:
     /// Why the published version of `id` is not served (empty when it is, or is not published).
     std::string serveError(std::string_view id) const;
 
-    const std::vector<runtime::OperationPtr>& configOperations() const {
-        return deps_.config_operations;
-    }
+    /// The operations of the config file now (a reload replaces them).
+    std::vector<runtime::OperationPtr> configOperations() const;
+
+    /// A reload's operations of the config file, compiled: each new or changed one (its text or
+    /// its auth) published in place of the old, each gone one withdrawn, one change of each
+    /// workspace's tool set (clients get one list_changed). Refused, with nothing changed, when
+    /// a tool name is published already by something else than the file's operations (an admin
+    /// operation, an upstream). Sessions and jobs that run are untouched: a job keeps the
+    /// operation it started with; a removed session operation's sessions end by their idle
+    /// timeout.
+    struct ConfigReload {
+        std::vector<config::ConfigError> errors;  ///< why it was refused
+        std::vector<std::string> changes;         ///< what was applied, one line each
+    };
+    ConfigReload reloadConfigOperations(std::vector<runtime::OperationPtr> next);
     const config::Config& config() const { return *deps_.config; }
     const plugins::PluginRegistry& plugins() const { return *deps_.plugins; }
     store::Store& store() const { return *deps_.store; }
@@ -147,7 +159,7 @@ private:
 
     Deps deps_;
     mutable std::mutex publish_mutex_;  // publish, remove, sync: one at a time
-    mutable std::mutex mutex_;          // served_, errors_
+    mutable std::mutex mutex_;          // served_, errors_, deps_.config_operations
     std::map<std::string, Entry, std::less<>> served_;
     std::map<std::string, std::string, std::less<>> errors_;
 

@@ -110,13 +110,13 @@ void writeVersion(Writer& w, const store::OperationVersion& v) {
     w.EndObject();
 }
 
-const runtime::Operation* OperationResource::configOperation(std::string_view id) const {
+runtime::OperationPtr OperationResource::configOperation(std::string_view id) const {
     if (id.rfind(kConfigIdPrefix, 0) != 0) {
         return nullptr;
     }
     for (const runtime::OperationPtr& op : catalog.configOperations()) {
         if (fmt::format("config:{}:{}", op->config.workspace, op->config.name) == id) {
-            return op.get();
+            return op;
         }
     }
     return nullptr;

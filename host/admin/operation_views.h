@@ -53,7 +53,7 @@ protected:
     using AdminResource::AdminResource;
 
     /// The config file operation of id "config:WORKSPACE:NAME"; null for any other id.
-    const runtime::Operation* configOperation(std::string_view id) const;
+    runtime::OperationPtr configOperation(std::string_view id) const;
 
     /// The summary of a config file operation.
     static OperationView viewOf(const runtime::Operation& op);

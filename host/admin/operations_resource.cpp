@@ -152,7 +152,7 @@ private:
     std::optional<ApiError> getOperation(const std::string& id, std::string& out) const {
         rapidjson::StringBuffer b;
         Writer w(b);
-        if (const runtime::Operation* op = configOperation(id)) {
+        if (const runtime::OperationPtr op = configOperation(id)) {
             w.StartObject();
             key(w, "operation");
             writeView(w, viewOf(*op));

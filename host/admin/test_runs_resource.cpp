@@ -57,7 +57,7 @@ private:
             }
             configText = json::toJsonText(c->value);
         } else if (!operationId.empty()) {
-            if (const runtime::Operation* op = configOperation(operationId)) {
+            if (const runtime::OperationPtr op = configOperation(operationId)) {
                 configText = op->config.source_json;
             } else {
                 std::optional<store::OperationVersion> v;

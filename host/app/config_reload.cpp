@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "admin/operation_catalog.h"
 #include "federation/federation.h"
 #include "log/log.h"
 #include "mcp/mcp_endpoint.h"
@@ -30,8 +31,9 @@ constexpr Section kRestartSections[] = {
     {"jobs", "the job workers"},
     {"audit", "the audit log"},
     {"admin", "the admin API and the UI"},
-    {"operations", "the config file's operations (not reloaded yet)"},
-    {"auth_profiles", "the auth profiles (not reloaded yet)"},
+    {"auth_profiles",
+     "the admin API's operations keep the auth profiles they were published with (the file's "
+     "operations use the new ones)"},
 };
 
 /// The text of section `name` in `c` ("" when the file has none).
@@ -165,6 +167,7 @@ ReloadReport ConfigReloader::run() {
     log::info("reloading {}", *path_);
     const std::optional<std::string> text = config::readConfigFile(*path_, report.errors);
     std::optional<config::Config> next;
+    runtime::CompiledOperations compiled;
     if (text) {
         config::LoadResult loaded = config::loadConfigText(*text, *path_, options_);
         report.errors = std::move(loaded.errors);
@@ -173,7 +176,8 @@ ReloadReport ConfigReloader::run() {
     if (next) {
         // What start-up checks against the plugins, checked again: nothing is applied unless
         // every part would start.
-        for (config::ConfigError& e : runtime::compileOperations(*next, registry_).errors) {
+        compiled = runtime::compileOperations(*next, registry_);
+        for (config::ConfigError& e : compiled.errors) {
             report.errors.push_back(std::move(e));
         }
         for (config::ConfigError& e : upstreamErrors(*next, registry_)) {
@@ -183,6 +187,14 @@ ReloadReport ConfigReloader::run() {
             report.errors.push_back(
                 {"auth.workspaces", "workspaces were added or removed: that needs a restart"});
         }
+    }
+    // The file's operations first: a tool name taken by something else refuses the reload,
+    // and nothing has been applied yet.
+    if (report.errors.empty() && targets_.operations != nullptr) {
+        admin::OperationCatalog::ConfigReload ops =
+            targets_.operations->reloadConfigOperations(std::move(compiled.operations));
+        report.errors = std::move(ops.errors);
+        report.changes = std::move(ops.changes);
     }
     if (!report.errors.empty()) {
         log::error("reload of {} refused, nothing changed: {} error{}", *path_,

@@ -2,9 +2,10 @@
 
 // A reload of the config file while crankd runs (SIGHUP, POST /admin/api/reload; issue 29): the
 // file is read and validated in full first (every error listed; nothing applied when one fails,
-// the running config serves on), then what can change without a restart is applied: the
-// upstreams (only those whose config changed reconnect; their calls in flight run on), the agents
-// and their keys, the workspaces' and agents' concurrency bounds and rates. What else changed is
+// the running config serves on), then what can change without a restart is applied: the file's
+// operations (new, changed, removed: one list_changed per workspace), the upstreams (only those
+// whose config changed reconnect; their calls in flight run on), the agents and their keys, the
+// workspaces' and agents' concurrency bounds and rates. What else changed is
 // named in the report and the log as needing a restart, never silently ignored.
 //
 // THREADING: reload() from any thread; reloads are serialized.
@@ -23,6 +24,9 @@
 #include "config/config_loader.h"
 #include "plugins/plugin_registry.h"
 
+namespace crank::admin {
+class OperationCatalog;
+}  // namespace crank::admin
 namespace crank::federation {
 class Federation;
 }  // namespace crank::federation
@@ -53,6 +57,7 @@ std::vector<config::ConfigError> upstreamErrors(const config::Config& cfg,
 class ConfigReloader final : public admin::ConfigReloadTarget {
 public:
     struct Targets {
+        admin::OperationCatalog* operations = nullptr;
         federation::Federation* federation = nullptr;
         mcp::McpEndpoint* endpoint = nullptr;
         std::shared_ptr<mcp::RateLimits> rates;

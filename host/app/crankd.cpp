@@ -400,7 +400,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     FederationDirectory upstreamDirectory(federation);
     adminApi.serveUpstreams(upstreamDirectory);
     ConfigReloader reloader(cl.config_path, loadOptions(cl), *cfg, registry,
-                            ConfigReloader::Targets{&federation, &endpoint, rates});
+                            ConfigReloader::Targets{&catalog, &federation, &endpoint, rates});
     adminApi.serveReload(reloader);
 
     auto router = std::make_shared<http::Router>();

@@ -73,6 +73,14 @@ bool eventually(Ready&& ready) {
     return false;
 }
 
+/// An operation of the file: the upstream's echo, its text prefixed.
+constexpr const char* kSayOperation = R"(, "operations": [{"name": "say",
+    "description": "alpha's echo, as an operation", "protocol": "mcp",
+    "config": {"upstream": "alpha", "tool": "echo", "arguments": {"text": "op:{{text}}"}},
+    "input_schema": {"type": "object", "properties": {"text": {"type": "string"}},
+      "required": ["text"]},
+    "execution": {"mode": "unary"}}])";
+
 /// The config's members: the agents given, and the upstream "alpha" run with `version` in its
 /// marker (a change of its args).
 std::string members(
@@ -159,8 +167,8 @@ TEST_F(ConfigReloadSuite, ASighupAppliesAValidChangeUnderLoadWithNoFailedRequest
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
 
-    // The upstream's args change and bob is revoked.
-    rewrite(members("v2", false));
+    // The upstream's args change, bob is revoked and an operation is added.
+    rewrite(members("v2", false) + kSayOperation);
     process_->signal(SIGHUP);
     EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }));
     EXPECT_TRUE(eventually([] { return processesWith(marker("v1")) == 0; }))
@@ -180,6 +188,12 @@ TEST_F(ConfigReloadSuite, ASighupAppliesAValidChangeUnderLoadWithNoFailedRequest
               std::string::npos)
         << log;
     EXPECT_NE(log.find("reload: auth.agents[bob]: removed"), std::string::npos) << log;
+    McpClient alice(port_, kAliceKey);
+    ASSERT_TRUE(alice.open());
+    // The operation runs the upstream's echo (its result is the upstream's, as text).
+    const std::string said =
+        alice.callTool("say", R"({"text":"hi"})")["content"][0]["text"].GetString();
+    EXPECT_NE(said.find("op:hi"), std::string::npos) << said;
     EXPECT_EQ(exchange(port_, "GET", "/healthz", {}).status, 200);  // SIGHUP did not end it
 }
 
@@ -213,6 +227,7 @@ TEST_F(ConfigReloadSuite, AnInvalidFileChangesNothingAndItsErrorsAreToldEveryOne
 
 TEST_F(ConfigReloadSuite, WhatNeedsARestartIsNamedAndTheRestApplied) {
     // The listener's threads change (a restart), and bob comes back (applied).
+    // The operation goes.
     rewrite(members("v2", true, R"({"threads": 33, "max_calls_per_upstream": 24})"));
     const Reply answer = reload();
     ASSERT_EQ(answer.status, 200) << answer.body;
@@ -229,6 +244,29 @@ TEST_F(ConfigReloadSuite, WhatNeedsARestartIsNamedAndTheRestApplied) {
     // The upstream did not change: its process is the same one.
     EXPECT_EQ(processesWith(marker("v2")), 1);
     EXPECT_EQ(answer.body.find("upstreams[alpha]"), std::string::npos) << answer.body;
+    EXPECT_NE(answer.body.find("operations[say] in workspace default: removed"), std::string::npos)
+        << answer.body;
+    const Reply gone =
+        bob.post(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"say",)"
+                 R"("arguments":{"text":"x"}}})");
+    EXPECT_EQ(gone.body.find("op:x"), std::string::npos) << gone.body;
+}
+
+TEST_F(ConfigReloadSuite, AnOperationWhoseToolAnUpstreamPublishesRefusesTheReload) {
+    std::string taken = kSayOperation;
+    taken.replace(taken.find(R"("name": "say")"), 13, R"("name": "alpha_echo")");
+    rewrite(members("v4", true, R"({"threads": 33, "max_calls_per_upstream": 24})") + taken);
+    const Reply answer = reload();
+    ASSERT_EQ(answer.status, 422) << answer.body;
+    EXPECT_NE(answer.body.find(R"(tool \"alpha_echo\" is published already)"), std::string::npos)
+        << answer.body;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(processesWith(marker("v4")), 0);  // nothing applied: the upstream not replaced
+    McpClient alice(port_, kAliceKey);
+    ASSERT_TRUE(alice.open());
+    EXPECT_STREQ(
+        alice.callTool("alpha_echo", R"({"text":"mine"})")["content"][0]["text"].GetString(),
+        "mine");  // still the upstream's
 }
 
 }  // namespace
