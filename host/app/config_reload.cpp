@@ -150,6 +150,45 @@ std::vector<std::string> ConfigReloader::restartNeeded(const config::Config& nex
     return out;
 }
 
+ConfigReloader::~ConfigReloader() {
+    stopBackground();
+}
+
+void ConfigReloader::runInBackground() {
+    const std::lock_guard lock(worker_mutex_);
+    if (worker_stopping_) {
+        return;
+    }
+    worker_pending_ = true;
+    if (!worker_.joinable()) {
+        worker_ = std::thread([this] {
+            std::unique_lock wait(worker_mutex_);
+            while (true) {
+                worker_wake_.wait(wait, [&] { return worker_pending_ || worker_stopping_; });
+                if (worker_stopping_) {
+                    return;
+                }
+                worker_pending_ = false;
+                wait.unlock();
+                run();
+                wait.lock();
+            }
+        });
+    }
+    worker_wake_.notify_all();
+}
+
+void ConfigReloader::stopBackground() {
+    {
+        const std::lock_guard lock(worker_mutex_);
+        worker_stopping_ = true;
+        worker_wake_.notify_all();
+    }
+    if (worker_.joinable()) {
+        worker_.join();
+    }
+}
+
 ConfigReloader::Outcome ConfigReloader::reload() {
     const ReloadReport report = run();
     return Outcome{report.applied, report.toJson()};

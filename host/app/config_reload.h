@@ -11,11 +11,13 @@
 // THREADING: reload() from any thread; reloads are serialized.
 
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "admin/config_reload_target.h"
@@ -70,8 +72,18 @@ public:
                    const config::Config& running, const plugins::PluginRegistry& registry,
                    Targets targets);
 
+    ~ConfigReloader() override;
+    ConfigReloader(const ConfigReloader&) = delete;
+    ConfigReloader& operator=(const ConfigReloader&) = delete;
+
     /// Reads, validates and applies the file; what it did.
     ReloadReport run();
+    /// A reload on the reloader's own thread (SIGHUP: the signal thread never waits on one, so
+    /// SIGTERM is taken at once). Requests that come while one runs are coalesced into one more.
+    void runInBackground();
+    /// Ends the background thread, after the reload it runs (call once the federation stops:
+    /// its controls then end soon).
+    void stopBackground();
     /// run(), for the admin API.
     Outcome reload() override;
 
@@ -85,6 +97,12 @@ private:
     const plugins::PluginRegistry& registry_;
     Targets targets_;
     std::map<std::string, std::string> started_;  ///< the file's sections at start
+
+    std::mutex worker_mutex_;  ///< the three below
+    std::condition_variable worker_wake_;
+    bool worker_pending_ = false;
+    bool worker_stopping_ = false;
+    std::thread worker_;  ///< started by the first runInBackground()
     std::mutex mutex_;
     config::Config applied_;  ///< guarded by mutex_: what runs now
 };

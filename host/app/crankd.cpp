@@ -446,7 +446,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
             break;
         }
         log::info("received SIGHUP");
-        reloader.run();
+        reloader.runInBackground();
     }
     trimmer.stop();
     readiness->setDraining();
@@ -481,6 +481,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     sessions.closeAll();
     catalog.stop();
     federation.stop();
+    reloader.stopBackground();  // a reload under way: its controls ended with the federation
     const std::size_t abandoned = runner.shutdown();
     auditWriter->stop();  // after the last call and job event: everything queued is written
     if (abandoned > 0) {

@@ -81,8 +81,6 @@ void Federation::cancelRequests() {
 void Federation::stop() {
     Impl& impl = *impl_;
     impl.cancelling = true;
-    // An operator's control under way sees `cancelling` and ends soon.
-    const std::lock_guard control(impl.controlMutex);
     {
         const std::lock_guard lock(impl.mutex);
         if (impl.stopping.exchange(true)) {
@@ -90,6 +88,9 @@ void Federation::stop() {
         }
         impl.wake.notify_all();
     }
+    // An operator's control under way sees `stopping` (its grace, an open under way) and ends
+    // soon; the links are closed once it did.
+    const std::lock_guard control(impl.controlMutex);
     if (impl.refresher.joinable()) {
         impl.refresher.join();
     }
@@ -176,8 +177,9 @@ std::map<std::string, mcp::Catalog*> Federation::catalogs() {
 
 bool Federation::settled() const {
     const std::lock_guard lock(impl_->mutex);
+    // A link the operator stopped before its first fetch counts: it will not fetch.
     return std::all_of(impl_->links.begin(), impl_->links.end(),
-                       [](const auto& l) { return l->settled.load(); });
+                       [](const auto& l) { return l->settled.load() || l->closing.load(); });
 }
 
 namespace {

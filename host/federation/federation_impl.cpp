@@ -65,23 +65,30 @@ std::shared_ptr<UpstreamLink> Federation::Impl::find(std::string_view name) cons
     return nullptr;
 }
 
-void Federation::Impl::closeHandle(UpstreamLink& link, milliseconds wait) {
+bool Federation::Impl::closeHandle(UpstreamLink& link, milliseconds wait) {
     const Clock::time_point giveUp = Clock::now() + wait;
     while (link.active.load() > 0 && Clock::now() < giveUp) {
         std::this_thread::sleep_for(milliseconds(10));
-    }
-    crank_upstream* handle = link.release();
-    if (handle == nullptr) {
-        return;
     }
     if (link.active.load() > 0) {
         log::error(
             "upstream {}: {} request(s) did not end within {} ms of the stop; the upstream is "
             "left open until exit",
             link.config.name, link.active.load(), wait.count());
-        return;
+        return false;
     }
-    link.adapter->upstreamClose(handle);
+    // A request counted from now on sees `closing` or `stopping` (raised before this call) and
+    // never reaches the adapter: closing the handle cannot pull it from under one.
+    crank_upstream* handle = link.release();
+    if (handle != nullptr) {
+        link.adapter->upstreamClose(handle);
+    }
+    return true;
+}
+
+void Federation::Impl::abandon(std::shared_ptr<UpstreamLink> link) {
+    const std::lock_guard lock(mutex);
+    abandoned.push_back(std::move(link));
 }
 
 void Federation::Impl::auditRequest(const UpstreamLink& link, const mcp::ToolCall& call,
@@ -124,18 +131,19 @@ void Federation::Impl::auditRequest(const UpstreamLink& link, const mcp::ToolCal
     }
 }
 
-void Federation::Impl::refresh(UpstreamLink& link, int which) {
+std::string Federation::Impl::refresh(UpstreamLink& link, int which) {
     FetchedLists fetched = fetchLists(link, which);
     {
         const std::lock_guard lock(mutex);
         if (link.closing.load()) {
-            return;  // stopped meanwhile: its lists stay empty (the stop cleared them)
+            return {};  // stopped meanwhile: its lists stay empty (the stop cleared them)
         }
         fetched.apply(link);
     }
     if (!fetched.error.empty()) {
         log::warn("{}", fetched.error);
     }
+    return fetched.error;
 }
 
 void Federation::Impl::publish(const std::string& workspace) {
@@ -286,7 +294,8 @@ void Federation::Impl::runRefresher() {
                                    [](const auto& l) { return l->dirty.load() != 0; });
             };
             if (draining.empty()) {
-                wake.wait(lock, ready);
+                // A link handed to the drainer wakes it too.
+                wake.wait(lock, [&] { return ready() || !draining.empty(); });
             } else {
                 // Draining links are looked at every 20 ms until they close.
                 wake.wait_for(lock, milliseconds(20), ready);
@@ -330,6 +339,10 @@ void Federation::Impl::closeDrained() {
         const std::lock_guard lock(mutex);
         const Clock::time_point now = Clock::now();
         std::erase_if(draining, [&](const Draining& d) {
+            // No request starts on it from now on (a task route or a registry function taken
+            // before the hand-over would): raised before `active` is read, so that a request
+            // counted after the read sees it and never reaches the adapter.
+            d.link->closing = true;
             if (d.link->active.load() == 0) {
                 ended.push_back(d.link);
                 return true;
@@ -339,6 +352,7 @@ void Federation::Impl::closeDrained() {
                     "upstream {}: {} request(s) did not end after their cancellation; its old "
                     "connection is left open until exit",
                     d.link->config.name, d.link->active.load());
+                abandoned.push_back(d.link);  // the adapter still points at it
                 return true;
             }
             if (now >= d.cancel_at && !d.link->cancelling.exchange(true)) {
@@ -349,8 +363,11 @@ void Federation::Impl::closeDrained() {
         });
     }
     for (const auto& link : ended) {
-        closeHandle(*link, milliseconds(1'000));
-        log::info("upstream {}: its old connection is closed", link->config.name);
+        if (closeHandle(*link, milliseconds(1'000))) {
+            log::info("upstream {}: its old connection is closed", link->config.name);
+        } else {
+            abandon(link);
+        }
     }
 }
 
@@ -361,8 +378,11 @@ void Federation::Impl::closeAllDrained() {
         pending.swap(draining);
     }
     for (const Draining& d : pending) {
+        d.link->closing = true;
         d.link->cancelling = true;
-        closeHandle(*d.link, milliseconds(10'000));
+        if (!closeHandle(*d.link, milliseconds(10'000))) {
+            abandon(d.link);
+        }
     }
 }
 

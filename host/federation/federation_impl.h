@@ -94,6 +94,9 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
         Clock::time_point give_up;
     };
     std::vector<Draining> draining;  ///< guarded by `mutex`
+    /// Links whose handle is still open because a request never ended (guarded by `mutex`):
+    /// kept until the federation goes, never freed under the adapter.
+    std::vector<std::shared_ptr<UpstreamLink>> abandoned;
     /// Resources whose last subscriber went away, to unsubscribe upstream (the refresher's work,
     /// so that Catalog::forget never waits on an upstream).
     std::vector<ResourceSubscriptions::Orphan> unsubscribes;
@@ -106,17 +109,23 @@ struct Federation::Impl final : std::enable_shared_from_this<Federation::Impl>, 
     std::vector<std::shared_ptr<UpstreamLink>> snapshot() const;
     /// The link of the upstream `name`; null when there is none.
     std::shared_ptr<UpstreamLink> find(std::string_view name) const;
-    /// Waits up to `wait` for the requests `link` runs to end, then closes its handle (left
-    /// open, and logged, while one still runs: closing under it would free its state).
-    static void closeHandle(UpstreamLink& link, std::chrono::milliseconds wait);
+    /// Waits up to `wait` for the requests `link` runs to end, then closes its handle; true once
+    /// closed. While one still runs the handle is left open, in the link, and logged (closing
+    /// under it would free its state): the caller must then keep the link alive (abandon()),
+    /// for the adapter may still call it. Call with `closing` or `stopping` raised.
+    static bool closeHandle(UpstreamLink& link, std::chrono::milliseconds wait);
+    /// Keeps `link`, whose handle could not be closed, until the federation is destroyed: the
+    /// adapter's upstream still points at it.
+    void abandon(std::shared_ptr<UpstreamLink> link);
 
     /// One audit event `upstream.<verb>` for `call`'s agent: which upstream, which of its names
     /// (a tool, a task), how it ended and how long it took.
     void auditRequest(const UpstreamLink& link, const mcp::ToolCall& call, std::string_view verb,
                       std::string_view name, const Answer& answer, Clock::time_point started) const;
 
-    /// Fetches the lists named by `which` of `link` and keeps them.
-    void refresh(UpstreamLink& link, int which);
+    /// Fetches the lists named by `which` of `link` and keeps them; the first failure ("" when
+    /// none).
+    std::string refresh(UpstreamLink& link, int which);
     /// Recomputes what `workspace` publishes from its upstreams' lists, in config order.
     void publish(const std::string& workspace);
     /// Queues resources nobody follows any more, for the refresher to unsubscribe upstream.

@@ -90,6 +90,7 @@ void stopLink(Federation::Impl& impl, UpstreamLink& link, milliseconds grace, bo
             link.config.name, running, grace.count());
         link.cancelling = true;
     }
+    // Left open (and in the link: a start refuses then) when a request never ended.
     Federation::Impl::closeHandle(link, kCancelledWait);
     {
         const std::lock_guard lock(impl.mutex);
@@ -140,9 +141,17 @@ void retire(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& link, m
 /// has (and any that looked it up a moment before) and is closed by the refresher once they
 /// ended, cancelled after `grace`. Until the publish, `old` is out of `links` but still owns its
 /// names in `toolOwners`: it is alive (held here), and the publish recomputes them.
-void handOver(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& old,
-              const std::shared_ptr<UpstreamLink>& fresh, milliseconds grace) {
-    impl.refresh(*fresh, kAllLists);
+Result<void> handOver(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& old,
+                      const std::shared_ptr<UpstreamLink>& fresh, milliseconds grace) {
+    if (std::string failed = impl.refresh(*fresh, kAllLists); !failed.empty()) {
+        // Its names would go with its lists: the old connection, which works, serves on.
+        fresh->closing = true;
+        if (!Federation::Impl::closeHandle(*fresh, kCancelledWait)) {
+            impl.abandon(fresh);
+        }
+        return Error{ErrorCode::unavailable, "its new connection could not list what it serves (" +
+                                                 failed + "); the old one serves on"};
+    }
     {
         const std::lock_guard lock(impl.mutex);
         std::replace(impl.links.begin(), impl.links.end(), old, fresh);
@@ -155,6 +164,7 @@ void handOver(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& old,
     const Clock::time_point now = Clock::now();
     impl.draining.push_back({old, now + grace, now + grace + kCancelledWait});
     impl.wake.notify_all();
+    return {};
 }
 
 }  // namespace
@@ -243,6 +253,9 @@ Result<void> Federation::removeUpstream(std::string_view name, milliseconds grac
         return notFound(name);
     }
     retire(impl, link, grace, drain, true);
+    if (link->handle() != nullptr && drain == Drain::wait) {
+        impl.abandon(link);  // a request never ended: the adapter still points at it
+    }
     {
         const std::lock_guard lock(impl.mutex);
         std::erase(impl.links, link);
@@ -267,17 +280,40 @@ Result<void> Federation::replaceUpstream(const config::UpstreamConfig& config, m
     if (!old) {
         return notFound(config.name);
     }
+    if (old->closing.load()) {
+        // The operator stopped it: the new config takes its place stopped, until a start.
+        auto adapter = adapterFor(impl, config);
+        if (!adapter) {
+            return adapter.error();
+        }
+        std::shared_ptr<UpstreamLink> stopped = impl.makeLink(config, *adapter);
+        stopped->from_config = old->from_config;
+        stopped->closing = true;
+        stopped->settled = true;
+        const std::lock_guard lock(impl.mutex);
+        std::replace(impl.links.begin(), impl.links.end(), old, stopped);
+        if (old->handle() != nullptr) {
+            impl.abandoned.push_back(old);  // its last run's request never ended
+        }
+        return {};
+    }
     // The new one first: when it cannot be opened, the old one serves on untouched.
     auto fresh = openLink(impl, config, old->from_config);
     if (!fresh) {
         return fresh.error();
     }
-    if (drain == Drain::background && !old->closing.load()) {
-        handOver(impl, old, *fresh, grace);
+    if (drain == Drain::background) {
+        if (auto handed = handOver(impl, old, *fresh, grace); !handed) {
+            return Error{handed.error().code,
+                         fmt::format("upstream {}: {}", config.name, handed.error().message)};
+        }
         log::info("upstream {} handed over to its new config", config.name);
         return {};
     }
     retire(impl, old, grace, drain, old->config.workspace != config.workspace);
+    if (old->handle() != nullptr) {
+        impl.abandon(old);  // a request never ended: the adapter still points at it
+    }
     {
         const std::lock_guard lock(impl.mutex);
         std::replace(impl.links.begin(), impl.links.end(), old, *fresh);

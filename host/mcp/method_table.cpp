@@ -221,18 +221,20 @@ std::optional<MethodAnswer> MethodTable::catalogRequest(const JsonRpcMessage& me
     if (catalog == nullptr) {
         return std::nullopt;
     }
-    // A catalog that offers nothing now (a workspace without upstreams) answers nothing: the
-    // methods are unknown, as without one.
+    // A catalog that offers nothing now (a workspace without upstreams) answers nothing of its
+    // own methods: they are unknown, as without one. A task of an upstream (tasks/*) is still
+    // the catalog's to answer, as unknown or as its upstream's gone.
+    const MethodInfo* row = findMethod(message.method);
     if (const CatalogCapabilities offered = catalog->capabilities();
-        !offered.resources && !offered.prompts && !offered.completions) {
+        row != nullptr && row->handler == MethodHandler::catalog && !offered.resources &&
+        !offered.prompts && !offered.completions) {
         return std::nullopt;
     }
     // Every catalog request but the lists (answered from memory) may wait on an upstream: it
     // takes a call slot like a tools/call (per agent, per workspace, node), released however it
     // ends, so that reads of a slow upstream cannot hold every worker.
     std::unique_ptr<CallerQuotas::Hold> slot;
-    const MethodInfo* info = findMethod(message.method);
-    if (info == nullptr || !info->from_memory) {
+    if (row == nullptr || !row->from_memory) {
         std::string refusal;
         slot = CallerQuotas::hold(quotas_, CallerQuotas::Kind::call, who.agent, who.workspace,
                                   refusal);

@@ -269,5 +269,41 @@ TEST_F(ConfigReloadSuite, AnOperationWhoseToolAnUpstreamPublishesRefusesTheReloa
         "mine");  // still the upstream's
 }
 
+TEST_F(ConfigReloadSuite, ARemovedUpstreamEndsAndAStoppedOneStaysStoppedAcrossAReload) {
+    const std::string server = R"({"threads": 33, "max_calls_per_upstream": 24})";
+    const auto withoutUpstreams = [&] {
+        std::string text = members("v2", true, server);
+        return text.substr(0, text.find(R"("upstreams": [)")) + R"("upstreams": [])";
+    };
+    const auto admin = [](const std::string& method, const std::string& path) {
+        return exchange(port_, method, "/admin/api/" + path,
+                        {{"Authorization", std::string("Bearer ") + kAdminToken}});
+    };
+    // Removed: its process ends (the drainer closes it), its tools go.
+    ASSERT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }));
+    rewrite(withoutUpstreams());
+    ASSERT_EQ(reload().status, 200);
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 0; }))
+        << "a removed upstream's process was left running";
+    EXPECT_EQ(admin("GET", "upstreams/alpha").status, 404);
+    // Added again, then stopped by the operator: a reload that changes it keeps it stopped.
+    rewrite(members("v5", true, server));
+    ASSERT_EQ(reload().status, 200);
+    ASSERT_TRUE(eventually([] { return processesWith(marker("v5")) == 1; }));
+    ASSERT_EQ(admin("POST", "upstreams/alpha/stop?grace_ms=0").status, 200);
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v5")) == 0; }));
+    rewrite(members("v6", true, server));
+    const Reply changed = reload();
+    ASSERT_EQ(changed.status, 200) << changed.body;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(processesWith(marker("v6")), 0);
+    const Reply status = admin("GET", "upstreams/alpha");
+    ASSERT_EQ(status.status, 200) << status.body;
+    EXPECT_STREQ(status.json()["upstream"]["state"].GetString(), "stopped") << status.body;
+    // Started, it runs its new config.
+    ASSERT_EQ(admin("POST", "upstreams/alpha/start").status, 200);
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v6")) == 1; }));
+}
+
 }  // namespace
 }  // namespace crank::testing
