@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 #include <fmt/core.h>
 
@@ -30,6 +31,20 @@ Error notFound(std::string_view name) {
 
 Error stoppingError() {
     return Error{ErrorCode::unavailable, "crankd is stopping"};
+}
+
+/// The link of upstream `name` for a control: unavailable while crankd stops, not_found when
+/// there is none.
+Result<std::shared_ptr<UpstreamLink>> controlled(const Federation::Impl& impl,
+                                                 std::string_view name) {
+    if (impl.stopping.load()) {
+        return stoppingError();
+    }
+    std::shared_ptr<UpstreamLink> link = impl.find(name);
+    if (!link) {
+        return notFound(name);
+    }
+    return link;
 }
 
 /// The adapter that opens `c`, or what is wrong with it.
@@ -172,13 +187,11 @@ Result<void> handOver(Federation::Impl& impl, const std::shared_ptr<UpstreamLink
 Result<void> Federation::stopUpstream(std::string_view name, milliseconds grace) {
     Impl& impl = *impl_;
     const std::lock_guard control(impl.controlMutex);
-    if (impl.stopping.load()) {
-        return stoppingError();
+    auto found = controlled(impl, name);
+    if (!found) {
+        return found.error();
     }
-    const std::shared_ptr<UpstreamLink> link = impl.find(name);
-    if (!link) {
-        return notFound(name);
-    }
+    const std::shared_ptr<UpstreamLink> link = std::move(*found);
     if (!link->closing.load()) {
         stopLink(impl, *link, grace, true);
         log::info("upstream {} stopped", link->config.name);
@@ -189,13 +202,11 @@ Result<void> Federation::stopUpstream(std::string_view name, milliseconds grace)
 Result<void> Federation::startUpstream(std::string_view name) {
     Impl& impl = *impl_;
     const std::lock_guard control(impl.controlMutex);
-    if (impl.stopping.load()) {
-        return stoppingError();
+    auto found = controlled(impl, name);
+    if (!found) {
+        return found.error();
     }
-    const std::shared_ptr<UpstreamLink> link = impl.find(name);
-    if (!link) {
-        return notFound(name);
-    }
+    const std::shared_ptr<UpstreamLink> link = std::move(*found);
     if (!link->closing.load()) {
         return {};
     }
@@ -245,13 +256,11 @@ Result<void> Federation::addUpstream(const config::UpstreamConfig& config, bool 
 Result<void> Federation::removeUpstream(std::string_view name, milliseconds grace, Drain drain) {
     Impl& impl = *impl_;
     const std::lock_guard control(impl.controlMutex);
-    if (impl.stopping.load()) {
-        return stoppingError();
+    auto found = controlled(impl, name);
+    if (!found) {
+        return found.error();
     }
-    const std::shared_ptr<UpstreamLink> link = impl.find(name);
-    if (!link) {
-        return notFound(name);
-    }
+    const std::shared_ptr<UpstreamLink> link = std::move(*found);
     retire(impl, link, grace, drain, true);
     if (link->handle() != nullptr && drain == Drain::wait) {
         impl.abandon(link);  // a request never ended: the adapter still points at it
@@ -273,13 +282,11 @@ Result<void> Federation::replaceUpstream(const config::UpstreamConfig& config, m
                                          Drain drain) {
     Impl& impl = *impl_;
     const std::lock_guard control(impl.controlMutex);
-    if (impl.stopping.load()) {
-        return stoppingError();
+    auto found = controlled(impl, config.name);
+    if (!found) {
+        return found.error();
     }
-    const std::shared_ptr<UpstreamLink> old = impl.find(config.name);
-    if (!old) {
-        return notFound(config.name);
-    }
+    const std::shared_ptr<UpstreamLink> old = std::move(*found);
     if (old->closing.load()) {
         // The operator stopped it: the new config takes its place stopped, until a start.
         auto adapter = adapterFor(impl, config);

@@ -22,11 +22,14 @@
 
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
+#include "proc_stats.h"
 #include "test_json.h"
-#include <dirent.h>
 
 namespace crank::testing {
 namespace {
+
+/// How long a process or a tool list is given to settle after a change.
+constexpr std::chrono::seconds kSettle{10};
 
 constexpr const char* kAdminToken = "reload-admin-token-5Tq1";
 constexpr const char* kAliceKey = "alice-key-0c9e7d2a";
@@ -34,43 +37,6 @@ constexpr const char* kBobKey = "bob-key-3f81aa90";
 
 std::string marker(const std::string& name) {
     return "crank-reload-" + name + "-" + std::to_string(::getpid());
-}
-
-/// Processes whose command line carries `mark` (read from /proc).
-int processesWith(const std::string& mark) {
-    int count = 0;
-    DIR* proc = ::opendir("/proc");
-    if (proc == nullptr) {
-        ADD_FAILURE() << "/proc cannot be read";
-        return -1;
-    }
-    while (const dirent* entry = ::readdir(proc)) {
-        const std::string pid = entry->d_name;
-        if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) {
-            continue;
-        }
-        std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
-        std::string cmdline(4096, '\0');
-        in.read(cmdline.data(), static_cast<std::streamsize>(cmdline.size()));
-        cmdline.resize(static_cast<std::size_t>(in.gcount()));
-        if (cmdline.find(mark) != std::string::npos) {
-            ++count;
-        }
-    }
-    ::closedir(proc);
-    return count;
-}
-
-/// Waits (10 s at most) until `ready()` holds.
-template <typename Ready>
-bool eventually(Ready&& ready) {
-    for (int i = 0; i < 200; ++i) {
-        if (ready()) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
 }
 
 /// An operation of the file: the upstream's echo, its text prefixed.
@@ -129,7 +95,7 @@ protected:
 };
 
 TEST_F(ConfigReloadSuite, ASighupAppliesAValidChangeUnderLoadWithNoFailedRequest) {
-    ASSERT_TRUE(eventually([] { return processesWith(marker("v1")) == 1; }));
+    ASSERT_TRUE(eventually([] { return processesWith(marker("v1")) == 1; }, kSettle));
     McpClient bob(port_, kBobKey);
     ASSERT_TRUE(bob.open());
 
@@ -170,8 +136,8 @@ TEST_F(ConfigReloadSuite, ASighupAppliesAValidChangeUnderLoadWithNoFailedRequest
     // The upstream's args change, bob is revoked and an operation is added.
     rewrite(members("v2", false) + kSayOperation);
     process_->signal(SIGHUP);
-    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }));
-    EXPECT_TRUE(eventually([] { return processesWith(marker("v1")) == 0; }))
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }, kSettle));
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v1")) == 0; }, kSettle))
         << "the old process of alpha was left behind";
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // load on the new process
     stop = true;
@@ -209,7 +175,7 @@ TEST_F(ConfigReloadSuite, AnInvalidFileChangesNothingAndItsErrorsAreToldEveryOne
     // Nothing changed: the running upstream kept its process, no v3 was started.
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     EXPECT_EQ(processesWith(marker("v3")), 0);
-    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }));
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }, kSettle));
     // The same by SIGHUP: logged, crankd serving on.
     process_->signal(SIGHUP);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -280,18 +246,18 @@ TEST_F(ConfigReloadSuite, ARemovedUpstreamEndsAndAStoppedOneStaysStoppedAcrossAR
                         {{"Authorization", std::string("Bearer ") + kAdminToken}});
     };
     // Removed: its process ends (the drainer closes it), its tools go.
-    ASSERT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }));
+    ASSERT_TRUE(eventually([] { return processesWith(marker("v2")) == 1; }, kSettle));
     rewrite(withoutUpstreams());
     ASSERT_EQ(reload().status, 200);
-    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 0; }))
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v2")) == 0; }, kSettle))
         << "a removed upstream's process was left running";
     EXPECT_EQ(admin("GET", "upstreams/alpha").status, 404);
     // Added again, then stopped by the operator: a reload that changes it keeps it stopped.
     rewrite(members("v5", true, server));
     ASSERT_EQ(reload().status, 200);
-    ASSERT_TRUE(eventually([] { return processesWith(marker("v5")) == 1; }));
+    ASSERT_TRUE(eventually([] { return processesWith(marker("v5")) == 1; }, kSettle));
     ASSERT_EQ(admin("POST", "upstreams/alpha/stop?grace_ms=0").status, 200);
-    EXPECT_TRUE(eventually([] { return processesWith(marker("v5")) == 0; }));
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v5")) == 0; }, kSettle));
     rewrite(members("v6", true, server));
     const Reply changed = reload();
     ASSERT_EQ(changed.status, 200) << changed.body;
@@ -302,7 +268,7 @@ TEST_F(ConfigReloadSuite, ARemovedUpstreamEndsAndAStoppedOneStaysStoppedAcrossAR
     EXPECT_STREQ(status.json()["upstream"]["state"].GetString(), "stopped") << status.body;
     // Started, it runs its new config.
     ASSERT_EQ(admin("POST", "upstreams/alpha/start").status, 200);
-    EXPECT_TRUE(eventually([] { return processesWith(marker("v6")) == 1; }));
+    EXPECT_TRUE(eventually([] { return processesWith(marker("v6")) == 1; }, kSettle));
 }
 
 }  // namespace

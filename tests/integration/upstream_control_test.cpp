@@ -21,11 +21,14 @@
 
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
+#include "proc_stats.h"
 #include "test_json.h"
-#include <dirent.h>
 
 namespace crank::testing {
 namespace {
+
+/// How long a process or a tool list is given to settle after a change.
+constexpr std::chrono::seconds kSettle{10};
 
 /// A marker that no other process on the machine carries: this test process's pid in it.
 std::string marker(const std::string& name) {
@@ -38,43 +41,6 @@ std::string fixtureUpstream(const std::string& name) {
            R"(", "config": {"command": ")" CRANK_NODE_PATH R"(", "args": [")" CRANK_FIXTURE_SERVER
            R"(", "--stdio", ")" +
            marker(name) + R"("], "close_wait_ms": 500, "term_wait_ms": 500}})";
-}
-
-/// Processes on the machine whose command line carries `marker` (read from /proc).
-int processesWith(const std::string& mark) {
-    int count = 0;
-    DIR* proc = ::opendir("/proc");
-    if (proc == nullptr) {
-        ADD_FAILURE() << "/proc cannot be read";
-        return -1;
-    }
-    while (const dirent* entry = ::readdir(proc)) {
-        const std::string pid = entry->d_name;
-        if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) {
-            continue;
-        }
-        std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
-        std::string cmdline(4096, '\0');
-        in.read(cmdline.data(), static_cast<std::streamsize>(cmdline.size()));
-        cmdline.resize(static_cast<std::size_t>(in.gcount()));
-        if (cmdline.find(mark) != std::string::npos) {
-            ++count;
-        }
-    }
-    ::closedir(proc);
-    return count;
-}
-
-/// Waits (10 s at most) until `ready()` holds.
-template <typename Ready>
-bool eventually(Ready&& ready) {
-    for (int i = 0; i < 200; ++i) {
-        if (ready()) {
-            return true;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
 }
 
 class UpstreamControlSuite : public CrankdSuite<UpstreamControlSuite> {
@@ -121,7 +87,7 @@ protected:
 };
 
 TEST_F(UpstreamControlSuite, AStopEndsTheCallInFlightWithANamedErrorAndLeavesNoProcess) {
-    ASSERT_TRUE(eventually([] { return processesWith(marker("alpha")) == 1; }))
+    ASSERT_TRUE(eventually([] { return processesWith(marker("alpha")) == 1; }, kSettle))
         << processesWith(marker("alpha"));
     McpClient client(port_);
     ASSERT_TRUE(client.open());
@@ -153,7 +119,7 @@ TEST_F(UpstreamControlSuite, AStopEndsTheCallInFlightWithANamedErrorAndLeavesNoP
         << call.body;
 
     // No process left; the tools gone, the listener told; the other upstream untouched.
-    EXPECT_TRUE(eventually([] { return processesWith(marker("alpha")) == 0; }));
+    EXPECT_TRUE(eventually([] { return processesWith(marker("alpha")) == 0; }, kSettle));
     EXPECT_EQ(processesWith(marker("beta")), 1);
     EXPECT_FALSE(listed(client, "alpha_echo"));
     EXPECT_STREQ(
@@ -179,7 +145,7 @@ TEST_F(UpstreamControlSuite, AStopEndsTheCallInFlightWithANamedErrorAndLeavesNoP
     const Reply restarted = admin("POST", "upstreams/alpha/start");
     ASSERT_EQ(restarted.status, 200) << restarted.body;
     EXPECT_STREQ(restarted.json()["upstream"]["state"].GetString(), "open") << restarted.body;
-    ASSERT_TRUE(eventually([&] { return listed(client, "alpha_echo"); }));
+    ASSERT_TRUE(eventually([&] { return listed(client, "alpha_echo"); }, kSettle));
     EXPECT_STREQ(
         client.callTool("alpha_echo", R"({"text":"back"})")["content"][0]["text"].GetString(),
         "back");
@@ -196,17 +162,17 @@ TEST_F(UpstreamControlSuite, AStopEndsTheCallInFlightWithANamedErrorAndLeavesNoP
 TEST_F(UpstreamControlSuite, ARestartReplacesTheProcessAndKeepsTheTools) {
     McpClient client(port_);
     ASSERT_TRUE(client.open());
-    ASSERT_TRUE(eventually([&] { return listed(client, "beta_echo"); }));
-    ASSERT_TRUE(eventually([] { return processesWith(marker("beta")) == 1; }));
+    ASSERT_TRUE(eventually([&] { return listed(client, "beta_echo"); }, kSettle));
+    ASSERT_TRUE(eventually([] { return processesWith(marker("beta")) == 1; }, kSettle));
     const Reply restarted = admin("POST", "upstreams/beta/restart");
     ASSERT_EQ(restarted.status, 200) << restarted.body;
     EXPECT_STREQ(restarted.json()["upstream"]["state"].GetString(), "open") << restarted.body;
-    ASSERT_TRUE(eventually([&] { return listed(client, "beta_echo"); }));
+    ASSERT_TRUE(eventually([&] { return listed(client, "beta_echo"); }, kSettle));
     EXPECT_STREQ(
         client.callTool("beta_echo", R"({"text":"again"})")["content"][0]["text"].GetString(),
         "again");
     // The old process ended, one new one runs.
-    EXPECT_TRUE(eventually([] { return processesWith(marker("beta")) == 1; }));
+    EXPECT_TRUE(eventually([] { return processesWith(marker("beta")) == 1; }, kSettle));
 }
 
 TEST_F(UpstreamControlSuite, BadControlsGetErrorsThatNameTheProblem) {
