@@ -8,6 +8,7 @@
 // THREADING: every member may be called from any worker thread, concurrently.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +30,11 @@ public:
     /// `{"name", "ok", "detail", "open_ms", "ping_ms", "connection"}`; nullopt: none of that name.
     virtual std::optional<std::string> test(std::string_view name,
                                             std::int64_t timeout_ms) const = 0;
+    /// A page of the upstream `name`'s list `which` ("tools", "resources",
+    /// "resource_templates", "prompts") as it lists them: `{"<which>": [entry...], "total",
+    /// "next_offset"}` (Federation::listOf); nullopt: none of that name.
+    virtual std::optional<std::string> list(std::string_view name, std::string_view which,
+                                            std::size_t offset, std::size_t limit) const = 0;
     /// Stops the upstream `name`, its calls in flight given `grace` (Federation::stopUpstream).
     virtual Result<void> stop(std::string_view name, std::chrono::milliseconds grace) = 0;
     /// Opens the stopped upstream `name` again (Federation::startUpstream).

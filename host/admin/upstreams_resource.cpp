@@ -45,6 +45,10 @@ public:
         });
         router.add("POST", {"upstreams", "{}", "test"},
                    [this](ApiCall& c) { return test(c.path[1], c.out); });
+        for (const char* which : {"tools", "resources", "resource_templates", "prompts"}) {
+            router.add("GET", {"upstreams", "{}", which},
+                       [this, which](ApiCall& c) { return list(c, which); });
+        }
         for (const char* verb : {"stop", "start", "restart"}) {
             router.add("POST", {"upstreams", "{}", verb},
                        [this, verb](ApiCall& c) { return control(c, verb); });
@@ -55,6 +59,32 @@ private:
     std::optional<std::string> statusOf(const std::string& name) const {
         const UpstreamDirectory* upstreams = context().upstreams;
         return upstreams != nullptr ? upstreams->statusJson(name) : std::nullopt;
+    }
+
+    /// A page of upstream `c.path[1]`'s list `which` as it lists it: `limit` (1 to
+    /// store::kMaxListLimit) entries from `offset`.
+    std::optional<ApiError> list(ApiCall& c, const std::string& which) const {
+        std::optional<ApiError> bad;
+        const int limit = api::limitParam(c.params, bad);
+        const std::int64_t offset = api::intParam(c.params, "offset", bad).value_or(0);
+        if (bad) {
+            return bad;
+        }
+        if (offset < 0) {
+            return api::badRequest("offset must be 0 or more");
+        }
+        const UpstreamDirectory* upstreams = context().upstreams;
+        const std::optional<std::string> page =
+            upstreams != nullptr
+                ? upstreams->list(c.path[1], which, static_cast<std::size_t>(offset),
+                                  static_cast<std::size_t>(limit))
+                : std::nullopt;
+        if (!page) {
+            return api::notFound("no upstream \"" + c.path[1].substr(0, 64) +
+                                 "\" (see GET /admin/api/upstreams)");
+        }
+        c.out = *page;
+        return std::nullopt;
     }
 
     /// Stops, starts or restarts upstream `c.path[1]`; a stop's calls in flight get `grace_ms`

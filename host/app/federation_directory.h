@@ -6,6 +6,7 @@
 // THREADING: as Federation: every member from any thread.
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,17 @@ public:
     std::optional<std::string> test(std::string_view name, std::int64_t timeout_ms) const override {
         auto result = federation_.testConfigured(name, timeout_ms);
         return result ? std::optional<std::string>(result->toJson()) : std::nullopt;
+    }
+    std::optional<std::string> list(std::string_view name, std::string_view which,
+                                    std::size_t offset, std::size_t limit) const override {
+        const auto page = federation_.listOf(name, which, offset, limit);
+        if (!page) {
+            return std::nullopt;
+        }
+        const std::size_t next = offset + limit;
+        return "{\"" + std::string(which) + "\":" + page->items_json +
+               ",\"total\":" + std::to_string(page->total) + ",\"next_offset\":" +
+               (next < page->total ? std::to_string(next) : std::string("null")) + "}";
     }
     Result<void> stop(std::string_view name, std::chrono::milliseconds grace) override {
         return federation_.stopUpstream(name, grace);

@@ -253,4 +253,57 @@ std::optional<std::string> Federation::statusJson(std::string_view name) const {
     return statusOf(*link);
 }
 
+std::optional<Federation::ListPage> Federation::listOf(std::string_view name,
+                                                       std::string_view which, std::size_t offset,
+                                                       std::size_t limit) const {
+    const std::shared_ptr<UpstreamLink> link = impl_->find(name);
+    if (!link) {
+        return std::nullopt;
+    }
+    const config::UpstreamConfig& c = link->config;
+    ListPage page;
+    page.items_json = "[";
+    const std::lock_guard lock(impl_->mutex);
+    const std::vector<Item>& items = which == "tools"       ? link->lists.tools
+                                     : which == "resources" ? link->lists.resources
+                                     : which == "prompts"   ? link->lists.prompts
+                                                            : link->lists.templates;
+    const char* key = which == "resources"            ? "uri"
+                      : which == "resource_templates" ? "uriTemplate"
+                                                      : "name";
+    page.total = items.size();
+    const auto owners = impl_->toolOwners.find(c.workspace);
+    for (std::size_t i = offset; i < items.size() && i - offset < limit; ++i) {
+        const Item& item = items[i];
+        std::string publishedAs = "null";
+        std::string whyNot;
+        if (which == "tools") {
+            const std::string published = c.publishedToolName(item.original);
+            const bool owned = owners != impl_->toolOwners.end() &&
+                               owners->second.count(published) != 0 &&
+                               owners->second.at(published).first == link.get();
+            if (owned) {
+                publishedAs = jsonString(published);
+            } else if (std::string filtered = c.toolFiltered(item.original); !filtered.empty()) {
+                whyNot = std::move(filtered);
+            } else {
+                whyNot =
+                    "not published: its name is taken, or is not a tool name (see the "
+                    "upstream's collisions)";
+            }
+        } else if (which == "prompts") {
+            publishedAs = jsonString(c.publishedName(item.original));
+        } else {
+            publishedAs = jsonString(item.original);  // URIs are kept
+        }
+        page.items_json +=
+            (i == offset ? "{\"" : ",{\"") + std::string(key) + "\":" + jsonString(item.original) +
+            R"(,"published_as":)" + publishedAs +
+            (whyNot.empty() ? std::string() : R"(,"why_not":)" + jsonString(whyNot)) +
+            R"(,"definition":)" + item.json + "}";
+    }
+    page.items_json += "]";
+    return page;
+}
+
 }  // namespace crank::federation

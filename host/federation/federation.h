@@ -135,6 +135,18 @@ public:
     /// stopUpstream() and the new one published in its place.
     Result<void> replaceUpstream(const config::UpstreamConfig& config,
                                  std::chrono::milliseconds grace, Drain drain = Drain::wait);
+    /// A page of one of the upstream `name`'s lists as it lists them: `which` is "tools",
+    /// "resources", "resource_templates" or "prompts"; entries [offset, offset + limit). Each
+    /// entry: `{"name"|"uri"|"uriTemplate": its own key, "published_as": the name clients see (for
+    /// tools: null when it is not published, and "why_not" says why), "definition": the entry
+    /// as the upstream sent it (secrets scrubbed)}`. nullopt: no upstream of that name.
+    struct ListPage {
+        std::string items_json;  ///< a JSON array
+        std::size_t total = 0;   ///< entries in the whole list
+    };
+    std::optional<ListPage> listOf(std::string_view name, std::string_view which,
+                                   std::size_t offset, std::size_t limit) const;
+
     /// The configs of the upstreams now, in publishing order.
     std::vector<config::UpstreamConfig> upstreams() const;
 

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -475,6 +476,21 @@ TEST_F(FederationToolPolicySuite, TheAdminApiShowsEachUpstreamsStatusAndWhatItsP
               std::string::npos)
         << filtered;
     EXPECT_EQ(filtered.find(R"(tool "echo")"), std::string::npos) << filtered;  // renamed only
+
+    // Its tools as it lists them: what is published under which name, what is not and why.
+    const Reply tools = admin("upstreams/kept/tools?limit=1000");
+    ASSERT_EQ(tools.status, 200) << tools.body;
+    std::map<std::string, std::string> shown;  // its name -> published_as, or why_not
+    for (const auto& tool : tools.json()["tools"].GetArray()) {
+        shown[tool["name"].GetString()] = tool["published_as"].IsString()
+                                              ? tool["published_as"].GetString()
+                                              : tool["why_not"].GetString();
+    }
+    EXPECT_EQ(shown["echo"], "kept_say");
+    EXPECT_EQ(shown["test_image_content"], "kept_test_image_content");
+    EXPECT_NE(shown["test_simple_text"].find(R"(tools.deny has "test_simple_*")"),
+              std::string::npos)
+        << shown["test_simple_text"];
 
     const Reply one = admin("upstreams/kept");
     ASSERT_EQ(one.status, 200) << one.body;

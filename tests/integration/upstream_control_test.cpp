@@ -175,6 +175,43 @@ TEST_F(UpstreamControlSuite, ARestartReplacesTheProcessAndKeepsTheTools) {
     EXPECT_TRUE(eventually([] { return processesWith(marker("beta")) == 1; }, kSettle));
 }
 
+TEST_F(UpstreamControlSuite, AnUpstreamsListsAreShownAsItListsThemPageByPage) {
+    const Reply first = admin("GET", "upstreams/beta/tools?limit=2");
+    ASSERT_EQ(first.status, 200) << first.body;
+    const rapidjson::Document page = first.json();
+    ASSERT_EQ(page["tools"].Size(), 2U) << first.body;
+    EXPECT_GT(page["total"].GetInt(), 2);
+    EXPECT_EQ(page["next_offset"].GetInt(), 2);
+    EXPECT_TRUE(page["tools"][0]["definition"].IsObject()) << first.body;
+
+    const Reply all = admin("GET", "upstreams/beta/tools?limit=1000");
+    ASSERT_EQ(all.status, 200) << all.body;
+    const rapidjson::Document tools = all.json();
+    EXPECT_TRUE(tools["next_offset"].IsNull());
+    bool echo = false;
+    for (const auto& tool : tools["tools"].GetArray()) {
+        if (std::string(tool["name"].GetString()) == "echo") {
+            echo = true;
+            EXPECT_STREQ(tool["published_as"].GetString(), "beta_echo") << all.body;
+            EXPECT_STREQ(tool["definition"]["name"].GetString(), "echo");  // as it lists it
+        }
+    }
+    EXPECT_TRUE(echo) << all.body;
+    const Reply second = admin("GET", "upstreams/beta/tools?limit=2&offset=2");
+    ASSERT_EQ(second.status, 200) << second.body;
+    EXPECT_STREQ(second.json()["tools"][0]["name"].GetString(),
+                 tools["tools"][2]["name"].GetString());
+
+    const Reply resources = admin("GET", "upstreams/beta/resources");
+    ASSERT_EQ(resources.status, 200) << resources.body;
+    EXPECT_TRUE(resources.json()["resources"].IsArray()) << resources.body;
+    EXPECT_EQ(admin("GET", "upstreams/beta/prompts").status, 200);
+    EXPECT_EQ(admin("GET", "upstreams/beta/resource_templates").status, 200);
+    EXPECT_EQ(admin("GET", "upstreams/nope/tools").status, 404);
+    EXPECT_EQ(admin("GET", "upstreams/beta/tools?offset=-1").status, 400);
+    EXPECT_EQ(admin("GET", "upstreams/beta/tools?limit=0").status, 400);
+}
+
 TEST_F(UpstreamControlSuite, BadControlsGetErrorsThatNameTheProblem) {
     const Reply none = admin("POST", "upstreams/nope/stop");
     EXPECT_EQ(none.status, 404) << none.body;
