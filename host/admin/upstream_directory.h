@@ -35,6 +35,12 @@ public:
     /// "next_offset"}` (Federation::listOf); nullopt: none of that name.
     virtual std::optional<std::string> list(std::string_view name, std::string_view which,
                                             std::size_t offset, std::size_t limit) const = 0;
+    /// The operator's ad-hoc call of the upstream `name`'s tool `tool` (its own name) with
+    /// `arguments_json` (an object), bounded by `timeout_ms`: `{"ok", "elapsed_ms", "result"}`
+    /// or `{"ok": false, "elapsed_ms", "error"}` (Federation::callTool).
+    virtual Result<std::string> call(std::string_view name, std::string_view tool,
+                                     std::string_view arguments_json,
+                                     std::int64_t timeout_ms) const = 0;
     /// Stops the upstream `name`, its calls in flight given `grace` (Federation::stopUpstream).
     virtual Result<void> stop(std::string_view name, std::chrono::milliseconds grace) = 0;
     /// Opens the stopped upstream `name` again (Federation::startUpstream).

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <fmt/core.h>
 #include <rapidjson/document.h>
@@ -11,6 +12,7 @@
 #include "admin/api_request.h"
 #include "admin/resources.h"
 #include "json/json_members.h"
+#include "json/json_text.h"
 #include "util/json_string.h"
 
 namespace crank::admin {
@@ -49,6 +51,7 @@ public:
             router.add("GET", {"upstreams", "{}", which},
                        [this, which](ApiCall& c) { return list(c, which); });
         }
+        router.add("POST", {"upstreams", "{}", "call"}, [this](ApiCall& c) { return call(c); });
         for (const char* verb : {"stop", "start", "restart"}) {
             router.add("POST", {"upstreams", "{}", verb},
                        [this, verb](ApiCall& c) { return control(c, verb); });
@@ -84,6 +87,57 @@ private:
                                  "\" (see GET /admin/api/upstreams)");
         }
         c.out = *page;
+        return std::nullopt;
+    }
+
+    /// An ad-hoc call of one of upstream `c.path[1]`'s tools, a test run's worth: body
+    /// `{"tool": its own name, "arguments": {...}}`; bounded by admin.test_run_timeout_ms,
+    /// counted in admin.max_test_runs, audited as upstream.call.
+    std::optional<ApiError> call(ApiCall& c) {
+        const std::string& name = c.path[1];
+        const std::optional<std::string> live = statusOf(name);
+        if (!live) {
+            return api::notFound("no upstream \"" + name.substr(0, 64) +
+                                 "\" (see GET /admin/api/upstreams)");
+        }
+        json::Document doc;
+        if (auto bad = body(c.request, doc)) {
+            return bad;
+        }
+        const std::string tool = json::stringMember(doc, "tool");
+        if (tool.empty()) {
+            return api::invalid("the call names no tool",
+                                {{"tool", "expected the upstream's own name of the tool"}});
+        }
+        std::string arguments = "{}";
+        if (const auto a = std::as_const(doc).FindMember("arguments");
+            a != std::as_const(doc).MemberEnd()) {
+            if (!a->value.IsObject()) {
+                return api::invalid("the call's arguments must be an object",
+                                    {{"arguments", "expected an object"}});
+            }
+            arguments = json::toJsonText(a->value);
+        }
+        std::optional<ApiError> busy;
+        const auto slot = takeTestRun(busy);
+        if (!slot) {
+            return busy;
+        }
+        const Result<std::string> done =
+            context().upstreams->call(name, tool, arguments, config.admin.test_run_timeout_ms);
+        json::Document status;
+        const std::string workspace =
+            json::parseObject(*live, status) ? json::stringMember(status, "workspace") : "";
+        json::Document answer;
+        const bool ok = done && json::parseObject(*done, answer) && answer.HasMember("ok") &&
+                        answer["ok"].IsBool() && answer["ok"].GetBool();
+        audit(workspace, name, "upstream.call", ok ? "ok" : "failed",
+              R"({"upstream":)" + jsonString(name) + R"(,"tool":)" +
+                  jsonString(tool.substr(0, 256)) + "}");
+        if (!done) {
+            return storeError(done.error());
+        }
+        c.out = R"({"call":)" + *done + "}";
         return std::nullopt;
     }
 

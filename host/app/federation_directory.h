@@ -40,6 +40,17 @@ public:
                ",\"total\":" + std::to_string(page->total) + ",\"next_offset\":" +
                (next < page->total ? std::to_string(next) : std::string("null")) + "}";
     }
+    Result<std::string> call(std::string_view name, std::string_view tool,
+                             std::string_view arguments_json,
+                             std::int64_t timeout_ms) const override {
+        auto done = federation_.callTool(name, tool, arguments_json, timeout_ms);
+        if (!done) {
+            return done.error();
+        }
+        return std::string(R"({"ok":)") + (done->ok ? "true" : "false") + R"(,"elapsed_ms":)" +
+               std::to_string(done->elapsed_ms) + (done->ok ? R"(,"result":)" : R"(,"error":)") +
+               done->json + "}";
+    }
     Result<void> stop(std::string_view name, std::chrono::milliseconds grace) override {
         return federation_.stopUpstream(name, grace);
     }

@@ -306,4 +306,33 @@ std::optional<Federation::ListPage> Federation::listOf(std::string_view name,
     return page;
 }
 
+Result<Federation::CallResult> Federation::callTool(std::string_view name, std::string_view tool,
+                                                    std::string_view arguments_json,
+                                                    std::int64_t timeout_ms) const {
+    const std::shared_ptr<UpstreamLink> link = impl_->find(name);
+    if (!link) {
+        return Error{ErrorCode::not_found, fmt::format("no upstream is named \"{}\"", name)};
+    }
+    if (link->closing.load()) {
+        return Error{ErrorCode::unavailable, fmt::format("upstream {} is stopped", name)};
+    }
+    bool listed = false;
+    {
+        const std::lock_guard lock(impl_->mutex);
+        listed = std::any_of(link->lists.tools.begin(), link->lists.tools.end(),
+                             [&](const Item& item) { return item.original == tool; });
+    }
+    if (!listed) {
+        return Error{ErrorCode::not_found,
+                     fmt::format("upstream {} lists no tool \"{}\"", name, tool.substr(0, 128))};
+    }
+    const Clock::time_point started = Clock::now();
+    Answer a = link->request(
+        "tools/call",
+        R"({"name":)" + jsonString(tool) + R"(,"arguments":)" + std::string(arguments_json) + "}",
+        nullptr, timeout_ms);
+    return CallResult{a.ok, std::move(a.json),
+                      std::chrono::duration_cast<milliseconds>(Clock::now() - started).count()};
+}
+
 }  // namespace crank::federation

@@ -147,6 +147,19 @@ public:
     std::optional<ListPage> listOf(std::string_view name, std::string_view which,
                                    std::size_t offset, std::size_t limit) const;
 
+    /// The operator's ad-hoc call of the upstream `name`'s tool `tool` (its own name; one it
+    /// lists, published or not) with `arguments_json` (an object), on the live connection,
+    /// bounded by `timeout_ms` as well: the result object, or a JSON-RPC error object, and how
+    /// long it took. not_found: no such upstream, or it lists no such tool; unavailable: it is
+    /// stopped.
+    struct CallResult {
+        bool ok = false;
+        std::string json;
+        std::int64_t elapsed_ms = 0;
+    };
+    Result<CallResult> callTool(std::string_view name, std::string_view tool,
+                                std::string_view arguments_json, std::int64_t timeout_ms) const;
+
     /// The configs of the upstreams now, in publishing order.
     std::vector<config::UpstreamConfig> upstreams() const;
 

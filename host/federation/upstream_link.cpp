@@ -49,7 +49,7 @@ crank_upstream* UpstreamLink::release() {
 }
 
 Answer UpstreamLink::request(std::string_view method, std::string_view params_in,
-                             mcp::ToolCall* call) {
+                             mcp::ToolCall* call, std::int64_t timeout_ms) {
     // The client's trace context goes on in the request's _meta (W3C Trace Context in MCP),
     // checked: a forwarded request's own _meta members are replaced, or dropped when the
     // client's were not valid.
@@ -62,8 +62,9 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
     if (handle() == nullptr || closed()) {
         return {false, rpcError(-32603, "upstream " + config.name + " is closed")};
     }
-    FederatedCall c(*this, call, Clock::now() + milliseconds(config.request_timeout_ms),
-                    requestFlags());
+    const std::int64_t bound = timeout_ms > 0 ? std::min(timeout_ms, config.request_timeout_ms)
+                                              : config.request_timeout_ms;
+    FederatedCall c(*this, call, Clock::now() + milliseconds(bound), requestFlags());
     plugins::PluginWriter writer(kMaxAnswerBytes);
     // Counted from before the check of the handle that the owner's stop makes after raising
     // `stopping`: either the stop sees this request, or this request sees `stopping`.

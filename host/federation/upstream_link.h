@@ -156,8 +156,10 @@ struct UpstreamLink final : plugins::PluginPeer, std::enable_shared_from_this<Up
 
     /// One request to the upstream; `call` is the downstream call it serves (or null), which
     /// gets its progress, log lines, cancellation and requests to the client. The client's trace
-    /// context goes on in the request's `_meta`.
-    Answer request(std::string_view method, std::string_view params, mcp::ToolCall* call);
+    /// context goes on in the request's `_meta`. `timeout_ms`: a bound tighter than the
+    /// upstream's request_timeout_ms (0: that one).
+    Answer request(std::string_view method, std::string_view params, mcp::ToolCall* call,
+                   std::int64_t timeout_ms = 0);
 
     /// The name under which the calls and catalog requests of this upstream share the node's
     /// per-upstream bound (server.max_calls_per_upstream).

@@ -140,6 +140,15 @@ TEST_F(UpstreamControlSuite, AStopEndsTheCallInFlightWithANamedErrorAndLeavesNoP
     EXPECT_NE(unknown.body.find("alpha_echo"), std::string::npos) << unknown.body;
     EXPECT_EQ(unknown.body.find(R"("content")"), std::string::npos) << unknown.body;
 
+    // An ad-hoc call of a stopped upstream is refused, naming why.
+    const Reply stoppedCall = exchange(port_, "POST", "/admin/api/upstreams/alpha/call",
+                                       {{"Authorization", std::string("Bearer ") + kAdminToken},
+                                        {"Content-Type", "application/json"}},
+                                       R"({"tool": "echo", "arguments": {"text": "x"}})");
+    EXPECT_EQ(stoppedCall.status, 503) << stoppedCall.body;
+    EXPECT_NE(stoppedCall.body.find("upstream alpha is stopped"), std::string::npos)
+        << stoppedCall.body;
+
     // Stopping it again does nothing; starting it publishes its tools again.
     EXPECT_EQ(admin("POST", "upstreams/alpha/stop").status, 200);
     const Reply restarted = admin("POST", "upstreams/alpha/start");
@@ -210,6 +219,38 @@ TEST_F(UpstreamControlSuite, AnUpstreamsListsAreShownAsItListsThemPageByPage) {
     EXPECT_EQ(admin("GET", "upstreams/nope/tools").status, 404);
     EXPECT_EQ(admin("GET", "upstreams/beta/tools?offset=-1").status, 400);
     EXPECT_EQ(admin("GET", "upstreams/beta/tools?limit=0").status, 400);
+}
+
+TEST_F(UpstreamControlSuite, AnAdHocCallRunsAToolOfTheUpstreamAndIsAudited) {
+    const auto call = [](const std::string& upstream, const std::string& body) {
+        return exchange(port_, "POST", "/admin/api/upstreams/" + upstream + "/call",
+                        {{"Authorization", std::string("Bearer ") + kAdminToken},
+                         {"Content-Type", "application/json"}},
+                        body);
+    };
+    const Reply ran = call("beta", R"({"tool": "echo", "arguments": {"text": "adhoc"}})");
+    ASSERT_EQ(ran.status, 200) << ran.body;
+    const rapidjson::Document doc = ran.json();
+    EXPECT_TRUE(doc["call"]["ok"].GetBool()) << ran.body;
+    EXPECT_GE(doc["call"]["elapsed_ms"].GetInt64(), 0);
+    EXPECT_STREQ(doc["call"]["result"]["content"][0]["text"].GetString(), "adhoc");
+    // The upstream's error, as it is.
+    const Reply failed = call("beta", R"({"tool": "echo", "arguments": {"text": 5}})");
+    ASSERT_EQ(failed.status, 200) << failed.body;
+    EXPECT_NE(failed.body.find("text"), std::string::npos) << failed.body;
+
+    EXPECT_EQ(call("beta", R"({"tool": "no_such_tool"})").status, 404);
+    EXPECT_EQ(call("nope", R"({"tool": "echo"})").status, 404);
+    const Reply nameless = call("beta", R"({"arguments": {}})");
+    EXPECT_EQ(nameless.status, 422) << nameless.body;
+    EXPECT_EQ(call("beta", R"({"tool": "echo", "arguments": [1]})").status, 422);
+    EXPECT_EQ(call("beta", "not json").status, 400);
+    const Reply audit = admin("GET", "audit?action=upstream.call");
+    EXPECT_NE(
+        audit.body.find(
+            R"("action":"upstream.call","outcome":"ok","detail":{"upstream":"beta","tool":"echo"})"),
+        std::string::npos)
+        << audit.body;
 }
 
 TEST_F(UpstreamControlSuite, BadControlsGetErrorsThatNameTheProblem) {
