@@ -120,6 +120,22 @@ describe('the admin web UI in a headless browser', { timeout: 420_000 }, () => {
         await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true, timeout: WAIT });
     }
 
+    /** The page fits the 1280 px viewport: no horizontal scroll of the page, nor of any table. */
+    async function assertFitsWidth(what) {
+        const widths = await page.evaluate(() => ({
+            page: document.documentElement.scrollWidth,
+            viewport: window.innerWidth,
+            tables: [...document.querySelectorAll('table')].map((t) => ({
+                table: t.scrollWidth,
+                room: (t.closest('.table-wrap') || t.parentElement).clientWidth,
+            })),
+        }));
+        assert.ok(widths.page <= widths.viewport, `${what}: the page is ${widths.page} px wide in ${widths.viewport}`);
+        for (const t of widths.tables) {
+            assert.ok(t.table <= t.room, `${what}: a table is ${t.table} px wide in ${t.room} px`);
+        }
+    }
+
     async function mcpClient() {
         if (!mcp) {
             mcp = new Client({ name: 'crank-e2e-admin-ui', version: '1.0.0' });
@@ -359,6 +375,7 @@ describe('the admin web UI in a headless browser', { timeout: 420_000 }, () => {
         await live.waitFor({ timeout: WAIT });
         assert.equal(await live.getAttribute('data-status'), 'active');
         await shot('sessions');
+        await assertFitsWidth('sessions');
         await live.getByTestId('session-stop').click();
         await page.locator(`[data-testid="session-row"][data-id="${sessionId}"]:not([data-status="active"])`).waitFor();
         const polled = await (await mcpClient()).callTool({ name: `${NAMES.session}_poll`, arguments: { session_id: sessionId } }, undefined, { timeout: REQUEST_TIMEOUT });
@@ -398,6 +415,7 @@ describe('the admin web UI in a headless browser', { timeout: 420_000 }, () => {
         await row.waitFor();
         await page.locator(`[data-testid="job-row"][data-id="${jobId}"][data-status="running"]`).waitFor();
         await shot('jobs');
+        await assertFitsWidth('jobs');
         await row.getByTestId('job-cancel').click();
         await page.locator(`[data-testid="job-row"][data-id="${jobId}"][data-status="cancelled"]`).waitFor();
         const status = await (await mcpClient()).callTool({ name: `${NAMES.job}_status`, arguments: { job_id: jobId } }, undefined, { timeout: REQUEST_TIMEOUT });

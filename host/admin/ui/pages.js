@@ -7,9 +7,9 @@ function errorBox(e, what) {
     return h('div', { class: 'error-box', 'data-testid': 'page-error' }, `${what}: ${e.code}: ${e.message}`);
 }
 
-function table(testid, headers, rows, empty) {
+function table(testid, headers, rows, empty, cls = 'data') {
     if (!rows.length) return h('p', { class: 'hint empty', 'data-testid': `${testid}-empty` }, empty);
-    return h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'data-testid': testid },
+    return h('div', { class: 'table-wrap' }, h('table', { class: cls, 'data-testid': testid },
         h('thead', {}, h('tr', {}, headers.map((t) => h('th', {}, t)))), h('tbody', {}, rows)));
 }
 
@@ -152,7 +152,9 @@ function livePage(view, ctx, spec, params) {
         try {
             const answer = await api.get(`/${spec.name}${query({ ...q, limit: 100 })}`);
             const list = Array.isArray(answer[spec.name]) ? answer[spec.name] : [];
-            put(out, table(`${spec.name}-table`, spec.headers, list.map((x) => spec.row(x, { act, show })), spec.empty));
+            // Fixed columns that wrap: eleven of them fit a 1280 px window without scrolling.
+            put(out, table(`${spec.name}-table`, spec.headers, list.map((x) => spec.row(x, { act, show })), spec.empty,
+                'data live'));
             updated.textContent = `${list.length} shown · updated ${formatTime(Date.now())}`;
             updated.dataset.count = String(list.length);
         } catch (e) {
