@@ -15,6 +15,36 @@
 #include "log/log.h"
 
 namespace crank::http {
+
+namespace {
+
+/// Most bytes of a request's body a handler left unread that are read and dropped so that the
+/// connection can carry the next request; a longer rest closes the connection instead.
+constexpr std::size_t kMaxBodyLeftover = 64 * 1024;
+
+/// Reads and drops what the handler left of `request`'s body (a handler that answers without
+/// reading it: a refusal, an endpoint that takes no body). True when the body's end was reached,
+/// so that the next bytes are the next request's; false when more than kMaxBodyLeftover was left
+/// (the connection must end: its next bytes would be read as a request).
+bool dropBodyLeft(Poco::Net::HTTPServerRequest& request) {
+    if (!request.hasContentLength() && !request.getChunkedTransferEncoding()) {
+        return true;  // no body
+    }
+    std::istream& in = request.stream();
+    char chunk[4096];
+    std::size_t dropped = 0;
+    while (dropped <= kMaxBodyLeftover) {
+        in.read(chunk, sizeof chunk);
+        const std::streamsize n = in.gcount();
+        if (n <= 0) {
+            return in.eof();
+        }
+        dropped += static_cast<std::size_t>(n);
+    }
+    return false;
+}
+
+}  // namespace
 namespace {
 
 /// Poco's server session, with access to the bytes it has read past the current request.
@@ -128,6 +158,7 @@ std::optional<Poco::Net::StreamSocket> WorkerConnection::serveOne(
             // A read that failed (a body past its pace, a reset) leaves the connection at an
             // unknown point of the request: it cannot carry another one.
             keep = params_->getKeepAlive() && response.getKeepAlive() && response.sent() &&
+                   session.networkException() == nullptr && dropBodyLeft(request) &&
                    session.networkException() == nullptr;
         } catch (const Poco::Exception&) {
             if (!response.sent()) {

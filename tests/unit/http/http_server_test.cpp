@@ -41,6 +41,10 @@ protected:
         router->add("/hello", [](Poco::Net::HTTPServerRequest&, Poco::Net::HTTPServerResponse& r) {
             sendBody(r, 200, "text/plain", "hello");
         });
+        router->add("/method",
+                    [](Poco::Net::HTTPServerRequest& q, Poco::Net::HTTPServerResponse& r) {
+                        sendBody(r, 200, "text/plain", "method [" + q.getMethod() + "]");
+                    });
         router->add("/echo",
                     [this](Poco::Net::HTTPServerRequest& q, Poco::Net::HTTPServerResponse& r) {
                         ++echoes_;
@@ -129,6 +133,45 @@ TEST_F(HttpServerTest, KeepAliveAndPipelinedRequestsAreServedInOrderOnOneConnect
     EXPECT_NE(rest.find("hello"), std::string::npos) << rest;
     EXPECT_NE(rest.find("got 3"), std::string::npos) << rest;
     EXPECT_LT(rest.find("hello"), rest.find("got 3"));
+}
+
+TEST_F(HttpServerTest, ABodyTheHandlerLeftUnreadIsDroppedBeforeTheNextRequest) {
+    config::ServerConfig c;
+    c.threads = 1;
+    start(c);
+    // /hello reads no body: its two bytes must not be read as the start of the next request
+    // (they were: the next request's method read as "{}GET").
+    const std::string post = "POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
+    const std::string next = "GET /method HTTP/1.1\r\nHost: x\r\n\r\n";
+    for (const bool pipelined : {false, true}) {
+        Fd fd = test::connectLoopback(port_);
+        if (pipelined) {
+            test::writeAll(fd.get(), post + next);
+        } else {
+            test::writeAll(fd.get(), post);
+            std::string first;
+            ASSERT_TRUE(test::readUntil(fd.get(), first, "hello")) << first;
+            test::writeAll(fd.get(), next);
+        }
+        std::string got;
+        EXPECT_TRUE(test::readUntil(fd.get(), got, "method [GET]", 2s)) << pipelined << ": " << got;
+    }
+}
+
+TEST_F(HttpServerTest, ALongBodyTheHandlerLeftUnreadEndsTheConnectionAfterTheAnswer) {
+    config::ServerConfig c;
+    c.threads = 1;
+    c.max_request_body_bytes = 1024 * 1024;
+    start(c);
+    Fd fd = test::connectLoopback(port_);
+    const std::string body(256 * 1024, 'x');
+    test::writeAll(fd.get(), "POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                                 std::to_string(body.size()) + "\r\n\r\n");
+    std::thread writer([&] { test::writeAll(fd.get(), body); });
+    const std::string got = test::readToEof(fd.get()).bytes;
+    writer.join();
+    EXPECT_NE(got.find("hello"), std::string::npos) << got.substr(0, 300);
+    EXPECT_EQ(got.find("hello"), got.rfind("hello"));  // one answer, then the end
 }
 
 // ----- The keep-alive fast path (server.keep_alive_wait_us) -----------------------------------
