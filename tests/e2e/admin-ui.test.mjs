@@ -434,6 +434,43 @@ describe('the admin web UI in a headless browser', { timeout: 420_000 }, () => {
         await shot('operations');
     });
 
+    it('shows the upstreams: status, a test connection, a tool called from its form, stop and start', async () => {
+        await go('#/upstreams');
+        await page.getByTestId('upstreams-page').waitFor();
+        const row = page.locator('[data-testid="upstream-row"][data-name="ref"]');
+        await page.locator('[data-testid="upstream-row"][data-name="ref"][data-state="open"]').waitFor();
+        await row.getByTestId('upstream-test').click();
+        await page.getByTestId('flash').filter({ hasText: 'Test of ref: ok' }).first().waitFor();
+        await shot('upstreams');
+        await assertFitsWidth('upstreams');
+
+        await row.locator('a').click();
+        await page.getByTestId('upstream-page').waitFor();
+        const echo = page.locator('[data-testid="upstream-tool"][data-name="echo"]');
+        await echo.waitFor();
+        assert.equal(await echo.locator('td').nth(1).innerText(), 'ref_echo');
+        await echo.getByTestId('tool-call-open').click();
+        await page.getByTestId('tool-call').waitFor();
+        await fill('arguments.text', 'from the form');
+        await page.getByTestId('tool-call-run').click();
+        const outcome = page.getByTestId('tool-call-outcome');
+        await outcome.waitFor();
+        assert.equal(await outcome.getAttribute('data-ok'), 'true');
+        assert.match(await page.getByTestId('tool-call-json').innerText(), /from the form/);
+        await shot('upstream');
+        await assertFitsWidth('upstream');
+
+        // Stopped: its tools leave the MCP endpoint; started: they are back.
+        await page.getByTestId('upstream-stop').click();
+        await page.locator('[data-testid="upstream-state"][data-status="stopped"]').waitFor();
+        const client = await mcpClient();
+        const listed = async () => (await client.listTools(undefined, { timeout: REQUEST_TIMEOUT })).tools.map((t) => t.name);
+        assert.ok(!(await listed()).includes('ref_echo'));
+        await page.getByTestId('upstream-start').click();
+        await page.locator('[data-testid="upstream-state"][data-status="open"]').waitFor();
+        await waitForTool('ref_echo');
+    });
+
     it('shows the plugins with their status, adapters and schemas', async () => {
         await go('#/plugins');
         await page.getByTestId('plugins-page').waitFor();

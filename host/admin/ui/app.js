@@ -2,11 +2,12 @@
 // request goes to crankd's own /admin/api (see docs/admin-api.md).
 //
 // Routes: #/operations, #/operations/<id>[/test|/versions], #/new[?mode=window&protocol=rest],
-// #/plugins, #/sessions, #/jobs, #/audit.
+// #/plugins, #/upstreams[/{name}], #/sessions, #/jobs, #/audit.
 
 import { h, put, clear } from './dom.js';
 import { api, getToken, setToken, clearToken, onUnauthorized, resetCaches, request } from './api.js';
 import { operationsPage, pluginsPage, sessionsPage, jobsPage, auditPage } from './pages.js';
+import { upstreamsPage, upstreamPage } from './upstreams.js';
 import { operationPage } from './operation.js';
 
 const view = document.getElementById('view');
@@ -141,6 +142,11 @@ async function render() {
             case 'plugins':
                 result = await pluginsPage(view, ctx, { params });
                 document.title = 'Plugins · Crank admin';
+                break;
+            case 'upstreams':
+                if (second) result = await upstreamPage(view, ctx, { name: second });
+                else result = await upstreamsPage(view, ctx);
+                document.title = 'Upstreams · Crank admin';
                 break;
             case 'sessions':
                 result = sessionsPage(view, ctx, { params });
