@@ -20,7 +20,7 @@ namespace {
 
 /// Most bytes of a request's body a handler left unread that are read and dropped so that the
 /// connection can carry the next request; a longer rest closes the connection instead.
-constexpr std::size_t kMaxBodyLeftover = 64 * 1024;
+constexpr std::size_t kMaxBodyLeftover = std::size_t{64} * 1024;
 
 /// Reads and drops what the handler left of `request`'s body (a handler that answers without
 /// reading it: a refusal, an endpoint that takes no body). True when the body's end was reached,
