@@ -480,8 +480,9 @@ TEST_F(FederationToolPolicySuite, TheAdminApiShowsEachUpstreamsStatusAndWhatItsP
     // Its tools as it lists them: what is published under which name, what is not and why.
     const Reply tools = admin("upstreams/kept/tools?limit=1000");
     ASSERT_EQ(tools.status, 200) << tools.body;
-    std::map<std::string, std::string> shown;  // its name -> published_as, or why_not
-    for (const auto& tool : tools.json()["tools"].GetArray()) {
+    std::map<std::string, std::string> shown;         // its name -> published_as, or why_not
+    const rapidjson::Document listed = tools.json();  // alive for the whole loop
+    for (const auto& tool : listed["tools"].GetArray()) {
         shown[tool["name"].GetString()] = tool["published_as"].IsString()
                                               ? tool["published_as"].GetString()
                                               : tool["why_not"].GetString();
