@@ -111,6 +111,7 @@ ConfigReloader::ConfigReloader(std::optional<std::string> path, config::LoadOpti
       registry_(registry),
       targets_(std::move(targets)),
       started_(running.sections),
+      started_auth_(running.auth),
       applied_(running) {}
 
 std::vector<std::string> ConfigReloader::restartNeeded(const config::Config& next) const {
@@ -121,14 +122,15 @@ std::vector<std::string> ConfigReloader::restartNeeded(const config::Config& nex
             out.push_back(fmt::format("{}: {}", s.name, s.note));
         }
     }
-    if (applied_.auth.mode != next.auth.mode) {
+    // Against what started, not what the last reload applied: these were never applied.
+    if (started_auth_.mode != next.auth.mode) {
         out.emplace_back("auth.mode: who must authenticate");
     }
     std::map<std::string, const config::Limits*> limits;
-    for (const config::Workspace& w : applied_.auth.workspaces) {
+    for (const config::Workspace& w : started_auth_.workspaces) {
         limits["auth.workspaces[" + w.id + "]"] = &w.limits;
     }
-    for (const config::Agent& a : applied_.auth.agents) {
+    for (const config::Agent& a : started_auth_.agents) {
         limits["auth.agents[" + a.id + "]"] = &a.limits;
     }
     std::vector<std::string> unapplied;

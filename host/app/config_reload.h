@@ -97,6 +97,7 @@ private:
     const plugins::PluginRegistry& registry_;
     Targets targets_;
     std::map<std::string, std::string> started_;  ///< the file's sections at start
+    config::AuthConfig started_auth_;             ///< auth at start (mode, limits not reloaded)
 
     std::mutex worker_mutex_;  ///< the three below
     std::condition_variable worker_wake_;

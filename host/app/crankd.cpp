@@ -83,9 +83,14 @@ store::StoreOptions storeOptions(const config::StoreConfig& c) {
     return o;
 }
 
-/// Loads the configuration or prints every error; nullopt when it is invalid.
-config::LoadOptions loadOptions(const CommandLine& cl);
+/// The config file's options as at start (a reload reads the file with the same).
+config::LoadOptions loadOptions(const CommandLine& cl) {
+    config::LoadOptions options;
+    options.listen_override = cl.listen;
+    return options;
+}
 
+/// Loads the configuration or prints every error; nullopt when it is invalid.
 std::optional<config::Config> loadConfig(const CommandLine& cl) {
     const config::LoadOptions options = loadOptions(cl);
     config::LoadResult result;
@@ -141,13 +146,6 @@ std::optional<runtime::CompiledOperations> compileOperations(
 
 const char* signalName(int sig) {
     return sig == SIGTERM ? "SIGTERM" : (sig == SIGINT ? "SIGINT" : "a signal");
-}
-
-/// The config file's options as at start (the reload reads it with the same).
-config::LoadOptions loadOptions(const CommandLine& cl) {
-    config::LoadOptions options;
-    options.listen_override = cl.listen;
-    return options;
 }
 
 }  // namespace
@@ -435,8 +433,8 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     util::MemoryTrimmer trimmer(std::chrono::milliseconds(cfg->server.memory_trim_interval_ms));
     trimmer.start();
 
-    // SIGHUP reloads the config file (on this thread: SIGTERM waits for it, briefly); SIGTERM
-    // and SIGINT stop.
+    // SIGHUP reloads the config file on the reloader's own thread (SIGTERM never waits for a
+    // reload); SIGTERM and SIGINT stop.
     int sig = 0;
     while (true) {
         if (sigwait(&stopSignals, &sig) != 0) {

@@ -87,6 +87,22 @@ Result<std::shared_ptr<UpstreamLink>> openLink(Federation::Impl& impl,
     return link;
 }
 
+/// Empties what `link` lists (under impl.mutex): nothing of it is published at the next publish.
+void clearLists(UpstreamLink& link) {
+    link.lists = {};
+    link.collisions.clear();
+    link.filtered.clear();
+}
+
+/// Hands `link` to the refresher, which closes it once its calls ended, cancels them after
+/// `grace`, and gives up (keeping it) kCancelledWait later (under impl.mutex).
+void queueDrain(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& link,
+                milliseconds grace) {
+    const Clock::time_point now = Clock::now();
+    impl.draining.push_back({link, now + grace, now + grace + kCancelledWait});
+    impl.wake.notify_all();
+}
+
 /// Stops `link` (Federation::stopUpstream). `publish`: what it published leaves its workspace
 /// now; else the caller publishes (a replacement, whose names take the place of its).
 void stopLink(Federation::Impl& impl, UpstreamLink& link, milliseconds grace, bool publish) {
@@ -109,9 +125,7 @@ void stopLink(Federation::Impl& impl, UpstreamLink& link, milliseconds grace, bo
     Federation::Impl::closeHandle(link, kCancelledWait);
     {
         const std::lock_guard lock(impl.mutex);
-        link.lists = {};
-        link.collisions.clear();
-        link.filtered.clear();
+        clearLists(link);
     }
     if (publish) {
         impl.publish(link.config.workspace);
@@ -126,12 +140,8 @@ void drainLink(Federation::Impl& impl, const std::shared_ptr<UpstreamLink>& link
     {
         const std::lock_guard lock(impl.mutex);
         link->closing = true;
-        link->lists = {};
-        link->collisions.clear();
-        link->filtered.clear();
-        const Clock::time_point now = Clock::now();
-        impl.draining.push_back({link, now + grace, now + grace + kCancelledWait});
-        impl.wake.notify_all();
+        clearLists(*link);
+        queueDrain(impl, link, grace);
     }
     if (publish) {
         impl.publish(link->config.workspace);
@@ -176,9 +186,7 @@ Result<void> handOver(Federation::Impl& impl, const std::shared_ptr<UpstreamLink
         impl.publish(old->config.workspace);
     }
     const std::lock_guard lock(impl.mutex);
-    const Clock::time_point now = Clock::now();
-    impl.draining.push_back({old, now + grace, now + grace + kCancelledWait});
-    impl.wake.notify_all();
+    queueDrain(impl, old, grace);
     return {};
 }
 
