@@ -48,6 +48,18 @@ struct OperationLoadResult {
 /// runtime::compileOperation().
 OperationLoadResult loadOperation(const rapidjson::Value& value, const Config& base);
 
+/// The outcome of loadUpstream(): an upstream when there were no errors.
+struct UpstreamLoadResult {
+    std::optional<UpstreamConfig> upstream;
+    std::vector<ConfigError> errors;
+};
+
+/// Reads one upstream object (an entry of `upstreams`, as the admin API receives it) by the
+/// config file's rules, and checks that its workspace exists in `base`. Error paths start at
+/// the upstream ("tools.allow[0]", "name"). Its adapter is not consulted (it validates
+/// `config` itself).
+UpstreamLoadResult loadUpstream(const rapidjson::Value& value, const Config& base);
+
 /// Parses and validates configuration text (JSON with comments and trailing commas).
 /// `source` names it in messages (normally the file path).
 LoadResult loadConfigText(std::string_view text, const std::string& source,
