@@ -2,9 +2,9 @@
 
 #include <array>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <fmt/core.h>
 

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "store/operation_kind.h"
+
 namespace crank::store {
 
 /// One row of operations: the identity of an operation managed through the admin API. Its
@@ -20,6 +22,8 @@ struct OperationRecord {
     /// When it was deleted; empty while it exists. Must be empty on create.
     std::optional<std::int64_t> deleted_at;
 
+    /// What the row defines; fixed when it is created.
+    OperationKind kind = OperationKind::operation;
     bool deleted() const { return deleted_at.has_value(); }
 };
 

@@ -134,6 +134,19 @@ const std::vector<SqliteMigration>& sqliteMigrations() {
              R"sql(ALTER TABLE async_jobs ADD COLUMN traceparent TEXT NOT NULL DEFAULT '')sql",
              R"sql(ALTER TABLE async_jobs ADD COLUMN tracestate TEXT NOT NULL DEFAULT '')sql",
          }},
+        // The admin API's upstreams are versioned, published and rolled back as operations are
+        // (store/operation_kind.h): a row says what it defines. An operation's name is unique in
+        // its workspace among operations; an upstream's among all upstreams.
+        {5,
+         "kind for operations (operation or upstream)",
+         {
+             R"sql(ALTER TABLE operations ADD COLUMN kind TEXT NOT NULL DEFAULT 'operation')sql",
+             R"sql(DROP INDEX operations_live_name)sql",
+             R"sql(CREATE UNIQUE INDEX operations_live_name
+                 ON operations (workspace_id, name) WHERE deleted_at IS NULL AND kind = 'operation')sql",
+             R"sql(CREATE UNIQUE INDEX upstreams_live_name
+                 ON operations (name) WHERE deleted_at IS NULL AND kind = 'upstream')sql",
+         }},
     };
     return migrations;
 }

@@ -343,10 +343,10 @@ struct JobRows {
 };
 
 constexpr std::string_view kOperationColumns =
-    "id, workspace_id, name, created_at, published_version, deleted_at";
+    "id, workspace_id, name, created_at, published_version, deleted_at, kind";
 
 struct OperationRows {
-    std::vector<std::string> id, workspace_id, name;
+    std::vector<std::string> id, workspace_id, name, kind;
     std::vector<std::int64_t> created_at;
     std::vector<Poco::Nullable<std::int64_t>> published_version, deleted_at;
 
@@ -357,15 +357,21 @@ struct OperationRows {
         statement.addExtract(into(created_at));
         statement.addExtract(into(published_version));
         statement.addExtract(into(deleted_at));
+        statement.addExtract(into(kind));
     }
 
     Result<std::vector<OperationRecord>> records() const {
         std::vector<OperationRecord> out;
         out.reserve(id.size());
         for (std::size_t i = 0; i < id.size(); ++i) {
+            const std::optional<OperationKind> parsed = parseOperationKind(kind[i]);
+            if (!parsed) {
+                return Error{ErrorCode::internal, "store: operation " + inQuotes(id[i]) +
+                                                      " has an unknown kind " + inQuotes(kind[i])};
+            }
             out.push_back(OperationRecord{id[i], workspace_id[i], name[i], created_at[i],
                                           optionalOf(published_version[i]),
-                                          optionalOf(deleted_at[i])});
+                                          optionalOf(deleted_at[i]), *parsed});
         }
         return out;
     }
@@ -1066,7 +1072,7 @@ Result<OperationRecord> SqliteStore::createOperation(OperationRecord operation) 
                      "published_version and deleted_at empty"};
     }
     if (operation.id.empty()) {
-        auto id = freshId("op_");
+        auto id = freshId(operation.kind == OperationKind::upstream ? "up_" : "op_");
         if (!id) {
             return id.error();
         }
@@ -1085,19 +1091,29 @@ Result<OperationRecord> SqliteStore::createOperation(OperationRecord operation) 
     }
     return impl_->write(
         "store: cannot create operation", [&](Session& s) -> Result<OperationRecord> {
-            const auto taken = queryText(s,
-                                         "SELECT id FROM operations WHERE workspace_id = ? AND "
-                                         "name = ? AND deleted_at IS NULL",
-                                         {operation.workspace_id, operation.name});
+            const bool upstream = operation.kind == OperationKind::upstream;
+            const auto taken =
+                upstream ? queryText(s,
+                                     "SELECT id FROM operations WHERE kind = 'upstream' AND "
+                                     "name = ? AND deleted_at IS NULL",
+                                     {operation.name})
+                         : queryText(s,
+                                     "SELECT id FROM operations WHERE kind = 'operation' AND "
+                                     "workspace_id = ? AND name = ? AND deleted_at IS NULL",
+                                     {operation.workspace_id, operation.name});
             if (taken) {
-                return Error{ErrorCode::conflict,
-                             "store: workspace " + inQuotes(operation.workspace_id) +
-                                 " already has an operation named " + inQuotes(operation.name)};
+                return Error{
+                    ErrorCode::conflict,
+                    upstream
+                        ? "store: an upstream named " + inQuotes(operation.name) + " exists already"
+                        : "store: workspace " + inQuotes(operation.workspace_id) +
+                              " already has an operation named " + inQuotes(operation.name)};
             }
             execute(s,
                     "INSERT INTO operations (" + std::string(kOperationColumns) +
-                        ") VALUES (?, ?, ?, ?, NULL, NULL)",
-                    {operation.id, operation.workspace_id, operation.name, operation.created_at});
+                        ") VALUES (?, ?, ?, ?, NULL, NULL, ?)",
+                    {operation.id, operation.workspace_id, operation.name, operation.created_at,
+                     std::string(operationKindName(operation.kind))});
             return operation;
         });
 }
@@ -1118,6 +1134,7 @@ Result<std::vector<OperationRecord>> SqliteStore::listOperations(const Operation
         return limit.error();
     }
     Where where;
+    where.addIfSet("kind = ?", std::optional<std::string>(operationKindName(filter.kind)));
     where.addIfSet("workspace_id = ?", filter.workspace_id);
     where.addIfSet("name = ?", filter.name);
     if (!filter.include_deleted) {

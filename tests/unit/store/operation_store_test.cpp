@@ -53,6 +53,52 @@ TEST_P(OperationStoreTest, CreateGetAndNameUniquenessPerWorkspace) {
     EXPECT_EQ(store_->getOperation("op_missing").error().code, ErrorCode::not_found);
 }
 
+OperationRecord newUpstream(const std::string& workspace, const std::string& name) {
+    OperationRecord upstream = newOperation(workspace, name);
+    upstream.kind = OperationKind::upstream;
+    return upstream;
+}
+
+TEST_P(OperationStoreTest, UpstreamsAreVersionedBesideOperationsWithNamesUniqueEverywhere) {
+    auto op = store_->createOperation(newOperation("ws1", "github"));
+    ASSERT_TRUE(op.ok()) << op.error().message;
+    auto up = store_->createOperation(newUpstream("ws1", "github"));
+    ASSERT_TRUE(up.ok()) << "an operation and an upstream do not share names: "
+                         << up.error().message;
+    EXPECT_EQ(up->id.rfind("up_", 0), 0U);
+    EXPECT_EQ(up->kind, OperationKind::upstream);
+    EXPECT_EQ(store_->getOperation(up->id)->kind, OperationKind::upstream);
+    EXPECT_EQ(store_->getOperation(op->id)->kind, OperationKind::operation);
+
+    auto elsewhere = store_->createOperation(newUpstream("ws2", "github"));
+    ASSERT_FALSE(elsewhere.ok()) << "an upstream's name is unique in every workspace";
+    EXPECT_EQ(elsewhere.error().code, ErrorCode::conflict);
+    EXPECT_NE(elsewhere.error().message.find("upstream"), std::string::npos);
+
+    ASSERT_TRUE(store_->addOperationVersion(up->id, draft(R"({"name":"github"})", "")).ok());
+    auto published = store_->publishOperationVersion(up->id, 1, std::nullopt);
+    ASSERT_TRUE(published.ok());
+    EXPECT_TRUE(published->applied());
+
+    OperationFilter operations;
+    auto ops = store_->listOperations(operations);
+    ASSERT_TRUE(ops.ok());
+    ASSERT_EQ(ops->size(), 1U) << "operations are listed without upstreams";
+    EXPECT_EQ((*ops)[0].id, op->id);
+    OperationFilter upstreams;
+    upstreams.kind = OperationKind::upstream;
+    upstreams.published_only = true;
+    auto ups = store_->listOperations(upstreams);
+    ASSERT_TRUE(ups.ok());
+    ASSERT_EQ(ups->size(), 1U);
+    EXPECT_EQ((*ups)[0].id, up->id);
+    EXPECT_EQ((*ups)[0].published_version, 1);
+
+    ASSERT_TRUE(store_->deleteOperation(up->id).ok());
+    EXPECT_TRUE(store_->createOperation(newUpstream("ws2", "github")).ok())
+        << "a deleted upstream's name is free again";
+}
+
 TEST_P(OperationStoreTest, EveryChangeIsANewDraftVersionAndHistoryIsNewestFirst) {
     auto op = store_->createOperation(newOperation("ws1", "weather"));
     ASSERT_TRUE(op.ok());
