@@ -48,9 +48,9 @@ struct AdminApi::Impl {
           files(std::move(ui)),
           origins(cfg.server.allowed_hosts, cfg.server.allowed_origins) {
         // Order matters where patterns overlap: /operations/validate before /operations/{id}.
-        for (auto add :
-             {addOperationsRoutes, addOperationVersionsRoutes, addTestRunsRoutes, addPluginsRoutes,
-              addRuntimeRoutes, addAuditRoutes, addUpstreamsRoutes, addReloadRoutes}) {
+        for (auto add : {addOperationsRoutes, addOperationVersionsRoutes, addTestRunsRoutes,
+                         addPluginsRoutes, addRuntimeRoutes, addAuditRoutes,
+                         addUpstreamDefinitionsRoutes, addUpstreamsRoutes, addReloadRoutes}) {
             resources.push_back(add(context, router));
         }
     }
@@ -127,8 +127,9 @@ void AdminApi::serveReload(ConfigReloadTarget& target) {
     impl_->context.reload = &target;
 }
 
-void AdminApi::serveUpstreams(UpstreamDirectory& upstreams) {
+void AdminApi::serveUpstreams(UpstreamDirectory& upstreams, UpstreamCatalog* catalog) {
     impl_->context.upstreams = &upstreams;
+    impl_->context.upstream_catalog = catalog;
 }
 
 void AdminApi::stop() {

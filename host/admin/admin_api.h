@@ -12,6 +12,7 @@ namespace crank::admin {
 
 class OperationCatalog;
 class ConfigReloadTarget;
+class UpstreamCatalog;
 class UpstreamDirectory;
 
 /// The admin API under `/admin/api/` and the web UI under `/ui/` (docs/admin-api.md).
@@ -29,9 +30,10 @@ public:
     AdminApi(const AdminApi&) = delete;
     AdminApi& operator=(const AdminApi&) = delete;
 
-    /// Where /admin/api/upstreams reads the upstreams' live status and controls them; it must
-    /// outlive the API. Call before serving.
-    void serveUpstreams(UpstreamDirectory& upstreams);
+    /// Where /admin/api/upstreams reads the upstreams' live status and controls them, and
+    /// `catalog` the upstreams the API manages (null: none can be); both must outlive the API.
+    /// Call before serving.
+    void serveUpstreams(UpstreamDirectory& upstreams, UpstreamCatalog* catalog = nullptr);
     /// What POST /admin/api/reload reloads; it must outlive the API. Unset: 503.
     void serveReload(ConfigReloadTarget& target);
 

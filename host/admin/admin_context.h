@@ -26,6 +26,8 @@ class HTTPServerRequest;
 
 namespace crank::admin {
 
+class UpstreamCatalog;
+
 struct AdminContext {
     AdminContext(OperationCatalog& c, const config::Config& cfg, std::string version)
         : catalog(c), config(cfg), crank_version(std::move(version)) {}
@@ -37,6 +39,8 @@ struct AdminContext {
     std::atomic<bool> stopping{false};       ///< crankd is stopping: test runs end at once
     UpstreamDirectory* upstreams = nullptr;  ///< set before serving; null: no upstreams
     ConfigReloadTarget* reload = nullptr;    ///< set before serving; null: no reload
+    /// The admin API's own upstreams; set before serving; null: none can be managed.
+    UpstreamCatalog* upstream_catalog = nullptr;
 };
 
 /// The base of a resource: the context's catalog and config under the names its handlers use, a

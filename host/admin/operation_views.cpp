@@ -191,6 +191,9 @@ std::optional<ApiError> OperationResource::adminRecord(std::string_view id,
     if (!r) {
         return storeError(r.error());
     }
+    if (r->kind != store::OperationKind::operation) {
+        return api::notFound("store: no operation \"" + std::string(id) + "\"");
+    }
     record = std::move(*r);
     return std::nullopt;
 }

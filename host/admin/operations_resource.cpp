@@ -171,10 +171,11 @@ private:
             out = text(b);
             return std::nullopt;
         }
-        auto r = catalog.store().getOperation(id);
-        if (!r) {
-            return storeError(r.error());
+        store::OperationRecord record;
+        if (auto e = adminRecord(id, record)) {
+            return e;
         }
+        const std::optional<store::OperationRecord> r = std::move(record);
         const auto latest = latestOf(r->id);
         w.StartObject();
         key(w, "operation");

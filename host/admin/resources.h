@@ -7,14 +7,21 @@
 
 #include "admin/admin_context.h"
 #include "admin/api_router.h"
+#include "admin/versioned_rows.h"
 
 namespace crank::admin {
 
 /// /operations, /operations/{id}, /operations/validate (operations_resource.cpp).
 std::unique_ptr<AdminResource> addOperationsRoutes(AdminContext& ctx, ApiRouter& router);
-/// /operations/{id}/versions[/{n}], /diff, /publish, /rollback
-/// (operation_versions_resource.cpp).
+/// /{collection}/{key}/versions[/{n}], /diff, /publish, /rollback of `rows`
+/// (versions_resource.cpp).
+std::unique_ptr<AdminResource> addVersionsRoutes(AdminContext& ctx, ApiRouter& router,
+                                                 std::unique_ptr<VersionedRows> rows);
+/// The versions' routes of the admin operations, /operations/{id}/... (operation_rows.cpp).
 std::unique_ptr<AdminResource> addOperationVersionsRoutes(AdminContext& ctx, ApiRouter& router);
+/// The admin upstreams: POST /upstreams, PUT and DELETE /upstreams/{name}, /upstreams/validate,
+/// /upstreams/{name}/definition, and their versions' routes (upstream_rows.cpp).
+std::unique_ptr<AdminResource> addUpstreamDefinitionsRoutes(AdminContext& ctx, ApiRouter& router);
 /// /test-runs (test_runs_resource.cpp).
 std::unique_ptr<AdminResource> addTestRunsRoutes(AdminContext& ctx, ApiRouter& router);
 /// /plugins, /meta, /auth-profiles (plugins_resource.cpp).

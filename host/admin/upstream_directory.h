@@ -13,7 +13,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "config/config.h"
+#include "config/config_error.h"
 #include "util/error.h"
 
 namespace crank::admin {
@@ -45,6 +48,31 @@ public:
     virtual Result<void> stop(std::string_view name, std::chrono::milliseconds grace) = 0;
     /// Opens the stopped upstream `name` again (Federation::startUpstream).
     virtual Result<void> start(std::string_view name) = 0;
+
+    // The admin API's own upstreams (admin::UpstreamCatalog): checked, added, replaced and
+    // removed while crankd runs.
+
+    /// Whether the upstream `name` runs and came from the config file; nullopt: none of that
+    /// name.
+    virtual std::optional<bool> fromConfig(std::string_view name) const = 0;
+    /// What would refuse `upstream` (no adapter federates its protocol, the adapter refuses its
+    /// `config`), with paths from the upstream object ("config.command").
+    virtual std::vector<config::ConfigError> check(
+        const config::UpstreamConfig& upstream) const = 0;
+    /// A test connection of `upstream`, not running (Federation::test), its requests bounded by
+    /// `timeout_ms`: as test().
+    virtual std::string test(const config::UpstreamConfig& upstream,
+                             std::int64_t timeout_ms) const = 0;
+    /// Adds and opens `upstream` as the admin API's (Federation::addUpstream).
+    virtual Result<void> add(const config::UpstreamConfig& upstream) = 0;
+    /// Puts `upstream` in the place of the one of its name, without a gap; the old one's calls
+    /// in flight run on, for `grace` at most (Federation::replaceUpstream, in the background).
+    virtual Result<void> replace(const config::UpstreamConfig& upstream,
+                                 std::chrono::milliseconds grace) = 0;
+    /// Removes the upstream `name`; its calls in flight get `grace`. `wait`: returns once they
+    /// ended; else they end in the background (Federation::removeUpstream).
+    virtual Result<void> remove(std::string_view name, std::chrono::milliseconds grace,
+                                bool wait) = 0;
 };
 
 }  // namespace crank::admin

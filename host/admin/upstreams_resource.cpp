@@ -11,6 +11,8 @@
 #include "admin/api_json.h"
 #include "admin/api_request.h"
 #include "admin/resources.h"
+#include "admin/upstream_catalog.h"
+#include "admin/upstream_views.h"
 #include "json/json_members.h"
 #include "json/json_text.h"
 #include "util/json_string.h"
@@ -30,11 +32,25 @@ public:
     using AdminResource::AdminResource;
 
     void addRoutes(ApiRouter& router) {
-        router.add("GET", {"upstreams"}, [this](ApiCall& c) {
+        router.add("GET", {"upstreams"}, [this](ApiCall& c) -> std::optional<ApiError> {
             const UpstreamDirectory* upstreams = context().upstreams;
+            std::string definitions;
+            if (UpstreamCatalog* managed = context().upstream_catalog) {
+                store::OperationFilter filter;
+                filter.kind = store::OperationKind::upstream;
+                filter.limit = store::kMaxListLimit;
+                auto rows = managed->store().listOperations(filter);
+                if (!rows) {
+                    return storeError(rows.error());
+                }
+                for (const store::OperationRecord& r : *rows) {
+                    definitions += (definitions.empty() ? "" : ",") + upstreamSummary(*managed, r);
+                }
+            }
             c.out = R"({"upstreams":)" +
-                    (upstreams != nullptr ? upstreams->statusJson() : std::string("[]")) + "}";
-            return std::optional<ApiError>();
+                    (upstreams != nullptr ? upstreams->statusJson() : std::string("[]")) +
+                    R"(,"definitions":[)" + definitions + "]}";
+            return std::nullopt;
         });
         router.add("GET", {"upstreams", "{}"}, [this](ApiCall& c) -> std::optional<ApiError> {
             const std::optional<std::string> one = statusOf(c.path[1]);
@@ -188,20 +204,27 @@ private:
     /// audited.
     std::optional<ApiError> test(const std::string& name, std::string& out) {
         const std::optional<std::string> live = statusOf(name);
+        // An admin upstream that does not run (a draft, one that failed): its newest version.
+        std::optional<config::UpstreamConfig> draft;
         if (!live) {
-            return api::notFound("no upstream \"" + name.substr(0, 64) +
-                                 "\" (see GET /admin/api/upstreams)");
+            if (auto e = newestDefinition(name, draft)) {
+                return e;
+            }
         }
         json::Document upstream;
         const std::string workspace =
-            json::parseObject(*live, upstream) ? json::stringMember(upstream, "workspace") : "";
+            live ? (json::parseObject(*live, upstream) ? json::stringMember(upstream, "workspace")
+                                                       : "")
+                 : draft->workspace;
         std::optional<ApiError> busy;
         const auto slot = takeTestRun(busy);
         if (!slot) {
             return busy;
         }
         const std::optional<std::string> result =
-            context().upstreams->test(name, config.admin.test_run_timeout_ms);
+            live ? context().upstreams->test(name, config.admin.test_run_timeout_ms)
+                 : std::optional<std::string>(
+                       context().upstreams->test(*draft, config.admin.test_run_timeout_ms));
         if (!result) {
             return api::notFound("no upstream \"" + name.substr(0, 64) + "\"");
         }
@@ -211,6 +234,30 @@ private:
         audit(workspace, name, "upstream.test", ok ? "ok" : "failed",
               R"({"upstream":)" + jsonString(name) + "}");
         out = R"({"test":)" + *result + "}";
+        return std::nullopt;
+    }
+
+    /// The newest version of the admin upstream `name`, read; or the error to answer.
+    std::optional<ApiError> newestDefinition(const std::string& name,
+                                             std::optional<config::UpstreamConfig>& out) const {
+        UpstreamCatalog* managed = context().upstream_catalog;
+        store::OperationRecord record;
+        if (managed == nullptr || context().upstreams == nullptr ||
+            managed->find(name, record).has_value()) {
+            return api::notFound("no upstream \"" + name.substr(0, 64) +
+                                 "\" (see GET /admin/api/upstreams)");
+        }
+        const std::optional<store::OperationVersion> newest =
+            newestUpstreamVersion(*managed, record.id);
+        if (!newest) {
+            return api::notFound("upstream \"" + name.substr(0, 64) + "\" has no version");
+        }
+        UpstreamCatalog::Checked checked = managed->checkText(newest->config_json, record.id);
+        if (!checked.upstream) {
+            return api::invalid("the upstream's newest version is not valid",
+                                std::move(checked.errors));
+        }
+        out = std::move(checked.upstream);
         return std::nullopt;
     }
 };

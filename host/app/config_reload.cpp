@@ -86,18 +86,9 @@ std::vector<config::ConfigError> upstreamErrors(const config::Config& cfg,
                                                 const plugins::PluginRegistry& registry) {
     std::vector<config::ConfigError> errors;
     for (std::size_t i = 0; i < cfg.upstreams.size(); ++i) {
-        const config::UpstreamConfig& u = cfg.upstreams[i];
-        const std::string where = "upstreams[" + std::to_string(i) + "]";
-        const plugins::AdapterHandle* adapter = registry.adapter(u.protocol);
-        if (adapter == nullptr || !adapter->hasCapability(CRANK_CAP_FEDERATION)) {
-            errors.push_back({where + ".protocol",
-                              fmt::format("no loaded adapter \"{}\" federates upstreams (see "
-                                          "`crankd plugins`)",
-                                          u.protocol)});
-            continue;
-        }
-        for (const plugins::Diagnostic& d : adapter->validate(u.config_json)) {
-            errors.push_back({where + ".config" + (d.path.empty() ? "" : ".") + d.path, d.message});
+        for (config::ConfigError& e : federation::Federation::check(
+                 cfg.upstreams[i], registry, "upstreams[" + std::to_string(i) + "]")) {
+            errors.push_back(std::move(e));
         }
     }
     return errors;
@@ -319,8 +310,9 @@ ReloadReport ConfigReloader::run() {
         }
     }
 
+    // The admin API's upstreams are not the file's: a reload neither applies nor removes them.
     std::vector<config::UpstreamConfig> running =
-        targets_.federation != nullptr ? targets_.federation->upstreams() : next->upstreams;
+        targets_.federation != nullptr ? targets_.federation->configUpstreams() : next->upstreams;
     applied_ = std::move(*next);
     applied_.upstreams = std::move(running);  // an upstream that could not open is not running
     report.applied = true;

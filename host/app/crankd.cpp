@@ -16,6 +16,7 @@
 #include "admin/admin_api.h"
 #include "admin/admin_context.h"
 #include "admin/operation_catalog.h"
+#include "admin/upstream_catalog.h"
 #include "app/config_reload.h"
 #include "app/descriptor_budget.h"
 #include "app/federation_directory.h"
@@ -395,8 +396,12 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         catalog, *cfg,
         cfg->admin.ui_directory.empty() ? admin::defaultUiDirectory() : cfg->admin.ui_directory,
         kVersion);
-    FederationDirectory upstreamDirectory(federation);
-    adminApi.serveUpstreams(upstreamDirectory);
+    FederationDirectory upstreamDirectory(federation, registry);
+    // Upstreams managed through the admin API: their published versions run next to the config
+    // file's, and are followed in the store (other nodes publish too).
+    admin::UpstreamCatalog upstreamCatalog(*cfg, store, upstreamDirectory);
+    upstreamCatalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
+    adminApi.serveUpstreams(upstreamDirectory, &upstreamCatalog);
     ConfigReloader reloader(cl.config_path, loadOptions(cl), *cfg, registry,
                             ConfigReloader::Targets{&catalog, &federation, &endpoint, rates});
     adminApi.serveReload(reloader);
@@ -478,6 +483,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         std::chrono::milliseconds(std::min<std::int64_t>(cfg->server.shutdown_grace_ms, 1000)));
     sessions.closeAll();
     catalog.stop();
+    upstreamCatalog.stop();
     federation.stop();
     reloader.stopBackground();  // a reload under way: its controls ended with the federation
     const std::size_t abandoned = runner.shutdown();

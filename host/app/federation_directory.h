@@ -5,12 +5,14 @@
 //
 // THREADING: as Federation: every member from any thread.
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "admin/upstream_directory.h"
 #include "federation/federation.h"
@@ -19,7 +21,8 @@ namespace crank::app {
 
 class FederationDirectory final : public admin::UpstreamDirectory {
 public:
-    explicit FederationDirectory(federation::Federation& federation) : federation_(federation) {}
+    FederationDirectory(federation::Federation& federation, const plugins::PluginRegistry& registry)
+        : federation_(federation), registry_(registry) {}
 
     std::string statusJson() const override { return federation_.statusJson(); }
     std::optional<std::string> statusJson(std::string_view name) const override {
@@ -56,8 +59,36 @@ public:
     }
     Result<void> start(std::string_view name) override { return federation_.startUpstream(name); }
 
+    std::optional<bool> fromConfig(std::string_view name) const override {
+        return federation_.fromConfig(name);
+    }
+    std::vector<config::ConfigError> check(const config::UpstreamConfig& upstream) const override {
+        return federation::Federation::check(upstream, registry_, "");
+    }
+    std::string test(const config::UpstreamConfig& upstream,
+                     std::int64_t timeout_ms) const override {
+        config::UpstreamConfig bounded = upstream;
+        bounded.request_timeout_ms = std::min(bounded.request_timeout_ms, timeout_ms);
+        return federation::Federation::test({bounded}, registry_).front().toJson();
+    }
+    Result<void> add(const config::UpstreamConfig& upstream) override {
+        return federation_.addUpstream(upstream, false);
+    }
+    Result<void> replace(const config::UpstreamConfig& upstream,
+                         std::chrono::milliseconds grace) override {
+        return federation_.replaceUpstream(upstream, grace,
+                                           federation::Federation::Drain::background);
+    }
+    Result<void> remove(std::string_view name, std::chrono::milliseconds grace,
+                        bool wait) override {
+        return federation_.removeUpstream(
+            name, grace,
+            wait ? federation::Federation::Drain::wait : federation::Federation::Drain::background);
+    }
+
 private:
     federation::Federation& federation_;
+    const plugins::PluginRegistry& registry_;
 };
 
 }  // namespace crank::app

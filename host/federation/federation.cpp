@@ -217,7 +217,7 @@ std::string Federation::statusOf(UpstreamLink& link) const {
         R"(,"state":)" + jsonString(stateOf(link)) +
         // The config file's upstreams change with the file (a reload), not through the API.
         (link.from_config ? R"(,"source":"config","read_only":true)"
-                          : R"(,"source":"api","read_only":false)") +
+                          : R"(,"source":"admin","read_only":false)") +
         fmt::format(R"(,"tools":{},"resources":{},"resource_templates":{},"prompts":{})", counts[0],
                     counts[1], counts[2], counts[3]) +
         // The upstream's words may quote its secrets back: scrubbed like its status.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/config_error.h"
 #include "mcp/catalog.h"
 #include "mcp/tool_registry.h"
 #include "mcp/upstream_slots.h"
@@ -162,6 +163,18 @@ public:
 
     /// The configs of the upstreams now, in publishing order.
     std::vector<config::UpstreamConfig> upstreams() const;
+    /// The same of those that came from the config file (a reload's to change).
+    std::vector<config::UpstreamConfig> configUpstreams() const;
+    /// Whether the upstream `name` came from the config file; nullopt: there is none of that
+    /// name.
+    std::optional<bool> fromConfig(std::string_view name) const;
+
+    /// What would refuse `upstream` when it is added (upstream_check.cpp): no loaded adapter of
+    /// its protocol federates, or its adapter refuses its `config`. Paths start with `where`
+    /// ("upstreams[2]", or "" for an upstream object on its own).
+    static std::vector<config::ConfigError> check(const config::UpstreamConfig& upstream,
+                                                  const plugins::PluginRegistry& registry,
+                                                  const std::string& where);
 
     struct Impl;
 

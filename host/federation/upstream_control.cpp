@@ -352,4 +352,21 @@ std::vector<config::UpstreamConfig> Federation::upstreams() const {
     return out;
 }
 
+std::vector<config::UpstreamConfig> Federation::configUpstreams() const {
+    std::vector<config::UpstreamConfig> out;
+    for (const auto& link : impl_->snapshot()) {
+        if (link->from_config) {
+            out.push_back(link->config);
+        }
+    }
+    return out;
+}
+
+std::optional<bool> Federation::fromConfig(std::string_view name) const {
+    if (const auto link = impl_->find(name)) {
+        return link->from_config;
+    }
+    return std::nullopt;
+}
+
 }  // namespace crank::federation

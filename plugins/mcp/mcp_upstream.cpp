@@ -456,7 +456,19 @@ public:
         try {
             parseMcpUpstreamConfig(config_json);
         } catch (const sdk::Error& e) {
-            diagnostics.error("", e.what());
+            // The member at fault as the diagnostic's path ("command"), its message without it.
+            rapidjson::Document details;
+            details.Parse(e.details().c_str());
+            std::string path;
+            if (!details.HasParseError() && details.IsObject() && details.HasMember("path") &&
+                details["path"].IsString()) {
+                path = details["path"].GetString();
+            }
+            std::string message = e.what();
+            if (!path.empty() && message.rfind(path + ": ", 0) == 0) {
+                message.erase(0, path.size() + 2);
+            }
+            diagnostics.error(path, message);
         }
     }
 

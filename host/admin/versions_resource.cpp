@@ -38,38 +38,40 @@ using api::writeArray;
 using api::Writer;
 using Poco::Net::HTTPServerRequest;
 
-/// An admin operation's versions: list, read, compare, publish one, roll back
-/// (docs/admin-api.md, "Versions").
-class OperationVersionsResource final : public OperationResource {
+/// The versions of an admin operation or an admin upstream (VersionedRows): list, read,
+/// compare, publish one, roll back (docs/admin-api.md, "Versions").
+class VersionsResource final : public AdminResource {
 public:
-    using OperationResource::OperationResource;
+    VersionsResource(AdminContext& ctx, std::unique_ptr<VersionedRows> rows)
+        : AdminResource(ctx), rows_(std::move(rows)) {}
 
     void addRoutes(ApiRouter& router) {
-        router.add("GET", {"operations", "{}", "versions"},
+        const std::string root = rows_->collection();
+        router.add("GET", {root, "{}", "versions"},
                    [this](ApiCall& c) { return listVersions(c.path[1], c.params, c.out); });
-        router.add("GET", {"operations", "{}", "versions", "{}"},
+        router.add("GET", {root, "{}", "versions", "{}"},
                    [this](ApiCall& c) { return getVersion(c.path[1], c.path[3], c.out); });
-        router.add("GET", {"operations", "{}", "diff"},
+        router.add("GET", {root, "{}", "diff"},
                    [this](ApiCall& c) { return diff(c.path[1], c.params, c.out); });
-        router.add("POST", {"operations", "{}", "publish"},
+        router.add("POST", {root, "{}", "publish"},
                    [this](ApiCall& c) { return publish(c.request, c.path[1], false, c.out); });
-        router.add("POST", {"operations", "{}", "rollback"},
+        router.add("POST", {root, "{}", "rollback"},
                    [this](ApiCall& c) { return publish(c.request, c.path[1], true, c.out); });
     }
 
 private:
-    std::optional<ApiError> listVersions(const std::string& id, const Params& params,
+    std::optional<ApiError> listVersions(const std::string& ref, const Params& params,
                                          std::string& out) const {
-        if (configOperation(id) != nullptr) {
-            return ApiError{409, "read_only", "a config file operation has no versions",
-                            {},  {},          {}};
+        store::OperationRecord record;
+        if (auto e = rows_->find(ref, record)) {
+            return e;
         }
         std::optional<ApiError> error;
         const int limit = limitParam(params, error);
         if (error) {
             return error;
         }
-        auto versions = catalog.store().listOperationVersions(id, limit);
+        auto versions = catalog.store().listOperationVersions(record.id, limit);
         if (!versions) {
             return storeError(versions.error());
         }
@@ -86,8 +88,13 @@ private:
         return std::stoll(std::string(text));
     }
 
-    std::optional<ApiError> getVersion(const std::string& id, const std::string& number,
+    std::optional<ApiError> getVersion(const std::string& ref, const std::string& number,
                                        std::string& out) const {
+        store::OperationRecord record;
+        if (auto e = rows_->find(ref, record)) {
+            return e;
+        }
+        const std::string& id = record.id;
         const auto n = versionNumber(number);
         if (!n) {
             return badRequest("a version is a positive integer, got \"" + number.substr(0, 40) +
@@ -101,8 +108,13 @@ private:
         return std::nullopt;
     }
 
-    std::optional<ApiError> diff(const std::string& id, const Params& params,
+    std::optional<ApiError> diff(const std::string& ref, const Params& params,
                                  std::string& out) const {
+        store::OperationRecord record;
+        if (auto e = rows_->find(ref, record)) {
+            return e;
+        }
+        const std::string& id = record.id;
         std::optional<ApiError> error;
         const auto from = intParam(params, "from", error);
         const auto to = intParam(params, "to", error);
@@ -157,12 +169,13 @@ private:
         return std::nullopt;
     }
 
-    std::optional<ApiError> publish(HTTPServerRequest& request, const std::string& id,
+    std::optional<ApiError> publish(HTTPServerRequest& request, const std::string& ref,
                                     bool rollback, std::string& out) {
         store::OperationRecord record;
-        if (auto e = adminRecord(id, record)) {
+        if (auto e = rows_->find(ref, record)) {
             return e;
         }
+        const std::string& id = record.id;
         json::Document doc;
         if (auto e = body(request, doc)) {
             return e;
@@ -196,7 +209,8 @@ private:
                     history->begin(), history->end(),
                     [&](const store::OperationVersion& v) { return v.version == *version; });
                 if (it == history->end()) {
-                    return notFound(fmt::format("operation {} has no version {}", id, *version));
+                    return notFound(
+                        fmt::format("{} {} has no version {}", rows_->noun(), ref, *version));
                 }
                 if (it->state == store::VersionState::draft) {
                     return ApiError{409,
@@ -228,10 +242,10 @@ private:
         } else if (!version) {
             return badRequest("version (the version number to publish) is required");
         }
-        std::vector<std::string> tools;
-        std::optional<ApiError> failed = catalog.publish(id, *version, expected, tools);
+        std::string extra;
+        std::optional<ApiError> failed = rows_->publish(record, *version, expected, extra);
         audit(record.workspace_id, record.name,
-              rollback ? "operation.rollback" : "operation.publish",
+              std::string(rows_->noun()) + (rollback ? ".rollback" : ".publish"),
               failed ? (failed->status == 409 ? "conflict" : "error") : "ok",
               fmt::format(R"({{"id":{},"version":{}}})", jsonString(id), *version));
         if (failed) {
@@ -241,27 +255,18 @@ private:
         if (!after) {
             return storeError(after.error());
         }
-        rapidjson::StringBuffer b;
-        Writer w(b);
-        w.StartObject();
-        key(w, "operation");
-        writeView(w, viewOf(*after, latestOf(id)));
-        key(w, "tools");
-        w.StartArray();
-        for (const std::string& t : tools) {
-            str(w, t);
-        }
-        w.EndArray();
-        w.EndObject();
-        out = text(b);
+        out = "{\"" + std::string(rows_->noun()) + "\":" + rows_->summary(*after) + extra + "}";
         return std::nullopt;
     }
+
+    std::unique_ptr<VersionedRows> rows_;
 };
 
 }  // namespace
 
-std::unique_ptr<AdminResource> addOperationVersionsRoutes(AdminContext& ctx, ApiRouter& router) {
-    auto resource = std::make_unique<OperationVersionsResource>(ctx);
+std::unique_ptr<AdminResource> addVersionsRoutes(AdminContext& ctx, ApiRouter& router,
+                                                 std::unique_ptr<VersionedRows> rows) {
+    auto resource = std::make_unique<VersionsResource>(ctx, std::move(rows));
     resource->addRoutes(router);
     return resource;
 }

@@ -1,0 +1,322 @@
+#include "admin/upstream_catalog.h"
+
+#include <set>
+#include <utility>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "config/config_loader.h"
+#include "json/json_parse.h"
+#include "log/log.h"
+
+namespace crank::admin {
+
+UpstreamCatalog::UpstreamCatalog(const config::Config& config, std::shared_ptr<store::Store> store,
+                                 UpstreamDirectory& directory)
+    : config_(config), store_(std::move(store)), directory_(directory) {}
+
+UpstreamCatalog::~UpstreamCatalog() {
+    stop();
+}
+
+void UpstreamCatalog::start(std::chrono::milliseconds interval) {
+    sync();
+    thread_ = std::thread([this, interval] { loop(interval); });
+}
+
+void UpstreamCatalog::stop() {
+    {
+        const std::lock_guard lock(loop_mutex_);
+        stopping_ = true;
+    }
+    loop_wake_.notify_all();
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+}
+
+void UpstreamCatalog::loop(std::chrono::milliseconds interval) {
+    std::unique_lock lock(loop_mutex_);
+    while (!loop_wake_.wait_for(lock, interval, [this] { return stopping_; })) {
+        lock.unlock();
+        sync();
+        lock.lock();
+    }
+}
+
+UpstreamCatalog::Checked UpstreamCatalog::check(const rapidjson::Value& upstream,
+                                                std::string_view self_id) const {
+    Checked out;
+    config::UpstreamLoadResult loaded = config::loadUpstream(upstream, config_);
+    if (!loaded.upstream) {
+        out.errors = std::move(loaded.errors);
+        return out;
+    }
+    out.errors = directory_.check(*loaded.upstream);
+    if (!out.errors.empty()) {
+        return out;
+    }
+    const std::string& name = loaded.upstream->name;
+    if (directory_.fromConfig(name) == true) {
+        out.errors.push_back({"name", "the config file defines an upstream named \"" + name +
+                                          "\"; choose another name"});
+        out.conflict = true;
+        return out;
+    }
+    store::OperationFilter filter;
+    filter.kind = store::OperationKind::upstream;
+    filter.name = name;
+    filter.limit = 1;
+    auto rows = store_->listOperations(filter);
+    if (!rows) {
+        out.errors.push_back({"name", "cannot check the name: " + rows.error().message});
+        return out;
+    }
+    if (!rows->empty() && rows->front().id != self_id) {
+        out.errors.push_back({"name", "an upstream named \"" + name + "\" exists already (" +
+                                          rows->front().id + ")"});
+        out.conflict = true;
+        return out;
+    }
+    out.upstream = std::move(loaded.upstream);
+    return out;
+}
+
+UpstreamCatalog::Checked UpstreamCatalog::checkText(std::string_view config_json,
+                                                    std::string_view self_id) const {
+    json::Document doc;
+    if (auto parsed = json::parseJson(config_json, doc, ""); !parsed.ok()) {
+        return Checked{std::nullopt, {{"", "the stored version is not valid JSON"}}, false};
+    }
+    return check(doc, self_id);
+}
+
+std::optional<ApiError> UpstreamCatalog::find(std::string_view name,
+                                              store::OperationRecord& record) const {
+    if (directory_.fromConfig(name) == true) {
+        return ApiError{409,
+                        "read_only",
+                        "upstream " + std::string(name) +
+                            " comes from the config file; change it "
+                            "there (and reload)",
+                        {},
+                        {},
+                        {}};
+    }
+    store::OperationFilter filter;
+    filter.kind = store::OperationKind::upstream;
+    filter.name = std::string(name);
+    filter.limit = 1;
+    auto rows = store_->listOperations(filter);
+    if (!rows) {
+        return storeError(rows.error());
+    }
+    if (rows->empty()) {
+        return ApiError{404,
+                        "not_found",
+                        "no upstream \"" + std::string(name.substr(0, 64)) +
+                            "\" (see GET /admin/api/upstreams)",
+                        {},
+                        {},
+                        {}};
+    }
+    record = std::move(rows->front());
+    return std::nullopt;
+}
+
+std::optional<ApiError> UpstreamCatalog::publish(
+    const store::OperationRecord& record, std::int64_t version,
+    std::optional<std::optional<std::int64_t>> expected_published) {
+    const std::lock_guard lock(publish_mutex_);
+    auto stored = store_->getOperationVersion(record.id, version);
+    if (!stored) {
+        return storeError(stored.error());
+    }
+    Checked checked = checkText(stored->config_json, record.id);
+    if (!checked.upstream) {
+        return ApiError{checked.conflict ? 409 : 422,
+                        checked.conflict ? "conflict" : "invalid",
+                        fmt::format("version {} cannot be published: {}", version,
+                                    checked.errors.empty() ? std::string("invalid")
+                                                           : checked.errors.front().message),
+                        std::move(checked.errors),
+                        {},
+                        {}};
+    }
+    const std::optional<std::int64_t> expected =
+        expected_published ? *expected_published : record.published_version;
+    auto published = store_->publishOperationVersion(record.id, version, expected);
+    if (!published) {
+        return storeError(published.error());
+    }
+    if (published->outcome == store::PublishOutcome::version_mismatch) {
+        ApiError e{409, "conflict", "", {}, {}, published->published_version};
+        e.message = published->published_version
+                        ? fmt::format("version {} was published since; reload and decide again",
+                                      *published->published_version)
+                        : std::string(
+                              "the published version was withdrawn since; reload and "
+                              "decide again");
+        return e;
+    }
+    if (published->outcome == store::PublishOutcome::not_found) {
+        return ApiError{
+            404, "not_found", fmt::format("upstream {} has no version {}", record.name, version),
+            {},  {},          {}};
+    }
+    apply(record, version, *checked.upstream);
+    if (const auto now = applied(record.id); now && !now->error.empty()) {
+        // Published (other nodes will run it): this node could not, and says why.
+        return ApiError{
+            422,
+            "invalid",
+            fmt::format("version {} is published but does not run: {}", version, now->error),
+            {},
+            {},
+            version};
+    }
+    return std::nullopt;
+}
+
+std::optional<ApiError> UpstreamCatalog::remove(const store::OperationRecord& record,
+                                                std::chrono::milliseconds grace) {
+    const std::lock_guard lock(publish_mutex_);
+    if (auto deleted = store_->deleteOperation(record.id); !deleted) {
+        return storeError(deleted.error());
+    }
+    withdraw(record.id, grace, true);
+    return std::nullopt;
+}
+
+std::optional<UpstreamCatalog::Applied> UpstreamCatalog::applied(std::string_view id) const {
+    const std::lock_guard lock(mutex_);
+    const auto it = entries_.find(id);
+    if (it == entries_.end()) {
+        return std::nullopt;
+    }
+    return Applied{it->second.version, it->second.error};
+}
+
+void UpstreamCatalog::apply(const store::OperationRecord& record, std::int64_t version,
+                            const config::UpstreamConfig& upstream) {
+    std::optional<config::UpstreamConfig> running;
+    {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = entries_.find(record.id); it != entries_.end()) {
+            running = it->second.running;
+        }
+    }
+    Result<void> done;
+    if (running && running->name == upstream.name) {
+        done = *running == upstream
+                   ? Result<void>()
+                   : directory_.replace(upstream,
+                                        std::chrono::milliseconds(running->request_timeout_ms));
+    } else {
+        done = directory_.add(upstream);
+    }
+    const std::lock_guard lock(mutex_);
+    Entry& entry = entries_[record.id];
+    const std::string before = entry.error;
+    entry.name = record.name;
+    entry.version = version;
+    if (done) {
+        entry.running = upstream;
+        entry.error.clear();
+        log::info("admin: upstream {} runs version {}", record.name, version);
+    } else {
+        entry.error = done.error().message;
+        if (entry.error != before) {
+            log::warn("admin: upstream {} version {} does not run: {}", record.name, version,
+                      entry.error);
+        }
+    }
+}
+
+void UpstreamCatalog::withdraw(const std::string& id, std::chrono::milliseconds grace, bool wait) {
+    Entry entry;
+    {
+        const std::lock_guard lock(mutex_);
+        const auto it = entries_.find(id);
+        if (it == entries_.end()) {
+            return;
+        }
+        entry = std::move(it->second);
+        entries_.erase(it);
+    }
+    if (!entry.running) {
+        return;
+    }
+    if (auto done = directory_.remove(entry.running->name, grace, wait); !done) {
+        log::warn("admin: upstream {} could not be removed: {}", entry.name, done.error().message);
+    } else {
+        log::info("admin: upstream {} removed", entry.name);
+    }
+}
+
+void UpstreamCatalog::sync() {
+    const std::lock_guard lock(publish_mutex_);
+    syncLocked();
+}
+
+void UpstreamCatalog::syncLocked() {
+    store::OperationFilter filter;
+    filter.kind = store::OperationKind::upstream;
+    filter.published_only = true;
+    filter.limit = store::kMaxListLimit;
+    auto rows = store_->listOperations(filter);
+    if (!rows) {
+        log::warn("admin: cannot read the published upstreams: {}", rows.error().message);
+        return;
+    }
+    // Removals first: a name deleted on another node and created again is free for its new row.
+    std::set<std::string, std::less<>> live;
+    for (const store::OperationRecord& r : *rows) {
+        live.insert(r.id);
+    }
+    std::vector<std::pair<std::string, std::chrono::milliseconds>> gone;
+    {
+        const std::lock_guard lock(mutex_);
+        for (const auto& [id, entry] : entries_) {
+            if (live.count(id) == 0) {
+                gone.emplace_back(id, std::chrono::milliseconds(
+                                          entry.running ? entry.running->request_timeout_ms : 0));
+            }
+        }
+    }
+    for (const auto& [id, grace] : gone) {
+        withdraw(id, grace, false);  // its calls in flight end in the background
+    }
+    for (const store::OperationRecord& r : *rows) {
+        const std::optional<Applied> now = applied(r.id);
+        if (now && now->version == *r.published_version && now->error.empty()) {
+            continue;
+        }
+        auto stored = store_->getOperationVersion(r.id, *r.published_version);
+        if (!stored) {
+            log::warn("admin: cannot read upstream {} version {}: {}", r.name, *r.published_version,
+                      stored.error().message);
+            continue;
+        }
+        Checked checked = checkText(stored->config_json, r.id);
+        if (!checked.upstream) {
+            const std::string why = checked.errors.empty() ? std::string("invalid")
+                                                           : checked.errors.front().path + ": " +
+                                                                 checked.errors.front().message;
+            const std::lock_guard lock(mutex_);
+            Entry& entry = entries_[r.id];
+            if (entry.version != *r.published_version || entry.error != why) {
+                log::warn("admin: upstream {} version {} does not run here: {}", r.name,
+                          *r.published_version, why);
+            }
+            entry.name = r.name;
+            entry.version = *r.published_version;
+            entry.error = why;
+            continue;
+        }
+        apply(r, *r.published_version, *checked.upstream);
+    }
+}
+
+}  // namespace crank::admin
