@@ -147,6 +147,25 @@ const std::vector<SqliteMigration>& sqliteMigrations() {
              R"sql(CREATE UNIQUE INDEX upstreams_live_name
                  ON operations (name) WHERE deleted_at IS NULL AND kind = 'upstream')sql",
          }},
+        // Agents and their keys managed through the admin API; keys as their SHA-256 digests.
+        {6,
+         "agents, agent_keys",
+         {
+             R"sql(CREATE TABLE agents (
+                 id TEXT PRIMARY KEY,
+                 workspace_id TEXT NOT NULL,
+                 limits_json TEXT NOT NULL,
+                 created_at INTEGER NOT NULL,
+                 deleted_at INTEGER))sql",
+             R"sql(CREATE TABLE agent_keys (
+                 id TEXT PRIMARY KEY,
+                 agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+                 digest TEXT NOT NULL UNIQUE,
+                 prefix TEXT NOT NULL,
+                 created_at INTEGER NOT NULL,
+                 revoked_at INTEGER))sql",
+             R"sql(CREATE INDEX agent_keys_agent ON agent_keys (agent_id, created_at, id))sql",
+         }},
     };
     return migrations;
 }

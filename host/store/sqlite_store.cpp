@@ -20,6 +20,7 @@
 #include "store/sqlite_audit_insert.h"
 #include "store/sqlite_connection_pool.h"
 #include "store/sqlite_migrator.h"
+#include "store/sqlite_rows.h"
 #include "store/sqlite_sql.h"
 #include "store/sqlite_store_impl.h"
 #include "util/clock.h"
@@ -32,8 +33,10 @@ using Poco::Data::Keywords::into;
 using Poco::Data::Keywords::now;
 using sqlite::clampLimit;
 using sqlite::execute;
+using sqlite::optionalOf;
 using sqlite::queryInt;
 using sqlite::queryText;
+using sqlite::select;
 using sqlite::SqlParams;
 using sqlite::SqlValue;
 using sqlite::sqlValue;
@@ -212,20 +215,6 @@ std::vector<std::string> statusNames(const std::vector<Status>& statuses, NameOf
 std::string orderBy(SortOrder order, std::string_view time_column) {
     const char* direction = order == SortOrder::newest_first ? " DESC" : " ASC";
     return " ORDER BY " + std::string(time_column) + direction + ", id" + direction;
-}
-
-std::optional<std::string> optionalOf(const Poco::Nullable<std::string>& value) {
-    if (value.isNull()) {
-        return std::nullopt;
-    }
-    return value.value();
-}
-
-std::optional<std::int64_t> optionalOf(const Poco::Nullable<std::int64_t>& value) {
-    if (value.isNull()) {
-        return std::nullopt;
-    }
-    return value.value();
 }
 
 Error unknownValue(std::string_view table, std::string_view column, std::string_view id,
@@ -441,18 +430,6 @@ struct AuditRows {
         return out;
     }
 };
-
-/// Runs a query and maps its rows. Throws Poco::Exception on failure.
-template <typename Rows>
-auto select(Session& session, const std::string& sql, const SqlParams& params) {
-    Rows rows;
-    Poco::Data::Statement statement(session);
-    statement << sql;
-    sqlite::bindAll(statement, params);
-    rows.attach(statement);
-    statement.execute();
-    return rows.records();
-}
 
 /// The single row a lookup by key found, or `missing` when there was none.
 template <typename T>

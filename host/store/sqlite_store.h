@@ -79,6 +79,18 @@ public:
         std::string_view operation_id, std::int64_t version,
         std::optional<std::int64_t> expected_published) override;
 
+    // sqlite_agents.cpp
+    Result<AgentRecord> createAgent(AgentRecord agent) override;
+    Result<AgentRecord> getAgent(std::string_view id) override;
+    Result<std::vector<AgentRecord>> listAgents(bool include_deleted, int limit) override;
+    Result<void> setAgentLimits(std::string_view id, std::string_view limits_json) override;
+    Result<void> deleteAgent(std::string_view id) override;
+    Result<AgentKeyRecord> addAgentKey(AgentKeyRecord key) override;
+    Result<std::vector<AgentKeyRecord>> listAgentKeys(std::string_view agent_id,
+                                                      bool include_revoked, int limit) override;
+    Result<AgentKeyRecord> revokeAgentKey(std::string_view agent_id,
+                                          std::string_view key_id) override;
+
     Result<AuditEvent> appendAudit(AuditEvent event) override;
     Result<void> appendAuditBatch(std::vector<AuditEvent>& events) override;
     Result<std::vector<AuditEvent>> queryAudit(const AuditQuery& query) override;

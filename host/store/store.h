@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/agent_record.h"
 #include "store/audit_event.h"
 #include "store/audit_query.h"
 #include "store/job_filter.h"
@@ -168,6 +169,33 @@ public:
     virtual Result<PublishResult> publishOperationVersion(
         std::string_view operation_id, std::int64_t version,
         std::optional<std::int64_t> expected_published) = 0;
+
+    // ----- agents of the admin API and their keys (store/agent_record.h) -----------------------
+
+    /// Inserts an agent. conflict when the id was ever used (deleted agents included).
+    virtual Result<AgentRecord> createAgent(AgentRecord agent) = 0;
+    /// The agent, deleted or not. not_found when there is no such id.
+    virtual Result<AgentRecord> getAgent(std::string_view id) = 0;
+    /// Agents ordered by id, at most `limit` (clamped to kMaxListLimit; < 1 invalid).
+    virtual Result<std::vector<AgentRecord>> listAgents(bool include_deleted, int limit) = 0;
+    /// Replaces the agent's limits_json. not_found when it does not exist or is deleted.
+    virtual Result<void> setAgentLimits(std::string_view id, std::string_view limits_json) = 0;
+    /// Soft delete: sets deleted_at and revokes every key it holds, in one transaction.
+    /// not_found when it does not exist or is deleted already.
+    virtual Result<void> deleteAgent(std::string_view id) = 0;
+    /// Adds a key to a live agent and returns it as stored (id, created_at filled in).
+    /// not_found when the agent does not exist or is deleted; conflict when the digest is
+    /// taken.
+    virtual Result<AgentKeyRecord> addAgentKey(AgentKeyRecord key) = 0;
+    /// Keys ordered by (agent_id, created_at, id): of one agent, or of every agent when
+    /// `agent_id` is empty; revoked ones only when asked. At most `limit` (clamped to
+    /// kMaxListLimit; < 1 invalid).
+    virtual Result<std::vector<AgentKeyRecord>> listAgentKeys(std::string_view agent_id,
+                                                              bool include_revoked, int limit) = 0;
+    /// Revokes key `key_id` of agent `agent_id` (revoking a revoked key changes nothing) and
+    /// returns it. not_found when the agent holds no such key.
+    virtual Result<AgentKeyRecord> revokeAgentKey(std::string_view agent_id,
+                                                  std::string_view key_id) = 0;
 
     // ----- audit log -------------------------------------------------------------------------
 
