@@ -34,6 +34,7 @@ asan_tests=(
     crank_job_recovery_tests crank_metrics_integration_tests crank_admin_tests crank_rest_tests
     crank_fault_tests crank_hostile_client_tests crank_federation_tests
     crank_upstream_control_tests crank_config_reload_tests crank_upstream_admin_tests
+    crank_agent_admin_tests
 )
 asan_targets=(crankd crankd-test-tools crank-rest-fixture crank_rest crank_aggregators
     crank_synthetic crank_mcp_plugin "${asan_tests[@]}")

@@ -48,9 +48,10 @@ struct AdminApi::Impl {
           files(std::move(ui)),
           origins(cfg.server.allowed_hosts, cfg.server.allowed_origins) {
         // Order matters where patterns overlap: /operations/validate before /operations/{id}.
-        for (auto add : {addOperationsRoutes, addOperationVersionsRoutes, addTestRunsRoutes,
-                         addPluginsRoutes, addRuntimeRoutes, addAuditRoutes,
-                         addUpstreamDefinitionsRoutes, addUpstreamsRoutes, addReloadRoutes}) {
+        for (auto add :
+             {addOperationsRoutes, addOperationVersionsRoutes, addTestRunsRoutes, addPluginsRoutes,
+              addRuntimeRoutes, addAuditRoutes, addUpstreamDefinitionsRoutes, addUpstreamsRoutes,
+              addAgentsRoutes, addReloadRoutes}) {
             resources.push_back(add(context, router));
         }
     }
@@ -130,6 +131,10 @@ void AdminApi::serveReload(ConfigReloadTarget& target) {
 void AdminApi::serveUpstreams(UpstreamDirectory& upstreams, UpstreamCatalog* catalog) {
     impl_->context.upstreams = &upstreams;
     impl_->context.upstream_catalog = catalog;
+}
+
+void AdminApi::serveAgents(AgentCatalog& agents) {
+    impl_->context.agent_catalog = &agents;
 }
 
 void AdminApi::stop() {

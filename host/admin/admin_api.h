@@ -12,6 +12,7 @@ namespace crank::admin {
 
 class OperationCatalog;
 class ConfigReloadTarget;
+class AgentCatalog;
 class UpstreamCatalog;
 class UpstreamDirectory;
 
@@ -34,6 +35,8 @@ public:
     /// `catalog` the upstreams the API manages (null: none can be); both must outlive the API.
     /// Call before serving.
     void serveUpstreams(UpstreamDirectory& upstreams, UpstreamCatalog* catalog = nullptr);
+    /// The agents /admin/api/agents manages; it must outlive the API. Call before serving.
+    void serveAgents(AgentCatalog& agents);
     /// What POST /admin/api/reload reloads; it must outlive the API. Unset: 503.
     void serveReload(ConfigReloadTarget& target);
 

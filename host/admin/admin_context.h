@@ -26,6 +26,7 @@ class HTTPServerRequest;
 
 namespace crank::admin {
 
+class AgentCatalog;
 class UpstreamCatalog;
 
 struct AdminContext {
@@ -41,6 +42,8 @@ struct AdminContext {
     ConfigReloadTarget* reload = nullptr;    ///< set before serving; null: no reload
     /// The admin API's own upstreams; set before serving; null: none can be managed.
     UpstreamCatalog* upstream_catalog = nullptr;
+    /// The admin API's own agents; set before serving; null: none can be managed.
+    AgentCatalog* agent_catalog = nullptr;
 };
 
 /// The base of a resource: the context's catalog and config under the names its handlers use, a

@@ -33,6 +33,8 @@ std::unique_ptr<AdminResource> addAuditRoutes(AdminContext& ctx, ApiRouter& rout
 /// /upstreams, /upstreams/{name}: their live status, test, stop, start, restart
 /// (upstreams_resource.cpp).
 std::unique_ptr<AdminResource> addUpstreamsRoutes(AdminContext& ctx, ApiRouter& router);
+/// /agents, /agents/{id}, their keys and limits, and /workspaces (agents_resource.cpp).
+std::unique_ptr<AdminResource> addAgentsRoutes(AdminContext& ctx, ApiRouter& router);
 /// /reload: the config file reloaded (reload_resource.cpp).
 std::unique_ptr<AdminResource> addReloadRoutes(AdminContext& ctx, ApiRouter& router);
 

@@ -8,10 +8,9 @@
 #include <fmt/core.h>
 
 #include "admin/operation_catalog.h"
+#include "app/access_updates.h"
 #include "federation/federation.h"
 #include "log/log.h"
-#include "mcp/mcp_endpoint.h"
-#include "mcp/rate_limits.h"
 #include "runtime/operation_compiler.h"
 #include "util/json_string.h"
 
@@ -100,7 +99,7 @@ ConfigReloader::ConfigReloader(std::optional<std::string> path, config::LoadOpti
     : path_(std::move(path)),
       options_(std::move(options)),
       registry_(registry),
-      targets_(std::move(targets)),
+      targets_(targets),
       started_(running.sections),
       started_auth_(running.auth),
       applied_(running) {}
@@ -239,11 +238,8 @@ ReloadReport ConfigReloader::run() {
     report.restart = restartNeeded(*next);
 
     // Agents, their keys, bounds and rates: every request from now on is checked against them.
-    if (targets_.endpoint != nullptr) {
-        targets_.endpoint->reloadAuth(*next);
-    }
-    if (targets_.rates) {
-        targets_.rates->setRates(next->auth);
+    if (targets_.access != nullptr) {
+        targets_.access->setFile(*next);
     }
     std::set<std::string> before;
     std::set<std::string> after;

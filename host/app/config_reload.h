@@ -32,10 +32,9 @@ class OperationCatalog;
 namespace crank::federation {
 class Federation;
 }  // namespace crank::federation
-namespace crank::mcp {
-class McpEndpoint;
-class RateLimits;
-}  // namespace crank::mcp
+namespace crank::app {
+class AccessUpdates;
+}  // namespace crank::app
 
 namespace crank::app {
 
@@ -61,8 +60,8 @@ public:
     struct Targets {
         admin::OperationCatalog* operations = nullptr;
         federation::Federation* federation = nullptr;
-        mcp::McpEndpoint* endpoint = nullptr;
-        std::shared_ptr<mcp::RateLimits> rates;
+        /// The agents, keys, bounds and rates (with the admin API's agents).
+        AccessUpdates* access = nullptr;
     };
 
     /// `path`: the config file (nullopt: crankd runs on defaults, and a reload refuses).

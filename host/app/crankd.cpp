@@ -15,8 +15,10 @@
 
 #include "admin/admin_api.h"
 #include "admin/admin_context.h"
+#include "admin/agent_catalog.h"
 #include "admin/operation_catalog.h"
 #include "admin/upstream_catalog.h"
+#include "app/access_updates.h"
 #include "app/config_reload.h"
 #include "app/descriptor_budget.h"
 #include "app/federation_directory.h"
@@ -402,8 +404,16 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     admin::UpstreamCatalog upstreamCatalog(*cfg, store, upstreamDirectory);
     upstreamCatalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
     adminApi.serveUpstreams(upstreamDirectory, &upstreamCatalog);
+    // Who may call: the file's agents and the admin API's, joined (app/access_updates.h).
+    AccessUpdates access(*cfg, endpoint, rates);
+    admin::AgentCatalog agentCatalog(
+        *cfg, store,
+        [&access](std::vector<config::Agent> agents) { access.setApiAgents(std::move(agents)); },
+        [&access](std::string_view id) { return access.fileDefines(id); });
+    agentCatalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
+    adminApi.serveAgents(agentCatalog);
     ConfigReloader reloader(cl.config_path, loadOptions(cl), *cfg, registry,
-                            ConfigReloader::Targets{&catalog, &federation, &endpoint, rates});
+                            ConfigReloader::Targets{&catalog, &federation, &access});
     adminApi.serveReload(reloader);
 
     auto router = std::make_shared<http::Router>();
@@ -483,6 +493,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         std::chrono::milliseconds(std::min<std::int64_t>(cfg->server.shutdown_grace_ms, 1000)));
     sessions.closeAll();
     catalog.stop();
+    agentCatalog.stop();
     upstreamCatalog.stop();
     federation.stop();
     reloader.stopBackground();  // a reload under way: its controls ended with the federation

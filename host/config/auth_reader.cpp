@@ -360,6 +360,19 @@ void Loader::readAuthProfiles(const Json* v) {
     }
 }
 
+LimitsLoadResult Loader::loadAgentLimits(const Json& value) {
+    Limits limits = readLimits(&value, "", Agent{}.limits, false);
+    if (!errors_.empty()) {
+        return {std::nullopt, errors_.take()};
+    }
+    return {limits, {}};
+}
+
 }  // namespace detail
+
+LimitsLoadResult loadAgentLimits(const rapidjson::Value& value) {
+    const LoadOptions options;
+    return detail::Loader(options, "limits").loadAgentLimits(value);
+}
 
 }  // namespace crank::config

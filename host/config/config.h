@@ -204,6 +204,9 @@ struct Agent {
     std::string workspace;
     std::optional<Secret> api_key;  ///< a clear key (env or file) or a sha256 digest of one
     Limits limits{8, 20, 20, 32, 64, 0, std::nullopt};
+    /// The keys of an agent of the admin API, as lower-case hex SHA-256 digests (it may hold
+    /// several at once while a key is rotated); empty for the config file's agents.
+    std::vector<std::string> key_digests;
 };
 
 /// `auth`: who may call, in which workspace.

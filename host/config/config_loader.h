@@ -60,6 +60,16 @@ struct UpstreamLoadResult {
 /// `config` itself).
 UpstreamLoadResult loadUpstream(const rapidjson::Value& value, const Config& base);
 
+/// The outcome of loadAgentLimits().
+struct LimitsLoadResult {
+    std::optional<Limits> limits;
+    std::vector<ConfigError> errors;
+};
+
+/// Reads an agent's `limits` object (as in `auth.agents[].limits`) over an agent's defaults.
+/// Error paths start at the object ("rate.burst").
+LimitsLoadResult loadAgentLimits(const rapidjson::Value& value);
+
 /// Parses and validates configuration text (JSON with comments and trailing commas).
 /// `source` names it in messages (normally the file path).
 LoadResult loadConfigText(std::string_view text, const std::string& source,

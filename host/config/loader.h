@@ -49,6 +49,7 @@ public:
     LoadResult load(std::string_view text);
     OperationLoadResult loadOperation(const Json& value, const Config& base);
     UpstreamLoadResult loadUpstream(const Json& value, const Config& base);
+    LimitsLoadResult loadAgentLimits(const Json& value);
 
 private:
     void readServer(const Json* v);

@@ -27,6 +27,9 @@ std::shared_ptr<const AgentTable> AgentTable::of(const config::AuthConfig& auth)
         if (agent.api_key) {
             table->keys.emplace_back(agent.api_key->reveal(), agent.id);
         }
+        for (const std::string& digest : agent.key_digests) {
+            table->keys.emplace_back(digest, agent.id);
+        }
     }
     return table;
 }

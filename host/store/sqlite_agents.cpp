@@ -142,17 +142,21 @@ Result<AgentRecord> SqliteStore::getAgent(std::string_view id) {
     });
 }
 
-Result<std::vector<AgentRecord>> SqliteStore::listAgents(bool include_deleted, int limit) {
+Result<std::vector<AgentRecord>> SqliteStore::listAgents(bool include_deleted, int limit,
+                                                         std::string_view after_id) {
     auto clamped = clampLimit(limit, kMaxListLimit, "agent list limit");
     if (!clamped) {
         return clamped.error();
     }
+    std::string where = " WHERE id > ?";
+    if (!include_deleted) {
+        where += " AND deleted_at IS NULL";
+    }
     return impl_->read("store: cannot list agents", [&](Session& s) {
         return select<AgentRows>(s,
-                                 "SELECT " + std::string(kAgentColumns) + " FROM agents" +
-                                     (include_deleted ? "" : " WHERE deleted_at IS NULL") +
+                                 "SELECT " + std::string(kAgentColumns) + " FROM agents" + where +
                                      " ORDER BY id LIMIT ?",
-                                 {std::int64_t{*clamped}});
+                                 {std::string(after_id), std::int64_t{*clamped}});
     });
 }
 
@@ -220,25 +224,26 @@ Result<AgentKeyRecord> SqliteStore::addAgentKey(AgentKeyRecord key) {
 }
 
 Result<std::vector<AgentKeyRecord>> SqliteStore::listAgentKeys(std::string_view agent_id,
-                                                               bool include_revoked, int limit) {
+                                                               bool include_revoked, int limit,
+                                                               std::string_view after_id) {
     auto clamped = clampLimit(limit, kMaxListLimit, "agent key list limit");
     if (!clamped) {
         return clamped.error();
     }
-    std::string where;
-    sqlite::SqlParams params;
+    std::string where = " WHERE id > ?";
+    sqlite::SqlParams params{std::string(after_id)};
     if (!agent_id.empty()) {
-        where = " WHERE agent_id = ?";
+        where += " AND agent_id = ?";
         params.emplace_back(std::string(agent_id));
     }
     if (!include_revoked) {
-        where += where.empty() ? " WHERE revoked_at IS NULL" : " AND revoked_at IS NULL";
+        where += " AND revoked_at IS NULL";
     }
     params.emplace_back(std::int64_t{*clamped});
     return impl_->read("store: cannot list agent keys", [&](Session& s) {
         return select<KeyRows>(s,
                                "SELECT " + std::string(kKeyColumns) + " FROM agent_keys" + where +
-                                   " ORDER BY agent_id, created_at, id LIMIT ?",
+                                   " ORDER BY id LIMIT ?",
                                params);
     });
 }

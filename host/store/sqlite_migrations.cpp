@@ -164,7 +164,7 @@ const std::vector<SqliteMigration>& sqliteMigrations() {
                  prefix TEXT NOT NULL,
                  created_at INTEGER NOT NULL,
                  revoked_at INTEGER))sql",
-             R"sql(CREATE INDEX agent_keys_agent ON agent_keys (agent_id, created_at, id))sql",
+             R"sql(CREATE INDEX agent_keys_agent ON agent_keys (agent_id, id))sql",
          }},
     };
     return migrations;

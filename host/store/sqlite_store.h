@@ -82,12 +82,14 @@ public:
     // sqlite_agents.cpp
     Result<AgentRecord> createAgent(AgentRecord agent) override;
     Result<AgentRecord> getAgent(std::string_view id) override;
-    Result<std::vector<AgentRecord>> listAgents(bool include_deleted, int limit) override;
+    Result<std::vector<AgentRecord>> listAgents(bool include_deleted, int limit,
+                                                std::string_view after_id) override;
     Result<void> setAgentLimits(std::string_view id, std::string_view limits_json) override;
     Result<void> deleteAgent(std::string_view id) override;
     Result<AgentKeyRecord> addAgentKey(AgentKeyRecord key) override;
     Result<std::vector<AgentKeyRecord>> listAgentKeys(std::string_view agent_id,
-                                                      bool include_revoked, int limit) override;
+                                                      bool include_revoked, int limit,
+                                                      std::string_view after_id) override;
     Result<AgentKeyRecord> revokeAgentKey(std::string_view agent_id,
                                           std::string_view key_id) override;
 

@@ -176,8 +176,10 @@ public:
     virtual Result<AgentRecord> createAgent(AgentRecord agent) = 0;
     /// The agent, deleted or not. not_found when there is no such id.
     virtual Result<AgentRecord> getAgent(std::string_view id) = 0;
-    /// Agents ordered by id, at most `limit` (clamped to kMaxListLimit; < 1 invalid).
-    virtual Result<std::vector<AgentRecord>> listAgents(bool include_deleted, int limit) = 0;
+    /// Agents ordered by id, those after `after_id` (a page's last; empty: from the first), at
+    /// most `limit` (clamped to kMaxListLimit; < 1 invalid).
+    virtual Result<std::vector<AgentRecord>> listAgents(bool include_deleted, int limit,
+                                                        std::string_view after_id = {}) = 0;
     /// Replaces the agent's limits_json. not_found when it does not exist or is deleted.
     virtual Result<void> setAgentLimits(std::string_view id, std::string_view limits_json) = 0;
     /// Soft delete: sets deleted_at and revokes every key it holds, in one transaction.
@@ -187,11 +189,12 @@ public:
     /// not_found when the agent does not exist or is deleted; conflict when the digest is
     /// taken.
     virtual Result<AgentKeyRecord> addAgentKey(AgentKeyRecord key) = 0;
-    /// Keys ordered by (agent_id, created_at, id): of one agent, or of every agent when
-    /// `agent_id` is empty; revoked ones only when asked. At most `limit` (clamped to
-    /// kMaxListLimit; < 1 invalid).
+    /// Keys ordered by id: of one agent, or of every agent when `agent_id` is empty; revoked
+    /// ones only when asked; those after `after_id` (a page's last; empty: from the first). At
+    /// most `limit` (clamped to kMaxListLimit; < 1 invalid).
     virtual Result<std::vector<AgentKeyRecord>> listAgentKeys(std::string_view agent_id,
-                                                              bool include_revoked, int limit) = 0;
+                                                              bool include_revoked, int limit,
+                                                              std::string_view after_id = {}) = 0;
     /// Revokes key `key_id` of agent `agent_id` (revoking a revoked key changes nothing) and
     /// returns it. not_found when the agent holds no such key.
     virtual Result<AgentKeyRecord> revokeAgentKey(std::string_view agent_id,

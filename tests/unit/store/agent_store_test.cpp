@@ -87,6 +87,23 @@ TEST_P(AgentStore, BadInputIsRefusedNamingTheField) {
     EXPECT_EQ(store_->listAgentKeys("ok", false, 0).error().code, ErrorCode::invalid_argument);
 }
 
+TEST_P(AgentStore, ListsArePagedByTheLastIdSeen) {
+    for (const char* id : {"a1", "a2", "a3"}) {
+        ASSERT_TRUE(store_->createAgent(agent(id)).ok());
+        ASSERT_TRUE(store_->addAgentKey(key(id, std::string(id) + "-digest")).ok());
+    }
+    auto first = store_->listAgents(false, 2);
+    ASSERT_EQ(first->size(), 2U);
+    auto rest = store_->listAgents(false, 2, first->back().id);
+    ASSERT_EQ(rest->size(), 1U);
+    EXPECT_EQ((*rest)[0].id, "a3");
+    auto keys = store_->listAgentKeys("", false, 2);
+    ASSERT_EQ(keys->size(), 2U);
+    auto more = store_->listAgentKeys("", false, 2, keys->back().id);
+    ASSERT_EQ(more->size(), 1U);
+    EXPECT_LT(keys->back().id, (*more)[0].id);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, AgentStore, ::testing::Values(Backing::memory, Backing::file),
                          backingName);
 

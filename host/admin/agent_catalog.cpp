@@ -1,0 +1,307 @@
+#include "admin/agent_catalog.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "config/config_loader.h"
+#include "config/operation_config.h"
+#include "json/json_parse.h"
+#include "json/json_text.h"
+#include "log/log.h"
+#include "util/random.h"
+#include "util/sha256.h"
+
+namespace crank::admin {
+namespace {
+
+/// What a key starts with: it tells a leaked key for a Crank agent key (secret scanners).
+constexpr std::string_view kKeyPrefix = "crank_ak_";
+/// The characters of a key kept to tell keys apart in lists: the prefix and 4 of 64 hex digits.
+constexpr std::size_t kShownKeyChars = kKeyPrefix.size() + 4;
+
+ApiError invalidField(const std::string& path, std::string message) {
+    return ApiError{422, "invalid", message, {{path, message}}, {}, {}};
+}
+
+ApiError fromStore(const Error& e) {
+    return storeError(e);
+}
+
+}  // namespace
+
+AgentCatalog::AgentCatalog(const config::Config& config, std::shared_ptr<store::Store> store,
+                           Apply apply, FileDefines file_defines)
+    : config_(config),
+      store_(std::move(store)),
+      apply_(std::move(apply)),
+      file_defines_(std::move(file_defines)) {}
+
+AgentCatalog::~AgentCatalog() {
+    stop();
+}
+
+void AgentCatalog::start(std::chrono::milliseconds interval) {
+    sync();
+    thread_ = std::thread([this, interval] { loop(interval); });
+}
+
+void AgentCatalog::stop() {
+    {
+        const std::lock_guard lock(loop_mutex_);
+        stopping_ = true;
+    }
+    loop_wake_.notify_all();
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+}
+
+void AgentCatalog::loop(std::chrono::milliseconds interval) {
+    std::unique_lock lock(loop_mutex_);
+    while (!loop_wake_.wait_for(lock, interval, [this] { return stopping_; })) {
+        lock.unlock();
+        sync();
+        lock.lock();
+    }
+}
+
+void AgentCatalog::sync() {
+    const std::lock_guard lock(change_mutex_);
+    syncLocked();
+}
+
+void AgentCatalog::syncLocked() {
+    // Every live agent and key, page by page (ids only grow in the order they are listed).
+    std::vector<store::AgentRecord> agents;
+    for (std::string after;;) {
+        auto page = store_->listAgents(false, store::kMaxListLimit, after);
+        if (!page) {
+            log::warn("admin: cannot read the agents: {}", page.error().message);
+            return;
+        }
+        agents.insert(agents.end(), page->begin(), page->end());
+        if (page->size() < static_cast<std::size_t>(store::kMaxListLimit)) {
+            break;
+        }
+        after = page->back().id;
+    }
+    std::vector<store::AgentKeyRecord> keys;
+    for (std::string after;;) {
+        auto page = store_->listAgentKeys("", false, store::kMaxListLimit, after);
+        if (!page) {
+            log::warn("admin: cannot read the agents' keys: {}", page.error().message);
+            return;
+        }
+        keys.insert(keys.end(), page->begin(), page->end());
+        if (page->size() < static_cast<std::size_t>(store::kMaxListLimit)) {
+            break;
+        }
+        after = page->back().id;
+    }
+    std::string fingerprint;
+    std::vector<config::Agent> out;
+    out.reserve(agents.size());
+    for (const store::AgentRecord& r : agents) {
+        config::Agent a;
+        a.id = r.id;
+        a.workspace = r.workspace_id;
+        json::Document doc;
+        if (json::parseJson(r.limits_json, doc, "").ok()) {
+            if (auto loaded = config::loadAgentLimits(doc); loaded.limits) {
+                a.limits = *loaded.limits;
+            } else {
+                log::warn(
+                    "admin: agent {} has limits that no longer read ({}); it runs on the "
+                    "defaults",
+                    r.id, loaded.errors.empty() ? "" : loaded.errors.front().toString());
+            }
+        }
+        fingerprint += r.id + '\n' + r.workspace_id + '\n' + r.limits_json + '\n';
+        for (const store::AgentKeyRecord& k : keys) {
+            if (k.agent_id == r.id) {
+                a.key_digests.push_back(k.digest);
+                fingerprint += k.digest + '\n';
+            }
+        }
+        out.push_back(std::move(a));
+    }
+    if (fingerprint == applied_) {
+        return;
+    }
+    apply_(std::move(out));
+    applied_ = std::move(fingerprint);
+    log::info("admin: {} agent{} of the admin API admitted", agents.size(),
+              agents.size() == 1 ? "" : "s");
+}
+
+std::optional<ApiError> AgentCatalog::find(const std::string& id, store::AgentRecord& agent) const {
+    if (file_defines_(id)) {
+        return ApiError{409,
+                        "read_only",
+                        "agent " + id + " comes from the config file; change it there (and reload)",
+                        {},
+                        {},
+                        {}};
+    }
+    auto found = store_->getAgent(id);
+    if (!found) {
+        return fromStore(found.error());
+    }
+    agent = std::move(*found);
+    return std::nullopt;
+}
+
+std::optional<ApiError> AgentCatalog::create(const std::string& id, const std::string& workspace,
+                                             const rapidjson::Value* limits,
+                                             store::AgentRecord& agent, NewKey& key) {
+    if (id.empty() || id.size() > 64 || !config::isToolName(id)) {
+        return invalidField("id", "an agent id has 1 to 64 letters, digits, '_', '-' or '.'");
+    }
+    const bool known = std::any_of(config_.auth.workspaces.begin(), config_.auth.workspaces.end(),
+                                   [&](const config::Workspace& w) { return w.id == workspace; });
+    if (!known) {
+        return invalidField("workspace",
+                            "no workspace \"" + workspace + "\" is defined in auth.workspaces");
+    }
+    std::string limits_json = "{}";
+    if (limits != nullptr) {
+        config::LimitsLoadResult loaded = config::loadAgentLimits(*limits);
+        if (!loaded.limits) {
+            for (config::ConfigError& e : loaded.errors) {
+                e.path = "limits" + (e.path.empty() ? "" : "." + e.path);
+            }
+            return ApiError{
+                422, "invalid", "the agent's limits are not valid", std::move(loaded.errors),
+                {},  {}};
+        }
+        limits_json = json::toJsonText(*limits);
+    }
+    if (file_defines_(id)) {
+        return ApiError{409,
+                        "conflict",
+                        "the config file defines an agent \"" + id + "\"; choose another id",
+                        {{"id", "taken by the config file"}},
+                        {},
+                        {}};
+    }
+    const std::lock_guard lock(change_mutex_);
+    store::AgentRecord record;
+    record.id = id;
+    record.workspace_id = workspace;
+    record.limits_json = limits_json;
+    auto created = store_->createAgent(record);
+    if (!created) {
+        ApiError e = fromStore(created.error());
+        if (e.status == 409) {
+            e.fields.push_back({"id", "taken: an agent id is never reused"});
+        }
+        return e;
+    }
+    if (auto e = newKey(id, key)) {
+        (void)store_->deleteAgent(id);  // no agent without a key
+        return e;
+    }
+    agent = std::move(*created);
+    syncLocked();
+    return std::nullopt;
+}
+
+std::optional<ApiError> AgentCatalog::newKey(const std::string& id, NewKey& key) {
+    auto live = store_->listAgentKeys(id, false, static_cast<int>(kMaxKeysPerAgent) + 1);
+    if (!live) {
+        return fromStore(live.error());
+    }
+    if (live->size() >= kMaxKeysPerAgent) {
+        return ApiError{409,
+                        "conflict",
+                        fmt::format("agent {} holds {} live keys already; revoke one first", id,
+                                    kMaxKeysPerAgent),
+                        {},
+                        {},
+                        {}};
+    }
+    std::string secret = std::string(kKeyPrefix) + randomHex(32);
+    store::AgentKeyRecord record;
+    record.agent_id = id;
+    record.digest = sha256Hex(secret);
+    record.prefix = secret.substr(0, kShownKeyChars);
+    auto added = store_->addAgentKey(record);
+    if (!added) {
+        return fromStore(added.error());
+    }
+    key.record = std::move(*added);
+    key.secret = std::move(secret);
+    return std::nullopt;
+}
+
+std::optional<ApiError> AgentCatalog::addKey(const std::string& id, NewKey& key) {
+    store::AgentRecord agent;
+    if (auto e = find(id, agent)) {
+        return e;
+    }
+    if (agent.deleted()) {
+        return ApiError{404, "not_found", "agent " + id + " is deleted", {}, {}, {}};
+    }
+    const std::lock_guard lock(change_mutex_);
+    if (auto e = newKey(id, key)) {
+        return e;
+    }
+    syncLocked();
+    return std::nullopt;
+}
+
+std::optional<ApiError> AgentCatalog::revokeKey(const std::string& id, const std::string& key_id,
+                                                store::AgentKeyRecord& key) {
+    store::AgentRecord agent;
+    if (auto e = find(id, agent)) {
+        return e;
+    }
+    const std::lock_guard lock(change_mutex_);
+    auto revoked = store_->revokeAgentKey(id, key_id);
+    if (!revoked) {
+        return fromStore(revoked.error());
+    }
+    key = std::move(*revoked);
+    syncLocked();
+    return std::nullopt;
+}
+
+std::optional<ApiError> AgentCatalog::setLimits(const std::string& id,
+                                                const rapidjson::Value& limits) {
+    store::AgentRecord agent;
+    if (auto e = find(id, agent)) {
+        return e;
+    }
+    config::LimitsLoadResult loaded = config::loadAgentLimits(limits);
+    if (!loaded.limits) {
+        for (config::ConfigError& e : loaded.errors) {
+            e.path = "limits" + (e.path.empty() ? "" : "." + e.path);
+        }
+        return ApiError{
+            422, "invalid", "the agent's limits are not valid", std::move(loaded.errors), {}, {}};
+    }
+    const std::lock_guard lock(change_mutex_);
+    if (auto done = store_->setAgentLimits(id, json::toJsonText(limits)); !done) {
+        return fromStore(done.error());
+    }
+    syncLocked();
+    return std::nullopt;
+}
+
+std::optional<ApiError> AgentCatalog::remove(const std::string& id) {
+    store::AgentRecord agent;
+    if (auto e = find(id, agent)) {
+        return e;
+    }
+    const std::lock_guard lock(change_mutex_);
+    if (auto done = store_->deleteAgent(id); !done) {
+        return fromStore(done.error());
+    }
+    syncLocked();
+    return std::nullopt;
+}
+
+}  // namespace crank::admin
