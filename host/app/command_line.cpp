@@ -164,6 +164,7 @@ Result<CommandLine> parseCommandLine(std::span<const std::string_view> args) {
                     *v + "\"");
             }
             out.log_level = *level;
+            out.log_level_given = true;
         } else if (arg == "--log-source-rate" || arg == "--log-max-message-bytes") {
             auto v = value();
             if (!v) {

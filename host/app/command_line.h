@@ -34,7 +34,8 @@ struct CommandLine {
     bool help = false;                            ///< --help, -h
     log::Format log_format = log::Format::text;   ///< --log-format text|json
     log::Level log_level = log::Level::info;      ///< --log-level LEVEL
-    log::LogLimits log_limits;  ///< --log-source-rate N, --log-max-message-bytes N
+    bool log_level_given = false;  ///< --log-level was given (the file's is not used)
+    log::LogLimits log_limits;     ///< --log-source-rate N, --log-max-message-bytes N
 };
 
 /// Parses crankd's arguments (without argv[0]). Both `--name value` and `--name=value` work.

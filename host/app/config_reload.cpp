@@ -241,6 +241,16 @@ ReloadReport ConfigReloader::run() {
     if (targets_.access != nullptr) {
         targets_.access->setFile(*next);
     }
+    if (next->log_level != applied_.log_level) {
+        if (targets_.log_level_from_command_line) {
+            report.problems.emplace_back(
+                "log.level: not applied, --log-level on the command line sets the level");
+        } else {
+            const std::string name = next->log_level.empty() ? "info" : next->log_level;
+            log::setLevel(log::parseLevel(name).value_or(log::Level::info));
+            report.changes.push_back("log.level: " + name);
+        }
+    }
     std::set<std::string> before;
     std::set<std::string> after;
     for (const config::Agent& a : applied_.auth.agents) {

@@ -62,6 +62,8 @@ public:
         federation::Federation* federation = nullptr;
         /// The agents, keys, bounds and rates (with the admin API's agents).
         AccessUpdates* access = nullptr;
+        /// --log-level was given: it wins over the file's `log.level`, which is not applied.
+        bool log_level_from_command_line = false;
     };
 
     /// `path`: the config file (nullopt: crankd runs on defaults, and a reload refuses).

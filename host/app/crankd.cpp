@@ -190,6 +190,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     if (!cfg) {
         return kExitConfig;
     }
+    if (!cl.log_level_given && !cfg->log_level.empty()) {
+        log::setLevel(log::parseLevel(cfg->log_level).value_or(log::Level::info));
+    }
     if (cl.plugins) {
         const plugins::PluginRegistry registry = loadPlugins(cfg->plugins);
         const std::string text = cl.json ? plugins::formatPluginJson(registry) + "\n"
@@ -412,8 +415,9 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
         [&access](std::string_view id) { return access.fileDefines(id); });
     agentCatalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
     adminApi.serveAgents(agentCatalog);
-    ConfigReloader reloader(cl.config_path, loadOptions(cl), *cfg, registry,
-                            ConfigReloader::Targets{&catalog, &federation, &access});
+    ConfigReloader reloader(
+        cl.config_path, loadOptions(cl), *cfg, registry,
+        ConfigReloader::Targets{&catalog, &federation, &access, cl.log_level_given});
     adminApi.serveReload(reloader);
 
     auto router = std::make_shared<http::Router>();

@@ -311,6 +311,9 @@ struct Config {
     JobsConfig jobs;
     AdminConfig admin;
     AuditConfig audit;
+    /// `log.level`: "trace" ... "off"; empty when the file sets none (--log-level, else info).
+    /// A reload applies it, unless --log-level was given.
+    std::string log_level;
     std::map<std::string, AuthProfile> auth_profiles;
     std::vector<OperationConfig> operations;
     std::vector<UpstreamConfig> upstreams;

@@ -111,6 +111,7 @@ LoadResult Loader::load(std::string_view text) {
     readPlugins(root.get("plugins"));
     readJobs(root.get("jobs"));
     readAdmin(root.get("admin"));
+    readLog(root.get("log"));
     config_.audit = detail::readAuditConfig(root.get("audit"), errors_);
     readAuth(root.get("auth"));
     readAuthProfiles(root.get("auth_profiles"));
@@ -259,6 +260,23 @@ void Loader::readAdmin(const Json* v) {
                                 a.max_test_runs));
     }
     a.sync_interval_ms = r.integer("sync_interval_ms", a.sync_interval_ms, 100, 3'600'000);
+    r.finish();
+}
+
+void Loader::readLog(const Json* v) {
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kLevels{{
+        {"trace", "trace"},
+        {"debug", "debug"},
+        {"info", "info"},
+        {"warn", "warn"},
+        {"error", "error"},
+        {"critical", "critical"},
+        {"off", "off"},
+    }};
+    ObjectReader r(v, "log", errors_);
+    if (r.get("level") != nullptr) {
+        config_.log_level = std::string(r.enumeration<std::string_view>("level", "info", kLevels));
+    }
     r.finish();
 }
 

@@ -57,6 +57,7 @@ private:
     void readPlugins(const Json* v);
     void readJobs(const Json* v);
     void readAdmin(const Json* v);
+    void readLog(const Json* v);
     void readMcp(const Json* v);
     void readAuth(const Json* v);
     void readAuthProfiles(const Json* v);

@@ -169,6 +169,18 @@ std::string sanitize(std::string_view message, std::size_t max_bytes, bool escap
     return out;
 }
 
+void setLevel(Level level) {
+    std::lock_guard lock(gConfigureMutex);
+    gLevel.store(static_cast<int>(level));
+    if (gLogger) {
+        gLogger->set_level(toSpd(level));
+    }
+}
+
+Level level() {
+    return static_cast<Level>(gLevel.load());
+}
+
 bool enabled(Level level) {
     return level != Level::off && static_cast<int>(level) >= gLevel.load(std::memory_order_relaxed);
 }

@@ -51,6 +51,11 @@ std::string sanitize(std::string_view message, std::size_t max_bytes, bool escap
 /// True when a message at `level` would be written; use it to skip costly message building.
 bool enabled(Level level);
 
+/// Changes the level while crankd runs (a reload's `log.level`); the format and limits stay.
+void setLevel(Level level);
+/// The level now.
+Level level();
+
 /// Writes one message, sanitized (sanitize()): one line, however it was made. Thread-safe.
 void write(Level level, std::string_view message);
 

@@ -471,6 +471,65 @@ describe('the admin web UI in a headless browser', { timeout: 420_000 }, () => {
         await waitForTool('ref_echo');
     });
 
+    it('adds an upstream through the form, publishes it, and deletes it', async () => {
+        const name = `ui_up_${SUFFIX}`;
+        const server = new URL('./reference-server.mjs', import.meta.url).pathname;
+        await go('#/upstreams');
+        await page.getByTestId('upstream-create').waitFor();
+        await page.getByTestId('upstream-new').fill(JSON.stringify({ name: 'bad name', config: {} }));
+        await page.getByTestId('upstream-create-submit').click();
+        await page.locator('[data-testid="upstream-create"] [data-testid="error-field"][data-path="name"]').waitFor();
+        await page.getByTestId('upstream-new').fill(JSON.stringify({
+            name, config: { command: process.execPath, args: [server, '--stdio'] },
+        }));
+        await page.getByTestId('upstream-create-submit').click();
+        const draft = page.locator(`[data-testid="definition-row"][data-name="${name}"][data-status="draft"]`);
+        await draft.waitFor();
+        await draft.getByTestId('definition-publish').click();
+        await page.locator(`[data-testid="definition-row"][data-name="${name}"][data-status="published"]`).waitFor();
+        await page.locator(`[data-testid="upstream-row"][data-name="${name}"][data-state="open"]`).waitFor();
+        await waitForTool(`${name}_echo`);
+        await shot('upstreams-admin');
+        await assertFitsWidth('upstreams-admin');
+        page.once('dialog', (dialog) => dialog.accept());
+        await page.locator(`[data-testid="definition-row"][data-name="${name}"]`).getByTestId('definition-delete').click();
+        await page.locator(`[data-testid="upstream-row"][data-name="${name}"]`).waitFor({ state: 'detached' });
+    });
+
+    it('manages an agent: its key shown once, a new key, a revoked one, its limits', async () => {
+        const id = `ui-agent-${SUFFIX}`;
+        await go('#/agents');
+        await page.getByTestId('agents-page').waitFor();
+        await page.getByTestId('agent-id').fill('no spaces allowed');
+        await page.getByTestId('agent-create-submit').click();
+        await page.locator('[data-testid="agent-create"] [data-testid="error-field"][data-path="id"]').waitFor();
+        await page.getByTestId('agent-id').fill(id);
+        await page.getByTestId('agent-limits').fill('{"max_concurrent_calls": 4}');
+        await page.getByTestId('agent-create-submit').click();
+        const first = (await page.getByTestId('agent-key-secret').innerText()).trim();
+        assert.match(first, /^crank_ak_[0-9a-f]{64}$/);
+        await page.locator(`[data-testid="agent-row"][data-id="${id}"]`).waitFor();
+        await shot('agents');
+        await assertFitsWidth('agents');
+
+        await page.locator(`[data-testid="agent-row"][data-id="${id}"] a`).click();
+        await page.getByTestId('agent-page').waitFor();
+        assert.ok(!(await page.content()).includes(first), 'the key is shown once only');
+        const firstKey = page.locator('[data-testid="agent-key"]').first();
+        const firstId = await firstKey.getAttribute('data-key');
+        await page.getByTestId('agent-key-add').click();
+        const second = (await page.getByTestId('agent-key-secret').innerText()).trim();
+        assert.notEqual(second, first);
+        await page.locator('[data-testid="agent-key"]').nth(1).waitFor();
+        await page.locator(`[data-testid="agent-key"][data-key="${firstId}"]`).getByTestId('agent-key-revoke').click();
+        await page.locator(`[data-testid="agent-key"][data-key="${firstId}"][data-revoked="true"]`).waitFor();
+        await page.getByTestId('agent-limits-edit').fill('{"max_concurrent_calls": 2, "rate": {"calls_per_second": 5, "burst": 5}}');
+        await page.getByTestId('agent-limits-save').click();
+        await page.getByTestId('agent-limits-now').filter({ hasText: '"burst": 5' }).waitFor();
+        await shot('agent');
+        await assertFitsWidth('agent');
+    });
+
     it('shows the plugins with their status, adapters and schemas', async () => {
         await go('#/plugins');
         await page.getByTestId('plugins-page').waitFor();

@@ -300,7 +300,7 @@ TEST(CrankdProcess, CheckValidatesWithoutServing) {
                       {"name": "v", "protocol": "rest", "config": {}}]})");
     ChildProcess upstreams({CRANKD_PATH, "--check", "--config", typo});
     EXPECT_EQ(upstreams.waitForExit(kExitTimeout), 3);
-    EXPECT_NE(upstreams.stderrText().find("upstreams[0].config: comand: unknown member (known: "),
+    EXPECT_NE(upstreams.stderrText().find("upstreams[0].config.comand: unknown member (known: "),
               std::string::npos)
         << upstreams.stderrText();
     EXPECT_NE(upstreams.stderrText().find(

@@ -2,12 +2,13 @@
 // request goes to crankd's own /admin/api (see docs/admin-api.md).
 //
 // Routes: #/operations, #/operations/<id>[/test|/versions], #/new[?mode=window&protocol=rest],
-// #/plugins, #/upstreams[/{name}], #/sessions, #/jobs, #/audit.
+// #/plugins, #/upstreams[/{name}], #/agents[/{id}], #/sessions, #/jobs, #/audit.
 
 import { h, put, clear } from './dom.js';
 import { api, getToken, setToken, clearToken, onUnauthorized, resetCaches, request } from './api.js';
 import { operationsPage, pluginsPage, sessionsPage, jobsPage, auditPage } from './pages.js';
 import { upstreamsPage, upstreamPage } from './upstreams.js';
+import { agentsPage, agentPage } from './agents.js';
 import { operationPage } from './operation.js';
 
 const view = document.getElementById('view');
@@ -147,6 +148,11 @@ async function render() {
                 if (second) result = await upstreamPage(view, ctx, { name: second });
                 else result = await upstreamsPage(view, ctx);
                 document.title = 'Upstreams · Crank admin';
+                break;
+            case 'agents':
+                if (second) result = await agentPage(view, ctx, { id: second });
+                else result = await agentsPage(view, ctx);
+                document.title = 'Agents · Crank admin';
                 break;
             case 'sessions':
                 result = sessionsPage(view, ctx, { params });

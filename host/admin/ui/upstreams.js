@@ -5,6 +5,7 @@
 import { h, put, jsonBlock, formatTime, statusBadge } from './dom.js';
 import { api, encodeId } from './api.js';
 import { FieldRegistry, FormProblems, configForm } from './schema-form.js';
+import { definitionsSection } from './upstream-definitions.js';
 
 function errorBox(e, what) {
     return h('div', { class: 'error-box', 'data-testid': 'error-box' }, `${what}: ${e.code || 'error'}: ${e.message || e}`);
@@ -49,8 +50,9 @@ export async function upstreamsPage(view, ctx) {
             return;
         }
         const list = Array.isArray(answer.upstreams) ? answer.upstreams : [];
+        const definitions = definitionsSection(Array.isArray(answer.definitions) ? answer.definitions : [], ctx, load);
         if (!list.length) {
-            put(out, h('p', { class: 'hint empty', 'data-testid': 'upstreams-empty' }, 'No upstreams: add them under "upstreams" in the config file.'));
+            put(out, h('p', { class: 'hint empty', 'data-testid': 'upstreams-empty' }, 'No upstreams run: add them under "upstreams" in the config file, or below.'), definitions);
             return;
         }
         put(out, h('div', { class: 'table-wrap' }, h('table', { class: 'data live', 'data-testid': 'upstreams-table' },
@@ -64,7 +66,7 @@ export async function upstreamsPage(view, ctx) {
                 h('td', {}, String(u.prompts)),
                 h('td', { class: 'time' }, u.connection && u.connection.connected_since_ms ? formatTime(u.connection.connected_since_ms) : '—'),
                 h('td', {}, u.last_error ? h('span', { class: 'error-text' }, u.last_error) : ''),
-                h('td', {}, controls(u, ctx, load))))))));
+                h('td', {}, controls(u, ctx, load))))))), definitions);
     };
     put(view, h('div', { class: 'page', 'data-testid': 'upstreams-page' },
         h('div', { class: 'page-head' }, h('h1', {}, 'Upstreams')),

@@ -490,6 +490,17 @@ TEST(ConfigMcpSectionTest, ErrorsNameTheKey) {
                     "mcp.tools_page_size: expected a positive integer, got 0"));
 }
 
+TEST(ConfigLog, TheLevelIsReadAndAnUnknownOneIsRefused) {
+    const LoadResult set = load(R"({"log": {"level": "debug"}})");
+    ASSERT_TRUE(set.config.has_value()) << messages(set)[0];
+    EXPECT_EQ(set.config->log_level, "debug");
+    EXPECT_EQ(load("{}").config->log_level, "") << "unset: the command line's, else info";
+    const std::vector<std::string> bad = errorsOf(R"({"log": {"level": "loud", "colour": 1}})");
+    ASSERT_EQ(bad.size(), 2U);
+    EXPECT_NE(bad[0].find("log.level"), std::string::npos) << bad[0];
+    EXPECT_NE(bad[1].find("log.colour"), std::string::npos) << bad[1];
+}
+
 }  // namespace crank::config::test
 
 namespace crank::config::test {
