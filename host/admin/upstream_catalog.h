@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -35,6 +36,10 @@
 #include "store/store.h"
 
 namespace crank::admin {
+
+/// Live upstreams the admin API may hold (each is a connection, a process for stdio, on every
+/// node); the store's list calls return at most kMaxListLimit rows, which sync() must see whole.
+inline constexpr std::size_t kMaxAdminUpstreams = 256;
 
 class UpstreamCatalog {
 public:

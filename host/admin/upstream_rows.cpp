@@ -160,6 +160,23 @@ private:
         if (!checked.upstream) {
             return refused(checked);
         }
+        store::OperationFilter live;
+        live.kind = store::OperationKind::upstream;
+        live.limit = store::kMaxListLimit;
+        auto rows = catalog.store().listOperations(live);
+        if (!rows) {
+            return storeError(rows.error());
+        }
+        if (rows->size() >= kMaxAdminUpstreams) {
+            return ApiError{409,
+                            "conflict",
+                            fmt::format("the admin API holds {} upstreams, its most; delete one "
+                                        "first",
+                                        kMaxAdminUpstreams),
+                            {},
+                            {},
+                            {}};
+        }
         store::OperationRecord record;
         record.kind = store::OperationKind::upstream;
         record.workspace_id = checked.upstream->workspace;

@@ -25,10 +25,10 @@ std::shared_ptr<const AgentTable> AgentTable::of(const config::AuthConfig& auth)
     for (const config::Agent& agent : auth.agents) {
         table->workspaces[agent.id] = agent.workspace;
         if (agent.api_key) {
-            table->keys.emplace_back(agent.api_key->reveal(), agent.id);
+            table->keys.emplace(agent.api_key->reveal(), agent.id);
         }
         for (const std::string& digest : agent.key_digests) {
-            table->keys.emplace_back(digest, agent.id);
+            table->keys.emplace(digest, agent.id);
         }
     }
     return table;
@@ -54,14 +54,9 @@ std::optional<std::string> EndpointAccess::authenticate(
     constexpr std::string_view kBearer = "Bearer ";
     if (header.size() > kBearer.size() && header.compare(0, kBearer.size(), kBearer) == 0) {
         const std::string digest = sha256Hex(std::string_view(header).substr(kBearer.size()));
-        std::optional<std::string> agent;
-        for (const auto& [keyDigest, id] : agents()->keys) {
-            if (constantTimeEqual(keyDigest, digest)) {
-                agent = id;
-            }
-        }
-        if (agent) {
-            return agent;
+        const std::shared_ptr<const AgentTable> table = agents();
+        if (const auto it = table->keys.find(digest); it != table->keys.end()) {
+            return it->second;
         }
     }
     response.set("WWW-Authenticate", R"(Bearer realm="crank")");
