@@ -6,12 +6,14 @@
 #include "log/log.h"
 #include "mcp/mcp_endpoint.h"
 #include "mcp/rate_limits.h"
+#include "runtime/operation_runner.h"
 
 namespace crank::app {
 
 AccessUpdates::AccessUpdates(const config::Config& running, mcp::McpEndpoint& endpoint,
-                             std::shared_ptr<mcp::RateLimits> rates)
-    : endpoint_(endpoint), rates_(std::move(rates)), file_(running) {}
+                             std::shared_ptr<mcp::RateLimits> rates,
+                             runtime::OperationRunner& runner)
+    : endpoint_(endpoint), rates_(std::move(rates)), runner_(runner), file_(running) {}
 
 void AccessUpdates::setFile(const config::Config& next) {
     const std::lock_guard lock(mutex_);
@@ -68,6 +70,7 @@ void AccessUpdates::applyLocked() {
     if (rates_) {
         rates_->setRates(joined.auth);
     }
+    runner_.setCallerLimits(joined.auth);
 }
 
 }  // namespace crank::app

@@ -49,18 +49,6 @@ std::set<std::string> workspaceIds(const config::Config& c) {
     return ids;
 }
 
-/// The limits a reload does not apply (sessions and jobs, counted by the runner) that differ
-/// between `a` and `b`, as "where: what" lines.
-void unappliedLimits(const config::Limits& a, const config::Limits& b, const std::string& where,
-                     std::vector<std::string>& out) {
-    if (a.max_sessions != b.max_sessions) {
-        out.push_back(where + ".limits.max_sessions");
-    }
-    if (a.max_jobs != b.max_jobs) {
-        out.push_back(where + ".limits.max_jobs");
-    }
-}
-
 }  // namespace
 
 std::string ReloadReport::toJson() const {
@@ -115,29 +103,6 @@ std::vector<std::string> ConfigReloader::restartNeeded(const config::Config& nex
     // Against what started, not what the last reload applied: these were never applied.
     if (started_auth_.mode != next.auth.mode) {
         out.emplace_back("auth.mode: who must authenticate");
-    }
-    std::map<std::string, const config::Limits*> limits;
-    for (const config::Workspace& w : started_auth_.workspaces) {
-        limits["auth.workspaces[" + w.id + "]"] = &w.limits;
-    }
-    for (const config::Agent& a : started_auth_.agents) {
-        limits["auth.agents[" + a.id + "]"] = &a.limits;
-    }
-    std::vector<std::string> unapplied;
-    for (const config::Workspace& w : next.auth.workspaces) {
-        const std::string where = "auth.workspaces[" + w.id + "]";
-        if (const auto it = limits.find(where); it != limits.end()) {
-            unappliedLimits(*it->second, w.limits, where, unapplied);
-        }
-    }
-    for (const config::Agent& a : next.auth.agents) {
-        const std::string where = "auth.agents[" + a.id + "]";
-        if (const auto it = limits.find(where); it != limits.end()) {
-            unappliedLimits(*it->second, a.limits, where, unapplied);
-        }
-    }
-    for (const std::string& what : unapplied) {
-        out.push_back(what + ": counted by the session and job registries");
     }
     return out;
 }

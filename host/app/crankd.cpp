@@ -408,7 +408,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     upstreamCatalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
     adminApi.serveUpstreams(upstreamDirectory, &upstreamCatalog);
     // Who may call: the file's agents and the admin API's, joined (app/access_updates.h).
-    AccessUpdates access(*cfg, endpoint, rates);
+    AccessUpdates access(*cfg, endpoint, rates, runner);
     admin::AgentCatalog agentCatalog(
         *cfg, store,
         [&access](std::vector<config::Agent> agents) { access.setApiAgents(std::move(agents)); },

@@ -270,6 +270,13 @@ std::size_t JobRegistry::liveCount() const {
 
 // ----- tools ----------------------------------------------------------------------------------
 
+void JobRegistry::setLimits(std::map<std::string, std::int64_t, std::less<>> agents,
+                            std::map<std::string, std::int64_t, std::less<>> workspaces) {
+    const std::lock_guard admit(admit_mutex_);  // checkLimits() reads them under it
+    options_.agent_max_jobs = std::move(agents);
+    options_.workspace_max_jobs = std::move(workspaces);
+}
+
 std::optional<Error> JobRegistry::checkLimits(const mcp::Caller& caller) const {
     const auto over = [&](std::int64_t limit, const store::JobFilter& filter) {
         auto count = store_->countJobs(filter);

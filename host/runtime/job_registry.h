@@ -77,6 +77,11 @@ public:
 
     /// Makes `op` known under its `{name}_start` tool (for Tasks and recovery). Call for every
     /// async_job operation before start().
+    /// A reload's (or the admin API's) max_jobs of the agents and workspaces, by id: the next
+    /// job is counted against them; those queued and running are kept.
+    void setLimits(std::map<std::string, std::int64_t, std::less<>> agents,
+                   std::map<std::string, std::int64_t, std::less<>> workspaces);
+
     void addOperation(const OperationPtr& op);
     /// Forgets `op` when it is the one known under its tool (an operation withdrawn by the admin
     /// API); its jobs already running go on.
@@ -195,8 +200,9 @@ private:
     std::atomic<bool> stop_flag_{false};
     std::vector<std::thread> workers_;
     std::thread ticker_;
-    /// Serialises the count-then-insert of the limits on this node.
-    std::mutex admit_mutex_;
+    /// Serialises the count-then-insert of the limits on this node; guards options_'s
+    /// agent_max_jobs and workspace_max_jobs (setLimits()).
+    mutable std::mutex admit_mutex_;
 };
 
 }  // namespace crank::runtime

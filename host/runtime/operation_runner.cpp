@@ -132,6 +132,16 @@ JobRegistry::Options jobOptions(std::shared_ptr<store::Store> store,
 
 }  // namespace
 
+void OperationRunner::setCallerLimits(const config::AuthConfig& auth) {
+    SessionRegistry::Options sessions = sessionOptions({}, nullptr, nullptr, &auth, "");
+    sessions_.setLimits(std::move(sessions.agent_max_sessions),
+                        std::move(sessions.workspace_max_sessions));
+    if (jobs_) {
+        JobRegistry::Options jobs = jobOptions(nullptr, nullptr, &auth, config::JobsConfig{}, "");
+        jobs_->setLimits(std::move(jobs.agent_max_jobs), std::move(jobs.workspace_max_jobs));
+    }
+}
+
 OperationRunner::OperationRunner(const RuntimeOptions& options, std::shared_ptr<store::Store> store,
                                  const config::AuthConfig* auth, const config::JobsConfig& jobs,
                                  std::string node_id)

@@ -80,6 +80,10 @@ public:
             jobs_->removeOperation(op);
         }
     }
+    /// A reload's (or the admin API's) max_sessions and max_jobs of `auth`'s agents and
+    /// workspaces: the next session and job are counted against them.
+    void setCallerLimits(const config::AuthConfig& auth);
+
     /// The admin API's stop of any agent's session held by this node (SessionRegistry::stopById).
     Result<std::string> stopSessionById(std::string_view id) { return sessions_.stopById(id); }
     /// Stops this node's sessions of an operation whose tools were withdrawn.

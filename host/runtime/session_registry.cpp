@@ -505,6 +505,13 @@ Result<std::string> SessionRegistry::startImpl(const OperationPtr& op,
         e.max_bytes, toString(overflowOf(e)), e.idle_timeout_ms, e.max_session_lifetime_ms);
 }
 
+void SessionRegistry::setLimits(std::map<std::string, std::int64_t, std::less<>> agents,
+                                std::map<std::string, std::int64_t, std::less<>> workspaces) {
+    const std::lock_guard lock(mutex_);  // reserveLiveLocked() reads them under it
+    options_.agent_max_sessions = std::move(agents);
+    options_.workspace_max_sessions = std::move(workspaces);
+}
+
 std::optional<Error> SessionRegistry::reserveLiveLocked(const mcp::Caller& caller) {
     const auto agentKey = std::make_pair(caller.workspace, caller.agent);
     const auto agentIt = agent_live_.find(agentKey);

@@ -109,6 +109,10 @@ public:
     std::size_t shutdown(std::chrono::milliseconds grace);
 
     /// Sessions held (live and closed ones still answering).
+    /// A reload's (or the admin API's) max_sessions of the agents and workspaces, by id: the next
+    /// session is counted against them; those open now are kept.
+    void setLimits(std::map<std::string, std::int64_t, std::less<>> agents,
+                   std::map<std::string, std::int64_t, std::less<>> workspaces);
     std::size_t size() const;
 
     /// The input and output schemas of the three tools (JSON text).

@@ -55,6 +55,9 @@ protected:
             "server": {"node_id": "node-a"},
             "auth": {"mode": "api_key", "workspaces": [{"id": "default"}, {"id": "team"}],
               "agents": [{"id": "filebot", "api_key": {"env": "CRANK_AGADMIN_FILE_KEY"}}]},
+            "operations": [{"name": "feed", "description": "a synthetic session",
+              "protocol": "synthetic", "config": {"items": -1, "rate_per_sec": 5},
+              "execution": {"mode": "session", "transport_behavior": "server_stream"}}],
             "upstreams": [{"name": "fx", "config": {"command": ")" CRANK_NODE_PATH
                     R"(", "args": [")" CRANK_FIXTURE_SERVER R"(", "--stdio"]}}])",
                     {{"CRANK_AGADMIN_TOKEN", kAdminToken}, {"CRANK_AGADMIN_FILE_KEY", kFileKey}});
@@ -155,6 +158,19 @@ TEST_F(AgentAdminSuite, LimitsSetWhileCrankdRunsBoundTheAgentsCalls) {
     EXPECT_EQ(bodies[1].find("\"isError\":true"), std::string::npos) << bodies[1];
     EXPECT_NE(bodies[2].find("\"isError\":true"), std::string::npos) << bodies[2];
     EXPECT_NE(bodies[2].find("0.2 calls a second, 2 at once"), std::string::npos) << bodies[2];
+
+    // max_sessions, changed while a session runs: the next one is counted against it.
+    const Reply one = admin("PUT", "agents/limited/limits", R"({"limits": {"max_sessions": 1}})");
+    ASSERT_EQ(one.status, 200) << one.body;
+    const rapidjson::Document first = client.callTool("feed_start", "{}");
+    ASSERT_TRUE(first.HasMember("structuredContent"));
+    std::string refused;
+    client.callTool("feed_start", "{}", &refused);
+    EXPECT_NE(refused.find("max_sessions"), std::string::npos) << refused;
+    ASSERT_EQ(admin("PUT", "agents/limited/limits", R"({"limits": {"max_sessions": 2}})").status,
+              200);
+    const rapidjson::Document second = client.callTool("feed_start", "{}");
+    EXPECT_TRUE(second.HasMember("structuredContent"));
 
     const Reply bad = admin("PUT", "agents/limited/limits",
                             R"({"limits": {"rate": {"calls_per_second": -1}, "max_jobs": "x"}})");

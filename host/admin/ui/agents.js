@@ -156,7 +156,7 @@ export async function agentPage(view, ctx, { id }) {
             }
         };
         put(editor, h('section', { class: 'card' }, h('h2', {}, 'Limits'),
-            h('p', { class: 'hint' }, 'max_concurrent_calls, max_mcp_sessions, max_streams and rate apply to the next call; max_sessions and max_jobs from the next start.'),
+            h('p', { class: 'hint' }, 'They bound the agent\'s next call, session and job; what runs now is kept.'),
             text, problems, h('button', { type: 'button', class: 'primary', 'data-testid': 'agent-limits-save', onclick: save }, 'Save limits')));
     };
     const addKey = async () => {
