@@ -1,6 +1,7 @@
 #include "admin/agent_catalog.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include <fmt/core.h>
@@ -33,11 +34,20 @@ ApiError fromStore(const Error& e) {
 }  // namespace
 
 AgentCatalog::AgentCatalog(const config::Config& config, std::shared_ptr<store::Store> store,
-                           Apply apply, FileDefines file_defines)
+                           Apply apply, FileAgents file_agents)
     : config_(config),
       store_(std::move(store)),
       apply_(std::move(apply)),
-      file_defines_(std::move(file_defines)) {}
+      file_agents_(std::move(file_agents)) {}
+
+bool AgentCatalog::fileDefines(std::string_view id) const {
+    for (const config::Agent& a : file_agents_()) {
+        if (a.id == id) {
+            return true;
+        }
+    }
+    return false;
+}
 
 AgentCatalog::~AgentCatalog() {
     stop();
@@ -101,12 +111,16 @@ void AgentCatalog::syncLocked() {
         }
         after = page->back().id;
     }
+    std::map<std::string, std::vector<std::string>, std::less<>> digests;  // by agent id
+    for (store::AgentKeyRecord& k : keys) {
+        digests[k.agent_id].push_back(std::move(k.digest));
+    }
     std::string fingerprint;
     std::vector<config::Agent> out;
     out.reserve(agents.size());
     for (const store::AgentRecord& r : agents) {
         config::Agent a;
-        a.id = r.id;
+        a.id = std::string(kApiAgentPrefix) + r.id;
         a.workspace = r.workspace_id;
         json::Document doc;
         if (json::parseJson(r.limits_json, doc, "").ok()) {
@@ -120,11 +134,11 @@ void AgentCatalog::syncLocked() {
             }
         }
         fingerprint += r.id + '\n' + r.workspace_id + '\n' + r.limits_json + '\n';
-        for (const store::AgentKeyRecord& k : keys) {
-            if (k.agent_id == r.id) {
-                a.key_digests.push_back(k.digest);
-                fingerprint += k.digest + '\n';
+        if (auto it = digests.find(r.id); it != digests.end()) {
+            for (const std::string& digest : it->second) {
+                fingerprint += digest + '\n';
             }
+            a.key_digests = std::move(it->second);
         }
         out.push_back(std::move(a));
     }
@@ -138,16 +152,17 @@ void AgentCatalog::syncLocked() {
 }
 
 std::optional<ApiError> AgentCatalog::find(const std::string& id, store::AgentRecord& agent) const {
-    if (file_defines_(id)) {
-        return ApiError{409,
-                        "read_only",
-                        "agent " + id + " comes from the config file; change it there (and reload)",
-                        {},
-                        {},
-                        {}};
-    }
     auto found = store_->getAgent(id);
     if (!found) {
+        if (found.error().code == ErrorCode::not_found && fileDefines(id)) {
+            return ApiError{
+                409,
+                "read_only",
+                "agent " + id + " comes from the config file; change it there (and reload)",
+                {},
+                {},
+                {}};
+        }
         return fromStore(found.error());
     }
     agent = std::move(*found);
@@ -157,8 +172,11 @@ std::optional<ApiError> AgentCatalog::find(const std::string& id, store::AgentRe
 std::optional<ApiError> AgentCatalog::create(const std::string& id, const std::string& workspace,
                                              const rapidjson::Value* limits,
                                              store::AgentRecord& agent, NewKey& key) {
-    if (id.empty() || id.size() > 64 || !config::isToolName(id)) {
-        return invalidField("id", "an agent id has 1 to 64 letters, digits, '_', '-' or '.'");
+    if (id.empty() || id.size() > 64 || !config::isToolName(id) ||
+        id.find_first_not_of('.') == std::string::npos) {
+        return invalidField("id",
+                            "an agent id has 1 to 64 letters, digits, '_', '-' or '.', not only "
+                            "dots");
     }
     const bool known = std::any_of(config_.auth.workspaces.begin(), config_.auth.workspaces.end(),
                                    [&](const config::Workspace& w) { return w.id == workspace; });
@@ -179,7 +197,7 @@ std::optional<ApiError> AgentCatalog::create(const std::string& id, const std::s
         }
         limits_json = json::toJsonText(*limits);
     }
-    if (file_defines_(id)) {
+    if (fileDefines(id)) {
         return ApiError{409,
                         "conflict",
                         "the config file defines an agent \"" + id + "\"; choose another id",

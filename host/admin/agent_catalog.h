@@ -4,6 +4,10 @@
 // SHA-256 digests (store/agent_record.h), so every node that shares the store admits them.
 // A key is made here from the kernel's CSPRNG and shown once, in the answer that created it.
 //
+// An API agent calls as `api:ID` (its jobs, sessions, tasks, rates and audit entries name it so):
+// ':' is in no agent id of a config file, so no API agent can take the identity, or reach the
+// jobs, of a file's agent, on this node or on another whose file differs.
+//
 // What the endpoint admits is pushed through `apply` (app::AccessUpdates joins it with the
 // config file's agents): at once after a change on this node, and by sync() every
 // admin.sync_interval_ms for changes made on other nodes. A revoked key is refused at once on
@@ -31,6 +35,9 @@
 
 namespace crank::admin {
 
+/// What an API agent's id is prefixed with when it calls.
+inline constexpr std::string_view kApiAgentPrefix = "api:";
+
 /// Live keys one agent may hold at once (a rotation needs two).
 inline constexpr std::size_t kMaxKeysPerAgent = 8;
 
@@ -38,11 +45,11 @@ class AgentCatalog {
 public:
     /// The API's agents as the endpoint must admit them.
     using Apply = std::function<void(std::vector<config::Agent>)>;
-    /// Whether the config file defines an agent of that id now (its ids are not the API's).
-    using FileDefines = std::function<bool(std::string_view)>;
+    /// The config file's agents now (a reload changes them).
+    using FileAgents = std::function<std::vector<config::Agent>()>;
 
     AgentCatalog(const config::Config& config, std::shared_ptr<store::Store> store, Apply apply,
-                 FileDefines file_defines);
+                 FileAgents file_agents);
     ~AgentCatalog();
     AgentCatalog(const AgentCatalog&) = delete;
     AgentCatalog& operator=(const AgentCatalog&) = delete;
@@ -73,13 +80,14 @@ public:
     /// Deletes agent `id` and revokes its keys.
     std::optional<ApiError> remove(const std::string& id);
 
-    /// The API's agent `id` (deleted ones too); 404 when there is none, 409 read_only when the
-    /// config file defines it.
+    /// The API's agent `id` (deleted ones too); 404 when there is none, 409 read_only when only
+    /// the config file defines it.
     std::optional<ApiError> find(const std::string& id, store::AgentRecord& agent) const;
 
     store::Store& store() const { return *store_; }
     const config::Config& config() const { return config_; }
-    bool fileDefines(std::string_view id) const { return file_defines_(id); }
+    std::vector<config::Agent> fileAgents() const { return file_agents_(); }
+    bool fileDefines(std::string_view id) const;
 
 private:
     std::optional<ApiError> newKey(const std::string& id, NewKey& key);
@@ -89,7 +97,7 @@ private:
     const config::Config& config_;
     std::shared_ptr<store::Store> store_;
     Apply apply_;
-    FileDefines file_defines_;
+    FileAgents file_agents_;
 
     std::mutex change_mutex_;  // changes and syncs, one at a time
     std::string applied_;      // what was applied last, as a fingerprint; under change_mutex_

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -85,6 +86,11 @@ public:
 
 private:
     AgentCatalog* agents() const { return context().agent_catalog; }
+
+    /// The config file's agents now (a reload changes them).
+    std::vector<config::Agent> fileAgents() const {
+        return agents() != nullptr ? agents()->fileAgents() : config.auth.agents;
+    }
 
     static ApiError noCatalog() {
         return ApiError{503, "unavailable", "agents cannot be managed here", {}, {}, {}};
@@ -167,7 +173,7 @@ private:
         w.StartObject();
         key(w, "agents");
         w.StartArray();
-        for (const config::Agent& a : config.auth.agents) {
+        for (const config::Agent& a : fileAgents()) {
             writeFileAgent(w, a);
         }
         if (agents() != nullptr) {
@@ -225,7 +231,7 @@ private:
 
     std::optional<ApiError> get(ApiCall& c) const {
         const std::string& id = c.path[1];
-        for (const config::Agent& a : config.auth.agents) {
+        for (const config::Agent& a : fileAgents()) {
             if (a.id == id) {
                 c.out = api::wrapped("agent", [&](Writer& w) { writeFileAgent(w, a); });
                 return std::nullopt;

@@ -1,9 +1,7 @@
 #include "app/access_updates.h"
 
-#include <set>
 #include <utility>
 
-#include "log/log.h"
 #include "mcp/mcp_endpoint.h"
 #include "mcp/rate_limits.h"
 #include "runtime/operation_runner.h"
@@ -27,44 +25,14 @@ void AccessUpdates::setApiAgents(std::vector<config::Agent> agents) {
     applyLocked();
 }
 
-bool AccessUpdates::fileDefines(std::string_view id) const {
+std::vector<config::Agent> AccessUpdates::fileAgents() const {
     const std::lock_guard lock(mutex_);
-    for (const config::Agent& a : file_.auth.agents) {
-        if (a.id == id) {
-            return true;
-        }
-    }
-    return false;
-}
-
-std::vector<std::string> AccessUpdates::hidden() const {
-    const std::lock_guard lock(mutex_);
-    return hidden_;
+    return file_.auth.agents;
 }
 
 void AccessUpdates::applyLocked() {
     config::Config joined = file_;
-    std::set<std::string> ids;
-    for (const config::Agent& a : file_.auth.agents) {
-        ids.insert(a.id);
-    }
-    std::vector<std::string> hidden;
-    for (const config::Agent& a : api_) {
-        if (!ids.insert(a.id).second) {
-            hidden.push_back(a.id);
-            continue;
-        }
-        joined.auth.agents.push_back(a);
-    }
-    if (hidden != hidden_) {
-        for (const std::string& id : hidden) {
-            log::warn(
-                "auth: the config file defines agent {}, which the admin API defines too; "
-                "the file's is used",
-                id);
-        }
-        hidden_ = std::move(hidden);
-    }
+    joined.auth.agents.insert(joined.auth.agents.end(), api_.begin(), api_.end());
     // Bounds before keys (reloadAuth's order): an agent admitted is counted against its own.
     endpoint_.reloadAuth(joined);
     if (rates_) {

@@ -3,8 +3,8 @@
 // Who may call, in one place: the config file's agents (at start, and each reload) and the
 // admin API's agents (admin::AgentCatalog, as the store has them) are joined into one
 // AuthConfig, and the endpoint's keys, concurrency bounds and rates, and the runner's session
-// and job bounds, are replaced by it whenever either side changes. An API agent whose id the file
-// gives too is left out (the file wins), and said so in the log.
+// and job bounds, are replaced by it whenever either side changes. The API's agents call as
+// `api:ID` (admin::kApiAgentPrefix), an id no file agent can have.
 //
 // THREADING: both setters may be called from any thread; they are serialised.
 
@@ -37,11 +37,8 @@ public:
     /// The admin API's agents now, with the file's.
     void setApiAgents(std::vector<config::Agent> agents);
 
-    /// Whether the config file (as last applied) defines agent `id`.
-    bool fileDefines(std::string_view id) const;
-
-    /// The ids of the API's agents that the file's agents hide (tests, the log).
-    std::vector<std::string> hidden() const;
+    /// The config file's agents, as last applied.
+    std::vector<config::Agent> fileAgents() const;
 
 private:
     void applyLocked();
@@ -52,7 +49,6 @@ private:
     mutable std::mutex mutex_;
     config::Config file_;
     std::vector<config::Agent> api_;
-    std::vector<std::string> hidden_;
 };
 
 }  // namespace crank::app

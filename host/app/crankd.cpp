@@ -412,7 +412,7 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     admin::AgentCatalog agentCatalog(
         *cfg, store,
         [&access](std::vector<config::Agent> agents) { access.setApiAgents(std::move(agents)); },
-        [&access](std::string_view id) { return access.fileDefines(id); });
+        [&access] { return access.fileAgents(); });
     agentCatalog.start(std::chrono::milliseconds(cfg->admin.sync_interval_ms));
     adminApi.serveAgents(agentCatalog);
     ConfigReloader reloader(

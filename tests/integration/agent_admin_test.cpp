@@ -159,6 +159,15 @@ TEST_F(AgentAdminSuite, LimitsSetWhileCrankdRunsBoundTheAgentsCalls) {
     EXPECT_NE(bodies[2].find("\"isError\":true"), std::string::npos) << bodies[2];
     EXPECT_NE(bodies[2].find("0.2 calls a second, 2 at once"), std::string::npos) << bodies[2];
 
+    // It calls as api:limited, an identity no file agent can have.
+    EXPECT_TRUE(eventually(
+        [] {
+            return admin("GET", "audit?agent=api:limited")
+                       .body.find(R"("action":"upstream.call")") != std::string::npos;
+        },
+        kSettle))
+        << admin("GET", "audit?limit=5&order=newest_first").body;
+
     // max_sessions, changed while a session runs: the next one is counted against it.
     const Reply one = admin("PUT", "agents/limited/limits", R"({"limits": {"max_sessions": 1}})");
     ASSERT_EQ(one.status, 200) << one.body;
@@ -181,6 +190,7 @@ TEST_F(AgentAdminSuite, LimitsSetWhileCrankdRunsBoundTheAgentsCalls) {
 }
 
 TEST_F(AgentAdminSuite, BadAgentsAreRefusedAndTheFilesAgentsAreReadOnly) {
+    EXPECT_EQ(admin("POST", "agents", R"({"id": ".."})").status, 422);
     const Reply badId = admin("POST", "agents", R"({"id": "no spaces"})");
     EXPECT_EQ(badId.status, 422) << badId.body;
     EXPECT_NE(badId.body.find(R"("path":"id")"), std::string::npos) << badId.body;
