@@ -1,5 +1,6 @@
 #include "admin/upstream_catalog.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -21,16 +22,24 @@ UpstreamCatalog::~UpstreamCatalog() {
 }
 
 void UpstreamCatalog::start(std::chrono::milliseconds interval) {
-    sync();
-    thread_ = std::thread([this, interval] { loop(interval); });
+    interval_ = interval;
+    thread_ = std::thread([this, interval] {
+        sync();
+        loop(interval);
+    });
 }
 
-void UpstreamCatalog::stop() {
+void UpstreamCatalog::requestStop() {
+    halt_ = true;
     {
         const std::lock_guard lock(loop_mutex_);
         stopping_ = true;
     }
     loop_wake_.notify_all();
+}
+
+void UpstreamCatalog::stop() {
+    requestStop();
     if (thread_.joinable()) {
         thread_.join();
     }
@@ -71,6 +80,7 @@ UpstreamCatalog::Checked UpstreamCatalog::check(const rapidjson::Value& upstream
     auto rows = store_->listOperations(filter);
     if (!rows) {
         out.errors.push_back({"name", "cannot check the name: " + rows.error().message});
+        out.unavailable = true;
         return out;
     }
     if (!rows->empty() && rows->front().id != self_id) {
@@ -224,8 +234,14 @@ void UpstreamCatalog::apply(const store::OperationRecord& record, std::int64_t v
     if (done) {
         entry.running = upstream;
         entry.error.clear();
+        entry.failures = 0;
         log::info("admin: upstream {} runs version {}", record.name, version);
     } else {
+        entry.failures = std::min(entry.failures + 1, 16);
+        entry.retry_at =
+            std::chrono::steady_clock::now() +
+            std::min<std::chrono::milliseconds>(interval_ * (1 << std::min(entry.failures, 8)),
+                                                std::chrono::minutes(5));
         entry.error = done.error().message;
         if (entry.error != before) {
             log::warn("admin: upstream {} version {} does not run: {}", record.name, version,
@@ -289,8 +305,21 @@ void UpstreamCatalog::syncLocked() {
         withdraw(id, grace, false);  // its calls in flight end in the background
     }
     for (const store::OperationRecord& r : *rows) {
-        const std::optional<Applied> now = applied(r.id);
-        if (now && now->version == *r.published_version && now->error.empty()) {
+        if (halt_) {
+            return;
+        }
+        bool waiting = false;  // it failed at this version, and its back-off has not passed
+        {
+            const std::lock_guard lock(mutex_);
+            if (const auto it = entries_.find(r.id); it != entries_.end()) {
+                const Entry& e = it->second;
+                if (e.version == *r.published_version &&
+                    (e.error.empty() || std::chrono::steady_clock::now() < e.retry_at)) {
+                    waiting = true;
+                }
+            }
+        }
+        if (waiting) {
             continue;
         }
         auto stored = store_->getOperationVersion(r.id, *r.published_version);

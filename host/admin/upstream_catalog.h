@@ -14,6 +14,7 @@
 // THREADING: every method may be called from any thread; publishing, removing and syncing are
 // serialised. Must be stopped before the directory's upstreams are.
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -49,9 +50,14 @@ public:
     UpstreamCatalog(const UpstreamCatalog&) = delete;
     UpstreamCatalog& operator=(const UpstreamCatalog&) = delete;
 
-    /// Runs every published admin upstream now, then keeps following the store every
-    /// `interval` on a thread of its own until stop().
+    /// Runs every published admin upstream, then keeps following the store every `interval`,
+    /// on a thread of its own until stop() (crankd serves meanwhile: an upstream that is slow to
+    /// open holds nothing else up). One that fails to run is tried again after `interval`,
+    /// doubled at each failure up to 5 minutes, or at once when another version is published.
     void start(std::chrono::milliseconds interval);
+    /// Asks a sync under way to end after the upstream it is at (crankd stops: then the
+    /// federation's stop ends that one's open early). stop() waits for it.
+    void requestStop();
     void stop();
     /// Makes what runs match the store once (published versions, deletions).
     void sync();
@@ -64,6 +70,7 @@ public:
         std::optional<config::UpstreamConfig> upstream;
         std::vector<config::ConfigError> errors;
         bool conflict = false;
+        bool unavailable = false;  ///< the store could not be read: nothing is known to be wrong
     };
     Checked check(const rapidjson::Value& upstream, std::string_view self_id) const;
     /// check() of stored config text.
@@ -99,6 +106,8 @@ private:
         std::int64_t version = 0;
         std::optional<config::UpstreamConfig> running;  ///< what the directory runs of it
         std::string error;
+        int failures = 0;  ///< in a row, for the back-off
+        std::chrono::steady_clock::time_point retry_at{};
     };
     /// Runs version `version` (config `upstream`) of `record`. Under publish_mutex_.
     void apply(const store::OperationRecord& record, std::int64_t version,
@@ -115,6 +124,9 @@ private:
     mutable std::mutex publish_mutex_;                   // publish, remove, sync: one at a time
     mutable std::mutex mutex_;                           // entries_
     std::map<std::string, Entry, std::less<>> entries_;  // by id
+
+    std::chrono::milliseconds interval_{5000};  // set by start()
+    std::atomic<bool> halt_{false};
 
     std::mutex loop_mutex_;
     std::condition_variable loop_wake_;

@@ -59,6 +59,9 @@ protected:
 
     /// The answer to an upstream the catalog refused: 409 for a taken name, 422 naming fields.
     static ApiError refused(UpstreamCatalog::Checked& checked) {
+        if (checked.unavailable) {
+            return ApiError{503, "unavailable", checked.errors.front().message, {}, {}, {}};
+        }
         if (checked.conflict) {
             return ApiError{
                 409, "conflict", checked.errors.front().message, std::move(checked.errors), {}, {}};

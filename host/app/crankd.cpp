@@ -498,8 +498,11 @@ int runCrankd(const CommandLine& cl, const sigset_t& stopSignals,
     sessions.closeAll();
     catalog.stop();
     agentCatalog.stop();
-    upstreamCatalog.stop();
+    // The upstream catalog's sync ends after the upstream it is at, whose open the federation's
+    // stop cuts short; then it is joined.
+    upstreamCatalog.requestStop();
     federation.stop();
+    upstreamCatalog.stop();
     reloader.stopBackground();  // a reload under way: its controls ended with the federation
     const std::size_t abandoned = runner.shutdown();
     auditWriter->stop();  // after the last call and job event: everything queued is written

@@ -78,9 +78,26 @@ void checkMembers(const rapidjson::Value& doc) {
             case Kind::string:
                 ok = v.IsString() && v.GetStringLength() > 0;
                 break;
-            case Kind::integer:
+            case Kind::integer: {
+                // Bounds that keep a stop, a delete and crankd's own shutdown bounded.
+                static const std::map<std::string_view, std::int64_t> kMax = {
+                    {"connect_timeout_ms", 300'000},
+                    {"request_timeout_ms", 86'400'000},
+                    {"initialize_timeout_ms", 300'000},
+                    {"close_wait_ms", 60'000},
+                    {"term_wait_ms", 60'000},
+                    {"max_message_bytes", std::int64_t{256} * 1024 * 1024},
+                    {"max_client_requests", 1024},
+                    {"unrouted_request_wait_ms", 3'600'000},
+                    {"blocking_question_ms", 86'400'000}};
+                const std::int64_t most = kMax.at(name);
+                if (v.IsInt64() && v.GetInt64() > most) {
+                    fail(name, "at most " + std::to_string(most) + ", got " +
+                                   std::to_string(v.GetInt64()));
+                }
                 ok = v.IsInt64() && v.GetInt64() >= 0;
                 break;
+            }
             case Kind::strings:
                 ok = v.IsArray() && std::all_of(v.Begin(), v.End(), [](const rapidjson::Value& a) {
                          return a.IsString();

@@ -258,6 +258,12 @@ TEST_F(UpstreamAdminSuite, BadUpstreamsAreRefusedByPathAndTheConfigFilesStayRead
                                 "config": {"command": 5}}})");
     ASSERT_EQ(adapter.status, 422) << adapter.body;
     EXPECT_NE(adapter.body.find(R"("path":"config.command")"), std::string::npos) << adapter.body;
+    // A stop and a delete stay bounded: the adapter bounds its waits.
+    const Reply slowStop = admin("POST", "upstreams", R"({"config": {"name": "slowstop",
+                                 "config": {"command": "/bin/true", "term_wait_ms": 3600000}}})");
+    ASSERT_EQ(slowStop.status, 422) << slowStop.body;
+    EXPECT_NE(slowStop.body.find(R"("path":"config.term_wait_ms")"), std::string::npos)
+        << slowStop.body;
     const Reply workspace =
         admin("POST", "upstreams",
               R"({"config": )" + stdioUpstream("ws", R"(, "workspace": "nope")") + "}");
