@@ -104,16 +104,6 @@ UpstreamCatalog::Checked UpstreamCatalog::checkText(std::string_view config_json
 
 std::optional<ApiError> UpstreamCatalog::find(std::string_view name,
                                               store::OperationRecord& record) const {
-    if (directory_.fromConfig(name) == true) {
-        return ApiError{409,
-                        "read_only",
-                        "upstream " + std::string(name) +
-                            " comes from the config file; change it "
-                            "there (and reload)",
-                        {},
-                        {},
-                        {}};
-    }
     store::OperationFilter filter;
     filter.kind = store::OperationKind::upstream;
     filter.name = std::string(name);
@@ -121,6 +111,15 @@ std::optional<ApiError> UpstreamCatalog::find(std::string_view name,
     auto rows = store_->listOperations(filter);
     if (!rows) {
         return storeError(rows.error());
+    }
+    if (rows->empty() && directory_.fromConfig(name) == true) {
+        return ApiError{409,
+                        "read_only",
+                        "upstream " + std::string(name) +
+                            " comes from the config file; change it there (and reload)",
+                        {},
+                        {},
+                        {}};
     }
     if (rows->empty()) {
         return ApiError{404,
@@ -285,6 +284,22 @@ void UpstreamCatalog::syncLocked() {
     if (!rows) {
         log::warn("admin: cannot read the published upstreams: {}", rows.error().message);
         return;
+    }
+    // A reload that gave the config file an upstream of one of these names runs the file's in
+    // its place (config_reload.cpp): this one waits, retried with the back-off, until the name
+    // is free again.
+    {
+        const std::lock_guard lock(mutex_);
+        for (auto& [id, entry] : entries_) {
+            if (entry.running && directory_.fromConfig(entry.running->name) == true) {
+                entry.running.reset();
+                entry.error = "the config file defines an upstream named \"" + entry.name +
+                              "\", which runs instead";
+                entry.failures = 1;
+                entry.retry_at = std::chrono::steady_clock::now() + interval_;
+                log::warn("admin: upstream {}: {}", entry.name, entry.error);
+            }
+        }
     }
     // Removals first: a name deleted on another node and created again is free for its new row.
     std::set<std::string, std::less<>> live;

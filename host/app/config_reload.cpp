@@ -251,6 +251,15 @@ ReloadReport ConfigReloader::run() {
             Result<void> done;
             std::string what;
             if (was == old.end()) {
+                // The file wins a name the admin API's upstream holds: that one is removed (its
+                // calls in flight run on) and waits until the name is free again.
+                if (federation.fromConfig(u.name) == false) {
+                    (void)federation.removeUpstream(u.name,
+                                                    std::chrono::milliseconds(u.request_timeout_ms),
+                                                    federation::Federation::Drain::background);
+                    report.changes.push_back("upstreams[" + u.name +
+                                             "]: replaces the admin API's upstream of this name");
+                }
                 done = federation.addUpstream(u, true);
                 what = "added";
             } else if (!(*was->second == u)) {

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -306,6 +308,48 @@ TEST_F(UpstreamAdminSuite, BadUpstreamsAreRefusedByPathAndTheConfigFilesStayRead
     EXPECT_TRUE(eventually([&] { return listed(client, "twice_echo"); }, kSettle));
     EXPECT_EQ(processesWith(marker("twice")), 1);
     EXPECT_EQ(admin("DELETE", "upstreams/twice?grace_ms=0").status, 200);
+}
+
+TEST_F(UpstreamAdminSuite, TheConfigFileWinsANameAndTheApisUpstreamComesBackWhenItIsFree) {
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    createAndPublish("clash", stdioUpstream("clash"));
+    ASSERT_TRUE(eventually([&] { return listed(client, "clash_echo"); }, kSettle));
+
+    // A reload gives the file an upstream of that name: the file's runs in its place.
+    const std::string path = dir_->file("crank.json");
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::string original = text.str();
+    const std::string marker = R"("upstreams": [)";
+    const std::size_t at = original.find(marker);
+    ASSERT_NE(at, std::string::npos) << original;
+    std::string clashing = original;
+    clashing.insert(at + marker.size(),
+                    stdioUpstream("clash", R"(, "prefix": "fileclash")") + ", ");
+    dir_->write("crank.json", clashing);
+    const Reply reloaded = admin("POST", "reload");
+    ASSERT_EQ(reloaded.status, 200) << reloaded.body;
+    EXPECT_NE(reloaded.body.find("replaces the admin API's upstream of this name"),
+              std::string::npos)
+        << reloaded.body;
+    EXPECT_TRUE(eventually([&] { return listed(client, "fileclash_echo"); }, kSettle));
+    EXPECT_FALSE(listed(client, "clash_echo"));
+    EXPECT_TRUE(eventually(
+        [] {
+            const Reply d = admin("GET", "upstreams/clash/definition");
+            return d.status == 200 && d.body.find("config file defines") != std::string::npos;
+        },
+        kSettle))
+        << admin("GET", "upstreams/clash/definition").body;
+
+    // The file gives the name up: the API's upstream runs again.
+    dir_->write("crank.json", original);
+    ASSERT_EQ(admin("POST", "reload").status, 200);
+    EXPECT_TRUE(eventually([&] { return listed(client, "clash_echo"); }, kSettle));
+    EXPECT_FALSE(listed(client, "fileclash_echo"));
+    EXPECT_EQ(admin("DELETE", "upstreams/clash?grace_ms=0").status, 200);
 }
 
 TEST_F(UpstreamAdminSuite, ATestConnectionOfABrokenUpstreamNamesTheProblem) {
