@@ -108,6 +108,14 @@ public:
     std::string summary(const store::OperationRecord& record) const override {
         return UpstreamRowsBase::summary(record);
     }
+
+    std::string shown(const std::string& config_json) const override {
+        return redactedUpstream(config_json);
+    }
+
+    void shownPair(json::Document& from, json::Document& to) const override {
+        redactUpstreamPair(from, to);
+    }
 };
 
 class UpstreamDefinitionsResource final : public UpstreamRowsBase {
@@ -234,7 +242,9 @@ private:
         for (const auto& [name, v] : {std::pair("latest", &latest), {"published", &published}}) {
             key(w, name);
             if (*v) {
-                writeVersion(w, **v);
+                store::OperationVersion shown = **v;
+                shown.config_json = redactedUpstream(shown.config_json);
+                writeVersion(w, shown);
             } else {
                 w.Null();
             }
@@ -266,6 +276,10 @@ private:
         const rapidjson::Value* upstream = upstreamOf(doc, error);
         if (upstream == nullptr) {
             return error;
+        }
+        // A secret sent back as shown ("[redacted]") keeps the base version's value.
+        if (auto was = catalog.store().getOperationVersion(record.id, base->value.GetInt64())) {
+            restoreRedacted(doc["config"], doc.GetAllocator(), was->config_json);
         }
         std::vector<config::ConfigError> fixed;
         if (json::stringMember(*upstream, "name") != record.name) {
@@ -355,7 +369,9 @@ private:
         key(w, "upstream");
         writeSummary(w, r);
         key(w, "version");
-        writeVersion(w, v);
+        store::OperationVersion shown = v;
+        shown.config_json = redactedUpstream(shown.config_json);
+        writeVersion(w, shown);
         w.EndObject();
         return api::text(b);
     }

@@ -5,9 +5,13 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
 
 #include "admin/api_json.h"
 #include "admin/upstream_catalog.h"
+#include "json/json_value.h"
 #include "store/store.h"
 
 namespace crank::admin {
@@ -23,5 +27,18 @@ std::string upstreamSummary(const UpstreamCatalog& catalog, const store::Operati
 /// The newest version of admin upstream `id`; nullopt when it has none.
 std::optional<store::OperationVersion> newestUpstreamVersion(const UpstreamCatalog& catalog,
                                                              const std::string& id);
+
+// An upstream's secrets in answers: the string values of `config.headers` and `config.env` (an
+// mcp upstream's header values and its process's environment) are shown as "[redacted]";
+// `{"env": NAME}` references are shown as they are (they hold no secret).
+
+/// The text of an upstream object with its secrets hidden.
+std::string redactedUpstream(std::string_view config_json);
+/// Both hidden for a diff; a secret whose value differs reads "[redacted: changed]" in `to`.
+void redactUpstreamPair(json::Document& from, json::Document& to);
+/// An edit that sends a secret back as "[redacted]" keeps the value of `base_json` (the version
+/// it started from).
+void restoreRedacted(rapidjson::Value& upstream, rapidjson::Document::AllocatorType& allocator,
+                     std::string_view base_json);
 
 }  // namespace crank::admin

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "admin/operation_catalog.h"
+#include "json/json_value.h"
 #include "store/store.h"
 
 namespace crank::admin {
@@ -37,6 +38,10 @@ public:
                                             std::string& extra) = 0;
     /// The row's summary object, as the collection's answers show it.
     virtual std::string summary(const store::OperationRecord& record) const = 0;
+    /// A version's config as answers show it (secrets hidden); as stored by default.
+    virtual std::string shown(const std::string& config_json) const { return config_json; }
+    /// Two versions' configs as a diff compares them (secrets hidden, a changed one marked).
+    virtual void shownPair(json::Document& /*from*/, json::Document& /*to*/) const {}
 };
 
 }  // namespace crank::admin

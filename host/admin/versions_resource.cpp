@@ -75,6 +75,9 @@ private:
         if (!versions) {
             return storeError(versions.error());
         }
+        for (store::OperationVersion& v : *versions) {
+            v.config_json = rows_->shown(v.config_json);
+        }
         out = wrapped("versions", [&](Writer& w) { writeArray(w, *versions, writeVersion); });
         return std::nullopt;
     }
@@ -104,6 +107,7 @@ private:
         if (!v) {
             return storeError(v.error());
         }
+        v->config_json = rows_->shown(v->config_json);
         out = wrapped("version", [&](Writer& w) { writeVersion(w, *v); });
         return std::nullopt;
     }
@@ -138,6 +142,7 @@ private:
             !json::parseJson(z->config_json, dz, "").ok()) {
             return ApiError{500, "internal", "a stored version is not valid JSON", {}, {}, {}};
         }
+        rows_->shownPair(da, dz);
         rapidjson::StringBuffer b;
         Writer w(b);
         w.StartObject();

@@ -13,14 +13,16 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <sstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include "crankd_suite.h"
 #include "mcp_http_client.h"
@@ -350,6 +352,49 @@ TEST_F(UpstreamAdminSuite, TheConfigFileWinsANameAndTheApisUpstreamComesBackWhen
     EXPECT_TRUE(eventually([&] { return listed(client, "clash_echo"); }, kSettle));
     EXPECT_FALSE(listed(client, "fileclash_echo"));
     EXPECT_EQ(admin("DELETE", "upstreams/clash?grace_ms=0").status, 200);
+}
+
+TEST_F(UpstreamAdminSuite, SecretsAreNotShownBackAndAnEditThatSendsThemAsShownKeepsThem) {
+    const std::string upstream = R"({"name": "secretive", "config": {"url": ")" + httpUrl_ +
+                                 R"(", "headers": {"X-Api-Key": "sekret-4711"}}})";
+    const Reply created = admin("POST", "upstreams", R"({"config": )" + upstream + "}");
+    ASSERT_EQ(created.status, 201) << created.body;
+    EXPECT_EQ(created.body.find("sekret-4711"), std::string::npos) << created.body;
+    const Reply definition = admin("GET", "upstreams/secretive/definition");
+    ASSERT_EQ(definition.status, 200) << definition.body;
+    EXPECT_EQ(definition.body.find("sekret-4711"), std::string::npos) << definition.body;
+    EXPECT_NE(definition.body.find(R"("X-Api-Key":"[redacted]")"), std::string::npos)
+        << definition.body;
+
+    // The shown config sent back with another prefix: the secret is kept, not "[redacted]".
+    const rapidjson::Document shown = definition.json();
+    rapidjson::StringBuffer text;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(text);
+    shown["latest"]["config"].Accept(writer);
+    std::string edited = text.GetString();
+    edited.insert(1, R"("prefix": "sec",)");
+    ASSERT_EQ(
+        admin("PUT", "upstreams/secretive", R"({"base_version": 1, "config": )" + edited + "}")
+            .status,
+        201);
+    const Reply same = admin("GET", "upstreams/secretive/diff?from=1&to=2");
+    ASSERT_EQ(same.status, 200) << same.body;
+    EXPECT_EQ(same.body.find("X-Api-Key"), std::string::npos) << "the secret did not change";
+    EXPECT_EQ(same.body.find("redacted"), std::string::npos) << same.body;
+
+    // A new value: the diff says it changed, without either value.
+    std::string rotated = upstream;
+    rotated.replace(rotated.find("sekret-4711"), 11, "sekret-0815");
+    ASSERT_EQ(
+        admin("PUT", "upstreams/secretive", R"({"base_version": 2, "config": )" + rotated + "}")
+            .status,
+        201);
+    const Reply changed = admin("GET", "upstreams/secretive/diff?from=2&to=3");
+    EXPECT_NE(changed.body.find("[redacted: changed]"), std::string::npos) << changed.body;
+    EXPECT_EQ(changed.body.find("sekret"), std::string::npos) << changed.body;
+    const Reply versions = admin("GET", "upstreams/secretive/versions");
+    EXPECT_EQ(versions.body.find("sekret"), std::string::npos) << versions.body;
+    EXPECT_EQ(admin("DELETE", "upstreams/secretive").status, 200);
 }
 
 TEST_F(UpstreamAdminSuite, ATestConnectionOfABrokenUpstreamNamesTheProblem) {
