@@ -204,7 +204,9 @@ std::optional<UpstreamCatalog::Applied> UpstreamCatalog::applied(std::string_vie
     if (it == entries_.end()) {
         return std::nullopt;
     }
-    return Applied{it->second.version, it->second.error};
+    const Entry& e = it->second;
+    return Applied{e.version, e.error,
+                   e.running ? std::optional<std::int64_t>(e.running_version) : std::nullopt};
 }
 
 void UpstreamCatalog::apply(const store::OperationRecord& record, std::int64_t version,
@@ -232,6 +234,7 @@ void UpstreamCatalog::apply(const store::OperationRecord& record, std::int64_t v
     entry.version = version;
     if (done) {
         entry.running = upstream;
+        entry.running_version = version;
         entry.error.clear();
         entry.failures = 0;
         log::info("admin: upstream {} runs version {}", record.name, version);

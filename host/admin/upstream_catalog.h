@@ -92,8 +92,11 @@ public:
     /// What this node runs of admin upstream `id`: the version, and why it does not run when
     /// it failed to (empty when it runs). nullopt: nothing of it was applied here.
     struct Applied {
-        std::int64_t version = 0;
-        std::string error;
+        std::int64_t version = 0;  ///< the version last applied (or tried)
+        std::string error;         ///< why `version` does not run here; empty when it does
+        /// The version that runs here: `version`, or the one before when a new one failed to
+        /// take its place; nullopt when none runs.
+        std::optional<std::int64_t> running_version;
     };
     std::optional<Applied> applied(std::string_view id) const;
 
@@ -105,6 +108,7 @@ private:
         std::string name;
         std::int64_t version = 0;
         std::optional<config::UpstreamConfig> running;  ///< what the directory runs of it
+        std::int64_t running_version = 0;               ///< the version of `running`
         std::string error;
         int failures = 0;  ///< in a row, for the back-off
         std::chrono::steady_clock::time_point retry_at{};

@@ -43,8 +43,7 @@ void writeUpstreamSummary(api::Writer& w, const UpstreamCatalog& catalog,
     key(w, "latest_version");
     api::optInt(w, latest ? std::optional<std::int64_t>(latest->version) : std::nullopt);
     key(w, "served_version");
-    api::optInt(w, applied && applied->error.empty() ? std::optional<std::int64_t>(applied->version)
-                                                     : std::nullopt);
+    api::optInt(w, applied ? applied->running_version : std::nullopt);
     key(w, "error");
     api::str(w, error);
     key(w, "created_at");
