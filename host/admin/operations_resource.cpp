@@ -17,6 +17,7 @@
 #include "admin/api_request.h"
 #include "admin/operation_views.h"
 #include "admin/resources.h"
+#include "admin/row_versions.h"
 #include "json/json_members.h"
 #include "json/json_text.h"
 #include "log/log.h"
@@ -120,32 +121,16 @@ private:
         store::OperationRecord record;
         record.workspace_id = c.workspace;
         record.name = c.name;
-        auto created = catalog.store().createOperation(record);
-        if (!created) {
-            ApiError e = storeError(created.error());
-            if (e.status == 409) {
-                e.fields.push_back({"name", "an operation of this name exists already"});
-            }
+        store::OperationRecord created;
+        store::OperationVersion version;
+        if (auto e = createRow(catalog.store(), record, json::toJsonText(*op),
+                               json::stringMember(doc, "comment"), created, version)) {
             return e;
         }
-        store::OperationVersionDraft draft;
-        draft.config_json = json::toJsonText(*op);
-        draft.created_by = "admin";
-        draft.comment = json::stringMember(doc, "comment");
-        draft.expected_latest = 0;
-        auto version = catalog.store().addOperationVersion(created->id, draft);
-        if (!version) {
-            // No operation without a version: it would hold the name and take no edit.
-            if (auto undone = catalog.store().deleteOperation(created->id); !undone) {
-                log::warn("admin: cannot remove operation {} after its first version failed: {}",
-                          created->id, undone.error().message);
-            }
-            return storeError(version.error());
-        }
         audit(c.workspace, c.name, "operation.create", "ok",
-              R"({"id":)" + jsonString(created->id) + R"(,"version":1})");
+              R"({"id":)" + jsonString(created.id) + R"(,"version":1})");
         status = 201;
-        out = operationAndVersion(*created, *version);
+        out = operationAndVersion(created, version);
         return std::nullopt;
     }
 
@@ -242,29 +227,16 @@ private:
         if (auto e = checkedError(checked)) {
             return e;
         }
-        store::OperationVersionDraft draft;
-        draft.config_json = json::toJsonText(*op);
-        draft.created_by = "admin";
-        draft.comment = json::stringMember(doc, "comment");
-        draft.expected_latest = base->value.GetInt64();
-        auto version = catalog.store().addOperationVersion(id, draft);
-        if (!version) {
-            ApiError e = storeError(version.error());
-            if (e.status == 409) {
-                if (auto latest = latestOf(id)) {
-                    e.latest_version = latest->version;
-                    e.message = fmt::format(
-                        "version {} was saved since you loaded version {}; reload it, apply "
-                        "your change again and save",
-                        latest->version, base->value.GetInt64());
-                }
-            }
+        store::OperationVersion version;
+        if (auto e = addRowVersion(catalog.store(), id, json::toJsonText(*op),
+                                   json::stringMember(doc, "comment"), base->value.GetInt64(),
+                                   version)) {
             return e;
         }
         audit(record.workspace_id, record.name, "operation.update", "ok",
-              fmt::format(R"({{"id":{},"version":{}}})", jsonString(id), version->version));
+              fmt::format(R"({{"id":{},"version":{}}})", jsonString(id), version.version));
         status = 201;
-        out = operationAndVersion(record, *version);
+        out = operationAndVersion(record, version);
         return std::nullopt;
     }
 

@@ -18,6 +18,7 @@
 #include "admin/api_request.h"
 #include "admin/operation_views.h"
 #include "admin/resources.h"
+#include "admin/row_versions.h"
 #include "admin/upstream_catalog.h"
 #include "admin/upstream_views.h"
 #include "admin/versioned_rows.h"
@@ -192,28 +193,16 @@ private:
         record.kind = store::OperationKind::upstream;
         record.workspace_id = checked.upstream->workspace;
         record.name = checked.upstream->name;
-        auto created = catalog.store().createOperation(record);
-        if (!created) {
-            ApiError e = storeError(created.error());
-            if (e.status == 409) {
-                e.fields.push_back({"name", "an upstream of this name exists already"});
-            }
+        store::OperationRecord created;
+        store::OperationVersion version;
+        if (auto e = createRow(catalog.store(), record, json::toJsonText(*upstream),
+                               json::stringMember(doc, "comment"), created, version)) {
             return e;
         }
-        store::OperationVersionDraft draft;
-        draft.config_json = json::toJsonText(*upstream);
-        draft.created_by = "admin";
-        draft.comment = json::stringMember(doc, "comment");
-        draft.expected_latest = 0;
-        auto version = catalog.store().addOperationVersion(created->id, draft);
-        if (!version) {
-            (void)catalog.store().deleteOperation(created->id);  // no row without a version
-            return storeError(version.error());
-        }
-        audit(created->workspace_id, created->name, "upstream.create", "ok",
-              R"({"id":)" + jsonString(created->id) + R"(,"version":1})");
+        audit(created.workspace_id, created.name, "upstream.create", "ok",
+              R"({"id":)" + jsonString(created.id) + R"(,"version":1})");
         c.status = 201;
-        c.out = answer(*created, *version);
+        c.out = answer(created, version);
         return std::nullopt;
     }
 
@@ -299,29 +288,16 @@ private:
         if (!checked.upstream) {
             return refused(checked);
         }
-        store::OperationVersionDraft draft;
-        draft.config_json = json::toJsonText(*upstream);
-        draft.created_by = "admin";
-        draft.comment = json::stringMember(doc, "comment");
-        draft.expected_latest = base->value.GetInt64();
-        auto version = catalog.store().addOperationVersion(record.id, draft);
-        if (!version) {
-            ApiError e = storeError(version.error());
-            if (e.status == 409) {
-                if (const auto latest = latestOf(record.id)) {
-                    e.latest_version = latest->version;
-                    e.message = fmt::format(
-                        "version {} was saved since you loaded version {}; reload it, apply "
-                        "your change again and save",
-                        latest->version, base->value.GetInt64());
-                }
-            }
+        store::OperationVersion version;
+        if (auto e = addRowVersion(catalog.store(), record.id, json::toJsonText(*upstream),
+                                   json::stringMember(doc, "comment"), base->value.GetInt64(),
+                                   version)) {
             return e;
         }
         audit(record.workspace_id, record.name, "upstream.update", "ok",
-              fmt::format(R"({{"id":{},"version":{}}})", jsonString(record.id), version->version));
+              fmt::format(R"({{"id":{},"version":{}}})", jsonString(record.id), version.version));
         c.status = 201;
-        c.out = answer(record, *version);
+        c.out = answer(record, version);
         return std::nullopt;
     }
 

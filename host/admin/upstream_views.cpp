@@ -4,6 +4,7 @@
 
 #include <rapidjson/stringbuffer.h>
 
+#include "json/json_parse.h"
 #include "json/json_text.h"
 
 namespace crank::admin {
@@ -97,8 +98,7 @@ void redact(rapidjson::Value& upstream, rapidjson::Value* other) {
 
 std::string redactedUpstream(std::string_view config_json) {
     json::Document doc;
-    doc.Parse(config_json.data(), config_json.size());
-    if (doc.HasParseError()) {
+    if (!json::parseJson(config_json, doc, "").ok()) {
         return std::string(config_json);
     }
     redact(doc, nullptr);
@@ -110,11 +110,10 @@ void redactUpstreamPair(json::Document& from, json::Document& to) {
     redact(from, nullptr);
 }
 
-void restoreRedacted(rapidjson::Value& upstream, rapidjson::Document::AllocatorType& allocator,
+void restoreRedacted(rapidjson::Value& upstream, json::Document::AllocatorType& allocator,
                      std::string_view base_json) {
     json::Document base;
-    base.Parse(base_json.data(), base_json.size());
-    if (base.HasParseError()) {
+    if (!json::parseJson(base_json, base, "").ok()) {
         return;
     }
     for (const char* which : {"headers", "env"}) {

@@ -38,7 +38,7 @@ std::string redactedUpstream(std::string_view config_json);
 void redactUpstreamPair(json::Document& from, json::Document& to);
 /// An edit that sends a secret back as "[redacted]" keeps the value of `base_json` (the version
 /// it started from).
-void restoreRedacted(rapidjson::Value& upstream, rapidjson::Document::AllocatorType& allocator,
+void restoreRedacted(rapidjson::Value& upstream, json::Document::AllocatorType& allocator,
                      std::string_view base_json);
 
 }  // namespace crank::admin

@@ -84,24 +84,8 @@ protected:
                         body);
     }
 
-    static std::vector<std::string> toolNames(const McpClient& client) {
-        std::vector<std::string> names;
-        const Reply reply =
-            client.post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}})");
-        rapidjson::Document doc;
-        doc.Parse(reply.body.c_str());
-        if (doc.HasParseError() || !doc.HasMember("result")) {
-            return names;
-        }
-        for (const auto& tool : doc["result"]["tools"].GetArray()) {
-            names.emplace_back(tool["name"].GetString());
-        }
-        return names;
-    }
-
     static bool listed(const McpClient& client, const std::string& name) {
-        const std::vector<std::string> names = toolNames(client);
-        return std::find(names.begin(), names.end(), name) != names.end();
+        return client.lists(name);
     }
 
     static std::string echoed(McpClient& client, const std::string& tool, const std::string& text) {

@@ -64,25 +64,8 @@ protected:
                         {{"Authorization", std::string("Bearer ") + kAdminToken}});
     }
 
-    static std::vector<std::string> toolNames(const McpClient& client) {
-        std::vector<std::string> names;
-        const Reply reply =
-            client.post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}})");
-        rapidjson::Document doc;
-        doc.Parse(reply.body.c_str());
-        if (doc.HasParseError() || !doc.HasMember("result")) {
-            ADD_FAILURE() << reply.body;
-            return names;
-        }
-        for (const auto& tool : doc["result"]["tools"].GetArray()) {
-            names.emplace_back(tool["name"].GetString());
-        }
-        return names;
-    }
-
     static bool listed(const McpClient& client, const std::string& name) {
-        const std::vector<std::string> names = toolNames(client);
-        return std::find(names.begin(), names.end(), name) != names.end();
+        return client.lists(name);
     }
 };
 

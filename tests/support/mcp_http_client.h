@@ -3,6 +3,7 @@
 // A raw HTTP/1.1 client for the MCP endpoint in tests: one exchange per connection, and an SSE
 // reader, both on loopback sockets (Poco::Net), so that any header can be sent or left out.
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -224,6 +225,38 @@ public:
     /// tools/call's `result` object (a copy in its own document; ADD_FAILURE and {} when the
     /// answer has none). The whole HTTP response body goes to `body` when given.
     /// `meta_json`: the params' `_meta` object, when not empty.
+    /// Every tool name tools/list offers, page by page (at most 100 pages); empty when an answer
+    /// has no result (the caller's assertion says what it expected).
+    std::vector<std::string> toolNames() const {
+        std::vector<std::string> names;
+        std::string cursor;
+        for (int page = 0; page < 100; ++page) {
+            const Reply reply =
+                post(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{)" +
+                     (cursor.empty() ? std::string() : R"("cursor":")" + cursor + "\"") + "}}");
+            rapidjson::Document doc;
+            doc.Parse(reply.body.c_str());
+            if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("result") ||
+                !doc["result"].HasMember("tools")) {
+                return names;
+            }
+            for (const auto& tool : doc["result"]["tools"].GetArray()) {
+                names.emplace_back(tool["name"].GetString());
+            }
+            if (!doc["result"].HasMember("nextCursor") || !doc["result"]["nextCursor"].IsString()) {
+                break;
+            }
+            cursor = doc["result"]["nextCursor"].GetString();
+        }
+        return names;
+    }
+
+    /// Whether tools/list offers `name`.
+    bool lists(const std::string& name) const {
+        const std::vector<std::string> names = toolNames();
+        return std::find(names.begin(), names.end(), name) != names.end();
+    }
+
     rapidjson::Document callTool(const std::string& tool, const std::string& arguments,
                                  std::string* body = nullptr,
                                  const std::string& meta_json = "") const {
