@@ -196,8 +196,9 @@ OperationCatalog::Checked OperationCatalog::check(const rapidjson::Value& operat
         out.errors = std::move(loaded.errors);
         return out;
     }
+    const std::shared_ptr<const config::Config> against = compileConfig();
     runtime::CompiledOperation compiled =
-        runtime::compileOperation(*loaded.operation, *deps_.config, *deps_.plugins);
+        runtime::compileOperation(*loaded.operation, *against, *deps_.plugins);
     std::vector<ConfigError> taken = names == NameCheck::unique
                                          ? conflicts(*loaded.operation, self_id)
                                          : std::vector<ConfigError>();

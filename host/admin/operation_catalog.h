@@ -131,7 +131,16 @@ public:
         std::vector<std::string> changes;         ///< what was applied, one line each
     };
     ConfigReload reloadConfigOperations(std::vector<runtime::OperationPtr> next);
+    /// A reload's auth profiles (`next` is the reloaded config): from now on admin operations
+    /// are compiled against them, and each one served whose profile changed is compiled again
+    /// from its stored version and served in place (its calls in flight keep the old one). One
+    /// that no longer compiles (its profile is gone) keeps serving as it was, and is named
+    /// under `errors`.
+    ConfigReload reloadAuthProfiles(const config::Config& next);
     const config::Config& config() const { return *deps_.config; }
+    /// What admin operations are compiled against: the config crankd started with, or the
+    /// last reload's (auth profiles, upstreams).
+    std::shared_ptr<const config::Config> compileConfig() const;
     const plugins::PluginRegistry& plugins() const { return *deps_.plugins; }
     store::Store& store() const { return *deps_.store; }
     runtime::OperationRunner& runner() const { return *deps_.runner; }
@@ -162,6 +171,7 @@ private:
     mutable std::mutex mutex_;          // served_, errors_, deps_.config_operations
     std::map<std::string, Entry, std::less<>> served_;
     std::map<std::string, std::string, std::less<>> errors_;
+    std::shared_ptr<const config::Config> reloaded_;  // a reload's config; null: deps_.config
 
     std::mutex loop_mutex_;
     std::condition_variable loop_wake_;

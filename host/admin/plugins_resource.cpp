@@ -215,7 +215,7 @@ private:
         w.EndArray();
         key(w, "auth_profiles");
         w.StartArray();
-        for (const auto& [name, profile] : config.auth_profiles) {
+        for (const auto& [name, profile] : catalog.compileConfig()->auth_profiles) {
             str(w, name);
         }
         w.EndArray();
@@ -240,7 +240,8 @@ private:
         w.StartObject();
         key(w, "auth_profiles");
         w.StartArray();
-        for (const auto& [name, p] : config.auth_profiles) {
+        const std::shared_ptr<const config::Config> now = catalog.compileConfig();
+        for (const auto& [name, p] : now->auth_profiles) {
             using Type = config::AuthProfile::Type;
             w.StartObject();
             key(w, "name");

@@ -30,9 +30,6 @@ constexpr Section kRestartSections[] = {
     {"jobs", "the job workers"},
     {"audit", "the audit log"},
     {"admin", "the admin API and the UI"},
-    {"auth_profiles",
-     "the admin API's operations keep the auth profiles they were published with (the file's "
-     "operations use the new ones)"},
 };
 
 /// The text of section `name` in `c` ("" when the file has none).
@@ -205,6 +202,17 @@ ReloadReport ConfigReloader::run() {
     // Agents, their keys, bounds and rates: every request from now on is checked against them.
     if (targets_.access != nullptr) {
         targets_.access->setFile(*next);
+    }
+    // The auth profiles: the file's operations were compiled against them above; the admin
+    // API's that use a changed one are compiled again and served in place.
+    if (targets_.operations != nullptr) {
+        admin::OperationCatalog::ConfigReload profiles =
+            targets_.operations->reloadAuthProfiles(*next);
+        report.changes.insert(report.changes.end(), profiles.changes.begin(),
+                              profiles.changes.end());
+        for (const config::ConfigError& e : profiles.errors) {
+            report.problems.push_back(e.toString());
+        }
     }
     if (next->log_level != applied_.log_level) {
         if (targets_.log_level_from_command_line) {

@@ -80,13 +80,7 @@ protected:
         ASSERT_TRUE(ready) << process_->stderrText();
     }
 
-    /// Rewrites the config file as CrankdSuite wrote it, with `config_members`.
-    static void rewrite(const std::string& config_members) {
-        dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
-                                      R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
-                                      R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, )" +
-                                      config_members + "}");
-    }
+    static void rewrite(const std::string& config_members) { rewriteConfig(config_members); }
 
     static Reply reload() {
         return exchange(port_, "POST", "/admin/api/reload",
@@ -269,6 +263,97 @@ TEST_F(ConfigReloadSuite, ARemovedUpstreamEndsAndAStoppedOneStaysStoppedAcrossAR
     // Started, it runs its new config.
     ASSERT_EQ(admin("POST", "upstreams/alpha/start").status, 200);
     EXPECT_TRUE(eventually([] { return processesWith(marker("v6")) == 1; }, kSettle));
+}
+
+// A reload's auth profile reaches the admin API's operations: one published with profile "p"
+// is compiled again and sends the new header at its next call (crank-rest-fixture echoes the
+// headers it got); a profile taken out of the file leaves it serving as it was, named under
+// `problems`.
+class AuthProfileReloadSuite : public CrankdSuite<AuthProfileReloadSuite> {
+protected:
+    static std::string members(const std::string& tenant, bool with_profile = true) {
+        return R"("admin": {"token": {"env": "CRANK_RELOAD_ADMIN_TOKEN"}},
+            "auth_profiles": {)" +
+               std::string(with_profile ? R"("p": {"type": "none", "headers": {"X-Tenant": ")" +
+                                              tenant + R"("}})"
+                                        : "") +
+               "}";
+    }
+
+    static void SetUpTestSuite() {
+        fixture_ = new ChildProcess(
+            std::vector<std::string>{CRANK_REST_FIXTURE_PATH, "--listen", "127.0.0.1:0"});
+        const auto port = fixture_->waitForListeningPort(std::chrono::seconds(20));
+        ASSERT_TRUE(port) << fixture_->stderrText();
+        fixturePort_ = *port;
+        startCrankd(members("one"), {{"CRANK_RELOAD_ADMIN_TOKEN", kAdminToken}});
+    }
+
+    static void TearDownTestSuite() {
+        CrankdSuite::TearDownTestSuite();
+        if (fixture_ != nullptr) {
+            fixture_->signal(SIGTERM);
+            fixture_->waitForExit(std::chrono::seconds(10));
+            delete fixture_;
+            fixture_ = nullptr;
+        }
+    }
+
+    static Reply admin(const std::string& method, const std::string& path,
+                       const std::string& body = "") {
+        return exchange(port_, method, "/admin/api/" + path,
+                        {{"Authorization", std::string("Bearer ") + kAdminToken},
+                         {"Content-Type", "application/json"}},
+                        body);
+    }
+
+    /// The X-Tenant header the fixture got from one call of the admin operation.
+    static std::string tenantSeen(const McpClient& client) {
+        const rapidjson::Document result = client.callTool("hdr", "{}");
+        if (!result.IsObject() || !result.HasMember("structuredContent")) {
+            return "";
+        }
+        const auto& content = result["structuredContent"];
+        if (!content.HasMember("headers") || !content["headers"].HasMember("x-tenant")) {
+            return "";
+        }
+        return content["headers"]["x-tenant"].GetString();
+    }
+
+    static inline ChildProcess* fixture_ = nullptr;
+    static inline std::uint16_t fixturePort_ = 0;
+};
+
+TEST_F(AuthProfileReloadSuite, AnAdminOperationTakesItsChangedProfileAtTheNextCall) {
+    const std::string op = R"({"name": "hdr", "description": "the headers the fixture got",
+        "protocol": "rest", "config": {"url": "http://127.0.0.1:)" +
+                           std::to_string(fixturePort_) + R"(/headers"},
+        "execution": {"mode": "unary"}, "auth_profile": "p"})";
+    const Reply created = admin("POST", "operations", R"({"config": )" + op + "}");
+    ASSERT_EQ(created.status, 201) << created.body;
+    rapidjson::Document doc = created.json();
+    const std::string id = doc["operation"]["id"].GetString();
+    ASSERT_EQ(admin("POST", "operations/" + id + "/publish", R"({"version": 1})").status, 200);
+    McpClient client(port_);
+    ASSERT_TRUE(client.open());
+    EXPECT_EQ(tenantSeen(client), "one");
+
+    rewriteConfig(members("two"));
+    const Reply reloaded = admin("POST", "reload");
+    ASSERT_EQ(reloaded.status, 200) << reloaded.body;
+    EXPECT_NE(reloaded.body.find(R"(admin operation hdr (default): auth profile \"p\" applied)"),
+              std::string::npos)
+        << reloaded.body;
+    EXPECT_EQ(reloaded.body.find("auth_profiles:"), std::string::npos)
+        << "no longer restart-required: " << reloaded.body;
+    EXPECT_EQ(tenantSeen(client), "two");
+
+    // The profile taken out: the operation serves on as it was, and the reload says why.
+    rewriteConfig(members("", false));
+    const Reply gone = admin("POST", "reload");
+    ASSERT_EQ(gone.status, 200) << gone.body;
+    EXPECT_NE(gone.body.find("keeps its old auth profile"), std::string::npos) << gone.body;
+    EXPECT_EQ(tenantSeen(client), "two");
 }
 
 }  // namespace

@@ -35,17 +35,26 @@ protected:
         if (before_start) {
             before_start(dir_->file("crank.db"));
         }
-        const std::string config =
-            dir_->write("crank.json", R"({"store": {"path": ")" + dir_->file("crank.db") +
-                                          R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
-                                          R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, )" +
-                                          members + "}");
+        const std::string config = dir_->write("crank.json", configText(members));
         process_ = new ChildProcess(
             std::vector<std::string>{CRANKD_PATH, "--config", config, "--listen", "127.0.0.1:0"},
             env);
         const auto port = process_->waitForListeningPort(std::chrono::seconds(20));
         ASSERT_TRUE(port) << process_->stderrText();
         port_ = *port;
+    }
+
+    /// Rewrites the config file as startCrankd() wrote it, with `members` (before a reload).
+    static void rewriteConfig(const std::string& members) {
+        dir_->write("crank.json", configText(members));
+    }
+
+    /// The config file's text: the store and the plugin directories, then `members`.
+    static std::string configText(const std::string& members) {
+        return R"({"store": {"path": ")" + dir_->file("crank.db") +
+               R"("}, "plugins": {"directories": [")" CRANK_PLUGIN_DIR
+               R"(", ")" CRANK_TEST_PLUGIN_DIR R"("]}, )" +
+               members + "}";
     }
 
     static void TearDownTestSuite() {
