@@ -351,6 +351,15 @@ std::string McpUpstream::status() {
            R"(,"last_used_ms":)" + std::to_string(s.last_used_ms) + R"(,"last_error":)" +
            sdk::jsonQuote(s.last_error) + R"(,"transport":)" + sdk::jsonQuote(s.transport) +
            R"(,"protocol_version":)" + sdk::jsonQuote(s.protocol_version) +
+           // The era of MCP the connection speaks: "2025" (initialize and sessions, the revisions
+           // of 2024-11-05 to 2025-11-25) or "2026" (2026-07-28, stateless); "" before a
+           // handshake.
+           R"(,"era":)" +
+           sdk::jsonQuote(s.protocol_version.empty()                 ? ""
+                          : s.protocol_version.rfind("2026", 0) == 0 ? "2026"
+                                                                     : "2025") +
+           R"(,"instructions":)" + sdk::jsonQuote(s.instructions) + R"(,"capabilities":)" +
+           (s.capabilities_json.empty() ? std::string("null") : s.capabilities_json) +
            R"(,"server":{"name":)" + sdk::jsonQuote(s.server_name) + R"(,"version":)" +
            sdk::jsonQuote(s.server_version) + R"(},"reconnects":)" + std::to_string(s.reconnects) +
            "}";

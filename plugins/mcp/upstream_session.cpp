@@ -62,7 +62,16 @@ std::string initialize(Connection& c, const UpstreamOptions& o, Handshake& out) 
     if (doc.IsObject() && doc.HasMember("capabilities") && doc["capabilities"].IsObject()) {
         out.capabilities_json = jsonText(doc["capabilities"]);
     }
+    // Shown in crankd's status: bounded, cut at a character boundary.
     out.instructions = stringMember(doc, "instructions");
+    if (constexpr std::size_t kMaxInstructions = std::size_t{16} * 1024;
+        out.instructions.size() > kMaxInstructions) {
+        std::size_t cut = kMaxInstructions;
+        while (cut > 0 && (static_cast<unsigned char>(out.instructions[cut]) & 0xC0U) == 0x80U) {
+            --cut;
+        }
+        out.instructions.resize(cut);
+    }
     c.setProtocolVersion(out.version);
     if (!c.notify("notifications/initialized", "")) {
         return "the server went away after initialize";

@@ -236,6 +236,23 @@ TEST_F(UpstreamControlSuite, AnAdHocCallRunsAToolOfTheUpstreamAndIsAudited) {
         << audit.body;
 }
 
+TEST_F(UpstreamControlSuite, TheStatusShowsTheConnectionsEraServerAndInstructions) {
+    ASSERT_TRUE(eventually(
+        [] {
+            const Reply r = admin("GET", "upstreams/beta");
+            return r.status == 200 && r.body.find(R"("connected":true)") != std::string::npos;
+        },
+        kSettle));
+    const Reply beta = admin("GET", "upstreams/beta");
+    const rapidjson::Document doc = beta.json();
+    const auto& connection = doc["upstream"]["connection"];
+    EXPECT_STREQ(connection["era"].GetString(), "2025") << beta.body;
+    EXPECT_STREQ(connection["protocol_version"].GetString(), "2025-11-25") << beta.body;
+    EXPECT_TRUE(connection["instructions"].IsString()) << beta.body;
+    ASSERT_TRUE(connection["capabilities"].IsObject()) << beta.body;
+    EXPECT_TRUE(connection["capabilities"].HasMember("tools")) << beta.body;
+}
+
 TEST_F(UpstreamControlSuite, BadControlsGetErrorsThatNameTheProblem) {
     const Reply none = admin("POST", "upstreams/nope/stop");
     EXPECT_EQ(none.status, 404) << none.body;
