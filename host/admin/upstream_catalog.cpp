@@ -8,6 +8,7 @@
 #include <rapidjson/document.h>
 
 #include "config/config_loader.h"
+#include "config/tool_policy.h"
 #include "json/json_parse.h"
 #include "log/log.h"
 
@@ -62,7 +63,10 @@ UpstreamCatalog::Checked UpstreamCatalog::check(const rapidjson::Value& upstream
         out.errors = std::move(loaded.errors);
         return out;
     }
-    out.errors = directory_.check(*loaded.upstream);
+    out.errors = commandErrors(*loaded.upstream);
+    for (config::ConfigError& e : directory_.check(*loaded.upstream)) {
+        out.errors.push_back(std::move(e));
+    }
     if (!out.errors.empty()) {
         return out;
     }
@@ -91,6 +95,27 @@ UpstreamCatalog::Checked UpstreamCatalog::check(const rapidjson::Value& upstream
     }
     out.upstream = std::move(loaded.upstream);
     return out;
+}
+
+std::vector<config::ConfigError> UpstreamCatalog::commandErrors(
+    const config::UpstreamConfig& upstream) const {
+    const auto& allowed = config_.admin.upstream_commands;
+    if (!allowed) {
+        return {};
+    }
+    json::Document doc;
+    if (!json::parseJson(upstream.config_json, doc, "").ok() || !doc.IsObject() ||
+        !doc.HasMember("command") || !doc["command"].IsString()) {
+        return {};  // no command to run (an HTTP upstream), or the adapter says what is wrong
+    }
+    const std::string_view command(doc["command"].GetString(), doc["command"].GetStringLength());
+    for (const std::string& pattern : *allowed) {
+        if (config::globMatches(pattern, command)) {
+            return {};
+        }
+    }
+    return {{"config.command", "\"" + std::string(command.substr(0, 256)) +
+                                   "\" is not among the commands admin.upstream_commands allows"}};
 }
 
 UpstreamCatalog::Checked UpstreamCatalog::checkText(std::string_view config_json,

@@ -120,6 +120,8 @@ private:
     void withdraw(const std::string& id, std::chrono::milliseconds grace, bool wait);
     void syncLocked();
     void loop(std::chrono::milliseconds interval);
+    /// A stdio `config.command` that admin.upstream_commands does not allow.
+    std::vector<config::ConfigError> commandErrors(const config::UpstreamConfig& upstream) const;
 
     const config::Config& config_;
     std::shared_ptr<store::Store> store_;

@@ -295,6 +295,9 @@ struct AdminConfig {
     std::int64_t test_run_timeout_ms = 60'000;  ///< a test run's whole time, all its steps
     int max_test_runs = 4;                      ///< test runs at once; more get 429
     std::int64_t sync_interval_ms = 5'000;      ///< other nodes' publishes picked up this often
+    /// Glob patterns of the commands the admin API's stdio upstreams may run (`config.command`);
+    /// nullopt: any command; empty: none.
+    std::optional<std::vector<std::string>> upstream_commands;
 };
 
 /// The whole configuration file, validated.

@@ -260,6 +260,15 @@ void Loader::readAdmin(const Json* v) {
                                 a.max_test_runs));
     }
     a.sync_interval_ms = r.integer("sync_interval_ms", a.sync_interval_ms, 100, 3'600'000);
+    if (r.get("upstream_commands") != nullptr) {
+        a.upstream_commands = r.stringArray(
+            "upstream_commands", 256, [](const std::string& pattern) -> std::optional<std::string> {
+                if (pattern.size() > 4096) {
+                    return std::string("expected a glob pattern of at most 4096 characters");
+                }
+                return std::nullopt;
+            });
+    }
     r.finish();
 }
 

@@ -9,35 +9,6 @@ namespace crank::config {
 
 namespace {
 
-/// True when glob `pattern` matches `name`: `*` any run of bytes, `?` any one byte, every other
-/// byte itself. Iterative, at most |pattern| x |name| steps whatever the input (a recursive
-/// matcher such as fnmatch(3) backtracks exponentially in the stars, on names an upstream
-/// chooses).
-bool globMatches(std::string_view pattern, std::string_view name) {
-    std::size_t p = 0;
-    std::size_t n = 0;
-    std::size_t star = std::string_view::npos;  // the last '*' seen, and where its run ends
-    std::size_t resume = 0;
-    while (n < name.size()) {
-        if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-            ++p;
-            ++n;
-        } else if (p < pattern.size() && pattern[p] == '*') {
-            star = p++;
-            resume = n;
-        } else if (star != std::string_view::npos) {
-            p = star + 1;  // the star takes one byte more
-            n = ++resume;
-        } else {
-            return false;
-        }
-    }
-    while (p < pattern.size() && pattern[p] == '*') {
-        ++p;
-    }
-    return p == pattern.size();
-}
-
 const std::string* firstMatch(const std::vector<std::string>& patterns, const std::string& name) {
     for (const std::string& pattern : patterns) {
         if (globMatches(pattern, name)) {
@@ -124,6 +95,35 @@ UpstreamConfig::ToolPolicy readToolPolicy(detail::ObjectReader& parent, std::str
     }
     r.finish();
     return policy;
+}
+
+/// True when glob `pattern` matches `name`: `*` any run of bytes, `?` any one byte, every other
+/// byte itself. Iterative, at most |pattern| x |name| steps whatever the input (a recursive
+/// matcher such as fnmatch(3) backtracks exponentially in the stars, on names an upstream
+/// chooses).
+bool globMatches(std::string_view pattern, std::string_view name) {
+    std::size_t p = 0;
+    std::size_t n = 0;
+    std::size_t star = std::string_view::npos;  // the last '*' seen, and where its run ends
+    std::size_t resume = 0;
+    while (n < name.size()) {
+        if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+            ++p;
+            ++n;
+        } else if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            resume = n;
+        } else if (star != std::string_view::npos) {
+            p = star + 1;  // the star takes one byte more
+            n = ++resume;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') {
+        ++p;
+    }
+    return p == pattern.size();
 }
 
 }  // namespace crank::config

@@ -19,6 +19,10 @@ namespace detail {
 class ObjectReader;
 }  // namespace detail
 
+/// True when glob `pattern` matches `name`: `*` any run of bytes, `?` any one byte, every other
+/// byte itself; at most |pattern| x |name| steps whatever the input.
+bool globMatches(std::string_view pattern, std::string_view name);
+
 /// `key` of the upstream object `parent` reads as a ToolPolicy (empty when absent); its errors go
 /// to the reader's ConfigErrors, each with its path.
 UpstreamConfig::ToolPolicy readToolPolicy(detail::ObjectReader& parent, std::string_view key);

@@ -57,7 +57,8 @@ protected:
             httpFixture_->waitForStderrLine("listening http://", std::chrono::seconds(20));
         ASSERT_TRUE(line) << httpFixture_->stderrText();
         httpUrl_ = line->substr(line->find("http://"));
-        startCrankd(R"("admin": {"token": {"env": "CRANK_UPADMIN_TOKEN"}, "sync_interval_ms": 200},
+        startCrankd(R"("admin": {"token": {"env": "CRANK_UPADMIN_TOKEN"}, "sync_interval_ms": 200,
+                "upstream_commands": [")" CRANK_NODE_PATH R"(", "/nonexistent/*"]},
             "server": {"node_id": "node-a"}, "upstreams": [)" +
                         stdioUpstream("fixed") + "]",
                     {{"CRANK_UPADMIN_TOKEN", kAdminToken}});
@@ -246,6 +247,12 @@ TEST_F(UpstreamAdminSuite, BadUpstreamsAreRefusedByPathAndTheConfigFilesStayRead
                                 "config": {"command": 5}}})");
     ASSERT_EQ(adapter.status, 422) << adapter.body;
     EXPECT_NE(adapter.body.find(R"("path":"config.command")"), std::string::npos) << adapter.body;
+    // Only the commands admin.upstream_commands allows.
+    const Reply command = admin("POST", "upstreams", R"({"config": {"name": "sh",
+                                "config": {"command": "/bin/sh", "args": ["-c", "id"]}}})");
+    ASSERT_EQ(command.status, 422) << command.body;
+    EXPECT_NE(command.body.find(R"("path":"config.command")"), std::string::npos) << command.body;
+    EXPECT_NE(command.body.find("admin.upstream_commands"), std::string::npos) << command.body;
     // A stop and a delete stay bounded: the adapter bounds its waits.
     const Reply slowStop = admin("POST", "upstreams", R"({"config": {"name": "slowstop",
                                  "config": {"command": "/bin/true", "term_wait_ms": 3600000}}})");
