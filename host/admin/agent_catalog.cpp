@@ -31,6 +31,41 @@ ApiError fromStore(const Error& e) {
     return storeError(e);
 }
 
+/// `limits` read as an agent's limits object: its JSON text, or the 422 naming its fields
+/// ("limits.rate.burst").
+std::optional<ApiError> limitsText(const rapidjson::Value& limits, std::string& text) {
+    config::LimitsLoadResult loaded = config::loadAgentLimits(limits);
+    if (!loaded.limits) {
+        for (config::ConfigError& e : loaded.errors) {
+            e.path = "limits" + (e.path.empty() ? "" : "." + e.path);
+        }
+        return ApiError{
+            422, "invalid", "the agent's limits are not valid", std::move(loaded.errors), {}, {}};
+    }
+    text = json::toJsonText(limits);
+    return std::nullopt;
+}
+
+/// Every row a paged list gives, page after page from the first (`fetch(after)` lists those
+/// after the id `after`; `idOf` gives a row's id); nullopt, after logging `what`, when a page
+/// cannot be read.
+template <typename Row, typename Fetch, typename IdOf>
+std::optional<std::vector<Row>> allPages(Fetch fetch, IdOf idOf, const char* what) {
+    std::vector<Row> rows;
+    for (std::string after;;) {
+        auto page = fetch(after);
+        if (!page) {
+            log::warn("admin: cannot read {}: {}", what, page.error().message);
+            return std::nullopt;
+        }
+        rows.insert(rows.end(), page->begin(), page->end());
+        if (page->size() < static_cast<std::size_t>(store::kMaxListLimit)) {
+            return rows;
+        }
+        after = idOf(page->back());
+    }
+}
+
 }  // namespace
 
 AgentCatalog::AgentCatalog(const config::Config& config, std::shared_ptr<store::Store> store,
@@ -85,40 +120,27 @@ void AgentCatalog::sync() {
 
 void AgentCatalog::syncLocked() {
     // Every live agent and key, page by page (ids only grow in the order they are listed).
-    std::vector<store::AgentRecord> agents;
-    for (std::string after;;) {
-        auto page = store_->listAgents(false, store::kMaxListLimit, after);
-        if (!page) {
-            log::warn("admin: cannot read the agents: {}", page.error().message);
-            return;
-        }
-        agents.insert(agents.end(), page->begin(), page->end());
-        if (page->size() < static_cast<std::size_t>(store::kMaxListLimit)) {
-            break;
-        }
-        after = page->back().id;
-    }
-    std::vector<store::AgentKeyRecord> keys;
-    for (std::string after;;) {
-        auto page = store_->listAgentKeys("", false, store::kMaxListLimit, after);
-        if (!page) {
-            log::warn("admin: cannot read the agents' keys: {}", page.error().message);
-            return;
-        }
-        keys.insert(keys.end(), page->begin(), page->end());
-        if (page->size() < static_cast<std::size_t>(store::kMaxListLimit)) {
-            break;
-        }
-        after = page->back().id;
+    std::optional<std::vector<store::AgentRecord>> agents = allPages<store::AgentRecord>(
+        [this](const std::string& after) {
+            return store_->listAgents(false, store::kMaxListLimit, after);
+        },
+        [](const store::AgentRecord& a) { return a.id; }, "the agents");
+    std::optional<std::vector<store::AgentKeyRecord>> keys = allPages<store::AgentKeyRecord>(
+        [this](const std::string& after) {
+            return store_->listAgentKeys("", false, store::kMaxListLimit, after);
+        },
+        [](const store::AgentKeyRecord& k) { return k.id; }, "the agents' keys");
+    if (!agents || !keys) {
+        return;
     }
     std::map<std::string, std::vector<std::string>, std::less<>> digests;  // by agent id
-    for (store::AgentKeyRecord& k : keys) {
+    for (store::AgentKeyRecord& k : *keys) {
         digests[k.agent_id].push_back(std::move(k.digest));
     }
     std::string fingerprint;
     std::vector<config::Agent> out;
-    out.reserve(agents.size());
-    for (const store::AgentRecord& r : agents) {
+    out.reserve(agents->size());
+    for (const store::AgentRecord& r : *agents) {
         config::Agent a;
         a.id = std::string(kApiAgentPrefix) + r.id;
         a.workspace = r.workspace_id;
@@ -147,8 +169,8 @@ void AgentCatalog::syncLocked() {
     }
     apply_(std::move(out));
     applied_ = std::move(fingerprint);
-    log::info("admin: {} agent{} of the admin API admitted", agents.size(),
-              agents.size() == 1 ? "" : "s");
+    log::info("admin: {} agent{} of the admin API admitted", agents->size(),
+              agents->size() == 1 ? "" : "s");
 }
 
 std::optional<ApiError> AgentCatalog::find(const std::string& id, store::AgentRecord& agent) const {
@@ -186,16 +208,9 @@ std::optional<ApiError> AgentCatalog::create(const std::string& id, const std::s
     }
     std::string limits_json = "{}";
     if (limits != nullptr) {
-        config::LimitsLoadResult loaded = config::loadAgentLimits(*limits);
-        if (!loaded.limits) {
-            for (config::ConfigError& e : loaded.errors) {
-                e.path = "limits" + (e.path.empty() ? "" : "." + e.path);
-            }
-            return ApiError{
-                422, "invalid", "the agent's limits are not valid", std::move(loaded.errors),
-                {},  {}};
+        if (auto e = limitsText(*limits, limits_json)) {
+            return e;
         }
-        limits_json = json::toJsonText(*limits);
     }
     if (fileDefines(id)) {
         return ApiError{409,
@@ -293,16 +308,12 @@ std::optional<ApiError> AgentCatalog::setLimits(const std::string& id,
     if (auto e = find(id, agent)) {
         return e;
     }
-    config::LimitsLoadResult loaded = config::loadAgentLimits(limits);
-    if (!loaded.limits) {
-        for (config::ConfigError& e : loaded.errors) {
-            e.path = "limits" + (e.path.empty() ? "" : "." + e.path);
-        }
-        return ApiError{
-            422, "invalid", "the agent's limits are not valid", std::move(loaded.errors), {}, {}};
+    std::string text;
+    if (auto e = limitsText(limits, text)) {
+        return e;
     }
     const std::lock_guard lock(change_mutex_);
-    if (auto done = store_->setAgentLimits(id, json::toJsonText(limits)); !done) {
+    if (auto done = store_->setAgentLimits(id, text); !done) {
         return fromStore(done.error());
     }
     syncLocked();

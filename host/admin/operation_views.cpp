@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "admin/row_versions.h"
 #include "config/config_loader.h"
 #include "json/json_parse.h"
 
@@ -169,11 +170,7 @@ OperationView OperationResource::viewOf(
 }
 
 std::optional<store::OperationVersion> OperationResource::latestOf(const std::string& id) const {
-    auto versions = catalog.store().listOperationVersions(id, 1);
-    if (!versions || versions->empty()) {
-        return std::nullopt;
-    }
-    return versions->front();
+    return newestVersion(catalog.store(), id);
 }
 
 std::optional<ApiError> OperationResource::adminRecord(std::string_view id,

@@ -8,6 +8,14 @@
 
 namespace crank::admin {
 
+std::optional<store::OperationVersion> newestVersion(store::Store& store, const std::string& id) {
+    auto versions = store.listOperationVersions(id, 1);
+    if (!versions || versions->empty()) {
+        return std::nullopt;
+    }
+    return std::move(versions->front());
+}
+
 std::optional<ApiError> createRow(store::Store& store, const store::OperationRecord& record,
                                   std::string config_json, std::string comment,
                                   store::OperationRecord& created,
@@ -51,12 +59,12 @@ std::optional<ApiError> addRowVersion(store::Store& store, const std::string& id
     if (!saved) {
         ApiError e = storeError(saved.error());
         if (e.status == 409) {
-            if (auto latest = store.listOperationVersions(id, 1); latest && !latest->empty()) {
-                e.latest_version = latest->front().version;
+            if (const auto latest = newestVersion(store, id)) {
+                e.latest_version = latest->version;
                 e.message = fmt::format(
                     "version {} was saved since you loaded version {}; reload it, apply your "
                     "change again and save",
-                    latest->front().version, base_version);
+                    latest->version, base_version);
             }
         }
         return e;

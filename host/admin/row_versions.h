@@ -13,6 +13,9 @@
 
 namespace crank::admin {
 
+/// The newest version of row `id`; nullopt when it has none (or the store cannot say).
+std::optional<store::OperationVersion> newestVersion(store::Store& store, const std::string& id);
+
 /// Creates `record` and its version 1 (`config_json`, `comment`, by the admin); a row is never
 /// left without a version. 409 for a name taken (naming the `name` field).
 std::optional<ApiError> createRow(store::Store& store, const store::OperationRecord& record,

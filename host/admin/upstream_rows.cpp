@@ -47,7 +47,7 @@ protected:
     UpstreamCatalog* upstreams() const { return context().upstream_catalog; }
 
     std::optional<store::OperationVersion> latestOf(const std::string& id) const {
-        return newestUpstreamVersion(*upstreams(), id);
+        return newestVersion(catalog.store(), id);
     }
 
     void writeSummary(Writer& w, const store::OperationRecord& r) const {
@@ -133,44 +133,47 @@ public:
     }
 
 private:
-    std::optional<ApiError> validate(ApiCall& c) const {
+    /// The request's upstream object (`config`) read into `doc` and checked as the admin
+    /// upstream `self_id` (empty: a new one, or the body's `id` when `id_from_body`).
+    std::optional<ApiError> checkedBody(ApiCall& c, json::Document& doc, bool id_from_body,
+                                        const rapidjson::Value*& upstream,
+                                        UpstreamCatalog::Checked& checked) const {
         if (upstreams() == nullptr) {
             return noCatalog();
         }
-        json::Document doc;
         if (auto e = body(c.request, doc)) {
             return e;
         }
         std::optional<ApiError> error;
-        const rapidjson::Value* upstream = upstreamOf(doc, error);
+        upstream = upstreamOf(doc, error);
         if (upstream == nullptr) {
             return error;
         }
-        UpstreamCatalog::Checked checked =
-            upstreams()->check(*upstream, json::stringMember(doc, "id"));
+        checked = upstreams()->check(*upstream,
+                                     id_from_body ? json::stringMember(doc, "id") : std::string());
         if (!checked.upstream) {
             return refused(checked);
+        }
+        return std::nullopt;
+    }
+
+    std::optional<ApiError> validate(ApiCall& c) const {
+        json::Document doc;
+        const rapidjson::Value* upstream = nullptr;
+        UpstreamCatalog::Checked checked;
+        if (auto e = checkedBody(c, doc, true, upstream, checked)) {
+            return e;
         }
         c.out = R"({"valid":true})";
         return std::nullopt;
     }
 
     std::optional<ApiError> create(ApiCall& c) {
-        if (upstreams() == nullptr) {
-            return noCatalog();
-        }
         json::Document doc;
-        if (auto e = body(c.request, doc)) {
+        const rapidjson::Value* upstream = nullptr;
+        UpstreamCatalog::Checked checked;
+        if (auto e = checkedBody(c, doc, false, upstream, checked)) {
             return e;
-        }
-        std::optional<ApiError> error;
-        const rapidjson::Value* upstream = upstreamOf(doc, error);
-        if (upstream == nullptr) {
-            return error;
-        }
-        UpstreamCatalog::Checked checked = upstreams()->check(*upstream, "");
-        if (!checked.upstream) {
-            return refused(checked);
         }
         store::OperationFilter live;
         live.kind = store::OperationKind::upstream;

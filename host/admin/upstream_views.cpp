@@ -4,6 +4,7 @@
 
 #include <rapidjson/stringbuffer.h>
 
+#include "admin/row_versions.h"
 #include "json/json_parse.h"
 #include "json/json_text.h"
 
@@ -11,18 +12,9 @@ namespace crank::admin {
 
 using api::key;
 
-std::optional<store::OperationVersion> newestUpstreamVersion(const UpstreamCatalog& catalog,
-                                                             const std::string& id) {
-    auto versions = catalog.store().listOperationVersions(id, 1);
-    if (!versions || versions->empty()) {
-        return std::nullopt;
-    }
-    return versions->front();
-}
-
 void writeUpstreamSummary(api::Writer& w, const UpstreamCatalog& catalog,
                           const store::OperationRecord& r) {
-    const std::optional<store::OperationVersion> latest = newestUpstreamVersion(catalog, r.id);
+    const std::optional<store::OperationVersion> latest = newestVersion(catalog.store(), r.id);
     const std::optional<UpstreamCatalog::Applied> applied = catalog.applied(r.id);
     const std::string error = applied ? applied->error : std::string();
     w.StartObject();

@@ -24,10 +24,6 @@ void writeUpstreamSummary(api::Writer& w, const UpstreamCatalog& catalog,
 /// The same, as text.
 std::string upstreamSummary(const UpstreamCatalog& catalog, const store::OperationRecord& r);
 
-/// The newest version of admin upstream `id`; nullopt when it has none.
-std::optional<store::OperationVersion> newestUpstreamVersion(const UpstreamCatalog& catalog,
-                                                             const std::string& id);
-
 // An upstream's secrets in answers: the string values of `config.headers` and `config.env` (an
 // mcp upstream's header values and its process's environment) are shown as "[redacted]";
 // `{"env": NAME}` references are shown as they are (they hold no secret).

@@ -11,6 +11,7 @@
 #include "admin/api_json.h"
 #include "admin/api_request.h"
 #include "admin/resources.h"
+#include "admin/row_versions.h"
 #include "admin/upstream_catalog.h"
 #include "admin/upstream_views.h"
 #include "json/json_members.h"
@@ -248,7 +249,7 @@ private:
                                  "\" (see GET /admin/api/upstreams)");
         }
         const std::optional<store::OperationVersion> newest =
-            newestUpstreamVersion(*managed, record.id);
+            newestVersion(managed->store(), record.id);
         if (!newest) {
             return api::notFound("upstream \"" + name.substr(0, 64) + "\" has no version");
         }

@@ -5,7 +5,6 @@
 //
 // THREADING: as Federation: every member from any thread.
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -67,9 +66,7 @@ public:
     }
     std::string test(const config::UpstreamConfig& upstream,
                      std::int64_t timeout_ms) const override {
-        config::UpstreamConfig bounded = upstream;
-        bounded.request_timeout_ms = std::min(bounded.request_timeout_ms, timeout_ms);
-        return federation::Federation::test({bounded}, registry_).front().toJson();
+        return federation::Federation::testOne(upstream, registry_, timeout_ms).toJson();
     }
     Result<void> add(const config::UpstreamConfig& upstream) override {
         return federation_.addUpstream(upstream, false);

@@ -155,16 +155,21 @@ std::string Federation::TestResult::toJson() const {
            (status_json.empty() ? std::string("{}") : status_json) + "}";
 }
 
+Federation::TestResult Federation::testOne(config::UpstreamConfig upstream,
+                                           const plugins::PluginRegistry& registry,
+                                           std::int64_t timeout_ms) {
+    upstream.request_timeout_ms = std::min(upstream.request_timeout_ms, timeout_ms);
+    std::vector<TestResult> results = test({std::move(upstream)}, registry);
+    return std::move(results.front());
+}
+
 std::optional<Federation::TestResult> Federation::testConfigured(std::string_view name,
                                                                  std::int64_t timeout_ms) const {
     const std::shared_ptr<UpstreamLink> link = impl_->find(name);
     if (!link) {
         return std::nullopt;
     }
-    config::UpstreamConfig bounded = link->config;
-    bounded.request_timeout_ms = std::min(bounded.request_timeout_ms, timeout_ms);
-    std::vector<TestResult> results = test({bounded}, impl_->registry);
-    return std::move(results.front());
+    return testOne(link->config, impl_->registry, timeout_ms);
 }
 
 std::map<std::string, mcp::Catalog*> Federation::catalogs() {

@@ -99,6 +99,10 @@ public:
     static std::vector<TestResult> test(const std::vector<config::UpstreamConfig>& upstreams,
                                         const plugins::PluginRegistry& registry);
 
+    /// test() of `upstream` alone, its requests bounded by `timeout_ms` as well.
+    static TestResult testOne(config::UpstreamConfig upstream,
+                              const plugins::PluginRegistry& registry, std::int64_t timeout_ms);
+
     /// test() of the configured upstream `name` on a connection of its own (the live one is not
     /// touched), its requests bounded by `timeout_ms` as well; nullopt when there is none of
     /// that name.

@@ -163,16 +163,9 @@ TEST_F(UpstreamAdminSuite, StdioAndHttpUpstreamsAddedThroughTheApiServeAndADelet
     EXPECT_FALSE(listed(client, "local_echo"));
     EXPECT_EQ(echoed(client, "web_echo", "still"), "still");
     EXPECT_EQ(processesWith(marker("fixed")), 1) << "the config file's upstream is untouched";
-    bool told = false;
     listener.setReceiveTimeout(std::chrono::milliseconds(5000));
-    for (int i = 0; i < 50 && !told; ++i) {
-        const auto event = listener.next();
-        if (!event) {
-            break;
-        }
-        told = event->data.find("notifications/tools/list_changed") != std::string::npos;
-    }
-    EXPECT_TRUE(told) << "no notifications/tools/list_changed on the listening stream";
+    EXPECT_TRUE(listener.waitFor("notifications/tools/list_changed"))
+        << "no notifications/tools/list_changed on the listening stream";
     EXPECT_EQ(admin("GET", "upstreams/local").status, 404);
     EXPECT_EQ(admin("DELETE", "upstreams/local").status, 404);
 

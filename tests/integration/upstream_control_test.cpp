@@ -108,16 +108,9 @@ TEST_F(UpstreamControlSuite, AStopEndsTheCallInFlightWithANamedErrorAndLeavesNoP
     EXPECT_STREQ(
         client.callTool("beta_echo", R"({"text":"still"})")["content"][0]["text"].GetString(),
         "still");
-    bool told = false;
     listener.setReceiveTimeout(std::chrono::milliseconds(5000));
-    for (int i = 0; i < 50 && !told; ++i) {
-        const auto event = listener.next();
-        if (!event) {
-            break;
-        }
-        told = event->data.find("notifications/tools/list_changed") != std::string::npos;
-    }
-    EXPECT_TRUE(told) << "no notifications/tools/list_changed on the listening stream";
+    EXPECT_TRUE(listener.waitFor("notifications/tools/list_changed"))
+        << "no notifications/tools/list_changed on the listening stream";
     const Reply unknown = client.post(
         R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"alpha_echo","arguments":{"text":"x"}}})");
     EXPECT_NE(unknown.body.find("alpha_echo"), std::string::npos) << unknown.body;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Poco/Net/SocketAddress.h>
@@ -152,6 +153,21 @@ public:
     }
 
     void close() { socket_.close(); }
+    /// Reads events (at most 50, each waited for as setReceiveTimeout() says) until one whose
+    /// data holds `text`; false when the stream ends or none does.
+    bool waitFor(std::string_view text) {
+        for (int i = 0; i < 50; ++i) {
+            const auto event = next();
+            if (!event) {
+                return false;
+            }
+            if (event->data.find(text) != std::string::npos) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /// How long next() waits for bytes before it gives up (returns nullopt); 20 s at first.
     void setReceiveTimeout(std::chrono::milliseconds timeout) {
         socket_.setReceiveTimeout(Poco::Timespan(static_cast<long>(timeout.count() / 1000),
