@@ -22,10 +22,14 @@
 // of 400, 404 or 405 switches to the legacy transport, which sends the same request again.
 //
 // Every wait is bounded (the request's timeout, connect_timeout, max_message_bytes) and polled
-// every 50 ms, so that a cancellation or close() is honoured promptly. One TCP (or TLS)
-// connection per HTTP exchange ("Connection: close"). Header values (credentials) are never
-// logged, nor the URL's query. Host names are resolved by the system's resolver, which bounds a
-// lookup with its own timeouts.
+// every 50 ms, so that a cancellation or close() is honoured promptly. The exchanges run on the
+// SDK's HTTP client (crank::sdk_http): keep-alive connections pooled per connection (a stream
+// holds its own while it lasts), one TLS policy, gzip and deflate bodies decoded, the SDK's SSE
+// parser. Header values (credentials) are never logged, nor the URL's query.
+//
+// The code: http_connection.cpp (requests, routing, notifications, close), streamable_http.cpp
+// (the Streamable HTTP POST, its answer stream and the standalone GET stream), legacy_sse.cpp
+// (the 2024-11-05 transport), http_wire.cpp (one exchange).
 
 #include <atomic>
 #include <chrono>
@@ -43,7 +47,14 @@
 #include <vector>
 
 #include "connection.h"
+#include "http_wire.h"
 #include "upstream_session.h"
+#include <crank/sdk/http/exchange.hpp>
+#include <crank/sdk/http/url.hpp>
+
+namespace crank::sdk::http {
+class SseParser;
+}
 
 namespace crank::mcpc {
 
@@ -61,8 +72,8 @@ struct HttpOptions {
     HttpMode mode = HttpMode::automatic;
     /// Sent with every HTTP request (Authorization from an auth profile...). The values are
     /// never logged. The transport's own headers (Accept, Content-Type, Mcp-Session-Id,
-    /// MCP-Protocol-Version, Last-Event-ID, Host, Content-Length, Connection, Transfer-Encoding)
-    /// cannot be set here.
+    /// MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*, Last-Event-ID, Host,
+    /// Content-Length, Connection, Transfer-Encoding) cannot be set here.
     std::vector<std::pair<std::string, std::string>> headers;
     /// TCP connect plus TLS handshake of one HTTP exchange (also bounded by the request's own).
     std::chrono::milliseconds connect_timeout{10'000};
@@ -84,10 +95,6 @@ struct HttpOptions {
     bool tls_verify = true;
     std::string ca_file;
 };
-
-struct HttpUrl;
-class HttpWire;
-class SseParser;
 
 class HttpConnection final : public Connection {
 public:
@@ -135,13 +142,14 @@ private:
     RpcOutcome streamableCall(Call& call, bool detecting, std::string& refused);
     RpcOutcome answerStream(Call& call, std::unique_ptr<HttpWire> wire);
     /// How long to wait before reconnecting a stream after `failures` failed attempts.
-    std::chrono::milliseconds reconnectDelay(const SseParser& parser, int failures) const;
+    std::chrono::milliseconds reconnectDelay(const sdk::http::SseParser& parser,
+                                             int failures) const;
     RpcOutcome legacyCall(Call& call, const std::string& detection);
     std::string openLegacy(Call& call);
     RpcOutcome waitAnswer(Call& call);
     /// The outcome of an HTTP error answer: the status and an excerpt of the body, or the
     /// JSON-RPC error it carries.
-    RpcOutcome httpError(HttpWire& wire, const Call& call, const HttpUrl& target);
+    RpcOutcome httpError(HttpWire& wire, const Call& call, const sdk::http::Url& target);
     /// Routes the message(s) of an SSE event or a JSON body: an answer to `call` becomes `own`,
     /// an answer to another waiting request is handed to it, anything else goes to the call's
     /// on_related or the handler. False (and `problem` set) for something that is no message.
@@ -150,8 +158,11 @@ private:
     bool deliver(std::int64_t id, RpcOutcome outcome);
     bool post(std::string_view message, std::chrono::milliseconds bound, std::string_view what);
     void sendCancelled(std::int64_t id, const char* reason);
-    std::string requestHead(const char* verb, const HttpUrl& target, bool streamable,
-                            std::size_t content_length, const std::string& last_event_id) const;
+    /// A request to `target`: POST with `body` (or GET/DELETE without), the transport's headers
+    /// (the session's when `streamable`), then the configured ones.
+    sdk::http::HttpRequest makeRequest(const char* method, const sdk::http::Url& target,
+                                       bool streamable, const std::string* body,
+                                       const std::string& last_event_id) const;
     /// Takes the session id of the initialize answer; false (and `error`) for an invalid one.
     bool noteSessionId(const std::string* header, std::string& error);
     void maybeStartStandaloneStream();
@@ -168,8 +179,10 @@ private:
     HttpOptions options_;
     MessageHandler on_message_;
     LogHandler on_log_;
-    std::unique_ptr<HttpUrl> url_;
-    std::string header_lines_;  // options_.headers, formatted once
+    sdk::http::Url url_;
+    sdk::http::HeaderList headers_;  // options_.headers, checked
+    sdk::http::ConnectionPool pool_;
+    WireSettings wire_;
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;  // an answer, the endpoint, the end, a request returning
@@ -177,7 +190,7 @@ private:
     bool detecting_ = false;  // a request is finding out which transport the server speaks
     std::string session_id_;
     std::string protocol_version_;
-    std::unique_ptr<HttpUrl> endpoint_;  // legacy: where messages are POSTed
+    std::optional<sdk::http::Url> endpoint_;  // legacy: where messages are POSTed
     bool stream_started_ = false;
     /// The standalone stream's first GET is on the wire (or will never be): requests sent after
     /// notifications/initialized reach the server after it, as a client's would.

@@ -10,6 +10,7 @@
 #include <rapidjson/document.h>
 
 #include "json_text.h"
+#include "rpc_message.h"
 #include <crank/sdk/json.hpp>
 #include <pthread.h>
 #include <sys/prctl.h>
@@ -282,28 +283,11 @@ void StdioConnection::dispatch(std::string_view line) {
         }
         return;
     }
-    const bool isAnswer = !doc.HasMember("method") && doc.HasMember("id") &&
-                          (doc.HasMember("result") || doc.HasMember("error"));
-    if (isAnswer && doc["id"].IsInt64()) {
-        RpcOutcome outcome;
-        if (doc.HasMember("result")) {
-            outcome.ok = true;
-            outcome.result_json = jsonText(doc["result"]);
-        } else {
-            const rapidjson::Value& e = doc["error"];
-            outcome.error_code = e.IsObject() && e.HasMember("code") && e["code"].IsInt64()
-                                     ? e["code"].GetInt64()
-                                     : -32603;
-            outcome.error_message =
-                e.IsObject() && e.HasMember("message") && e["message"].IsString()
-                    ? std::string(e["message"].GetString(), e["message"].GetStringLength())
-                    : std::string("the server answered an error without a message");
-            if (e.IsObject() && e.HasMember("data")) {
-                outcome.error_data_json = jsonText(e["data"]);
-            }
-        }
+    const Classified kind = classify(doc);
+    if (kind.kind == Classified::Kind::answer && kind.int_id) {
+        RpcOutcome outcome = answerOutcome(doc);
         const std::lock_guard lock(mutex_);
-        const auto it = waiting_.find(doc["id"].GetInt64());
+        const auto it = waiting_.find(kind.id);
         if (it != waiting_.end() && !it->second) {
             it->second = std::move(outcome);
             answered_.notify_all();
@@ -354,12 +338,7 @@ RpcOutcome StdioConnection::request(std::string_view method, std::string_view pa
     if (hooks.on_id) {
         hooks.on_id(id);
     }
-    std::string message =
-        R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":)" + sdk::jsonQuote(method);
-    if (!params_json.empty()) {
-        message += R"(,"params":)" + std::string(params_json);
-    }
-    message += "}";
+    const std::string message = requestText(id, method, params_json);
     if (!writeLine(message)) {
         const std::lock_guard lock(mutex_);
         waiting_.erase(id);
@@ -419,11 +398,7 @@ RpcOutcome StdioConnection::request(std::string_view method, std::string_view pa
 }
 
 bool StdioConnection::notify(std::string_view method, std::string_view params_json) {
-    std::string message = R"({"jsonrpc":"2.0","method":)" + sdk::jsonQuote(method);
-    if (!params_json.empty()) {
-        message += R"(,"params":)" + std::string(params_json);
-    }
-    return open() && writeLine(message + "}");
+    return open() && writeLine(notificationText(method, params_json));
 }
 
 bool StdioConnection::send(std::string_view message_json) {

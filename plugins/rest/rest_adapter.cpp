@@ -11,12 +11,16 @@
 #include "fetched_response.h"
 #include "rest_config.h"
 #include "rest_job.h"
-#include "sse_parser.h"
 #include "text_util.h"
 #include <crank/sdk/http/client.hpp>
+#include <crank/sdk/http/sse.hpp>
 
 namespace crank::rest {
 namespace {
+
+using sdk::http::SseEvent;
+using sdk::http::SseLimits;
+using sdk::http::SseParser;
 
 constexpr std::int64_t kFallbackTotalMs = 30'000;  // when neither the host nor the config bounds it
 constexpr std::size_t kStreamChunk = std::size_t{16} * 1024;

@@ -1,12 +1,12 @@
-// Fuzz target sse: the event stream parsers of the upstream SSE clients, the REST plugin's
-// (plugins/rest/sse_parser.h) and the mcp plugin's (plugins/mcp/sse_parser.h).
+// Fuzz target sse: the SDK's event stream parser (sdk/include/crank/sdk/http/sse.hpp), which the
+// REST plugin's SSE upstreams and the mcp plugin's HTTP transports read with.
 //
 // Input: one byte of settings, then the bytes of the stream as an upstream sends them.
 //   settings bits 0-1: the limits (tiny, small, medium, the defaults), so that the limit paths
 //   run as often as the others; bits 2-7 seed how the stream is cut into chunks.
-// Each parser reads the stream whole, then cut into chunks; the events, the error, the last event
+// The parser reads the stream whole, then cut into chunks; the events, the error, the last event
 // id and the retry delay must not depend on where the chunks end. Every dispatched event must fit
-// the limits. The mcp parser also reads the stream with a restart() (a reconnection) half way.
+// the limits. The stream is also read with a restart() (a reconnection) half way.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -15,9 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../../plugins/mcp/sse_parser.h"
-#include "../../plugins/rest/sse_parser.h"
 #include "fuzz_support.h"
+#include <crank/sdk/http/sse.hpp>
 
 namespace {
 
@@ -46,22 +45,23 @@ struct Outcome {
     bool operator==(const Outcome&) const = default;
 };
 
-template <class Event>
-void record(const std::vector<Event>& events, Outcome& out) {
-    for (const Event& e : events) {
+using crank::sdk::http::SseEvent;
+using crank::sdk::http::SseLimits;
+using crank::sdk::http::SseParser;
+
+void record(const std::vector<SseEvent>& events, Outcome& out) {
+    for (const SseEvent& e : events) {
         out.events.push_back(e.type + '\0' + e.data + '\0' + e.id);
     }
 }
 
-constexpr std::size_t kRestLines[] = {8, 40, 300, std::size_t{1024} * 1024};
-constexpr std::size_t kRestEvents[] = {16, 30, 1000, std::size_t{1024} * 1024};
-constexpr std::size_t kMcpEvents[] = {4, 50, 2000, std::size_t{4} * 1024 * 1024};
+constexpr std::size_t kLines[] = {8, 40, 300, std::size_t{1024} * 1024};
+constexpr std::size_t kEvents[] = {16, 30, 1000, std::size_t{1024} * 1024};
 
 /// Feeds `stream` to `parser` whole, or in the chunks `chunking` picks; a parser that fails must
-/// say so in error() and refuse anything fed after. `who` names the parser in a finding.
-template <typename Parser, typename Event>
-void feedAll(Parser& parser, std::vector<Event>& events, std::string_view stream,
-             std::optional<std::uint32_t> chunking, std::string_view who) {
+/// say so in error() and refuse anything fed after.
+void feedAll(SseParser& parser, std::vector<SseEvent>& events, std::string_view stream,
+             std::optional<std::uint32_t> chunking) {
     if (!chunking) {
         (void)parser.feed(stream, events);
         return;
@@ -72,44 +72,27 @@ void feedAll(Parser& parser, std::vector<Event>& events, std::string_view stream
         const bool ok = parser.feed(stream.substr(0, n), events);
         stream.remove_prefix(n);
         if (ok != parser.error().empty()) {
-            crank::fuzz::fail(std::string(who) + ": feed() and error() disagree");
+            crank::fuzz::fail("feed() and error() disagree");
         }
         if (!ok) {
             if (parser.feed("data: x\n\n", events)) {
-                crank::fuzz::fail(std::string(who) + ": feeds after an error");
+                crank::fuzz::fail("feeds after an error");
             }
             return;
         }
     }
 }
 
-Outcome readRest(std::string_view stream, const crank::rest::SseLimits& limits,
-                 std::optional<std::uint32_t> chunking) {
-    crank::rest::SseParser parser(limits);
-    std::vector<crank::rest::SseEvent> events;
-    feedAll(parser, events, stream, chunking, "rest");
+Outcome read(std::string_view stream, const SseLimits& limits,
+             std::optional<std::uint32_t> chunking) {
+    SseParser parser(limits);
+    std::vector<SseEvent> events;
+    feedAll(parser, events, stream, chunking);
     parser.finish();
-    for (const auto& e : events) {
-        check(!e.type.empty(), "rest: an event without a type");
-        check(e.data.size() < limits.max_event_bytes, "rest: an event over max_event_bytes");
-    }
-    Outcome out;
-    record(events, out);
-    out.error = parser.error();
-    out.last_id = parser.lastEventId();
-    out.retry = parser.retryMs();
-    return out;
-}
-
-Outcome readMcp(std::string_view stream, std::size_t max_event_bytes,
-                std::optional<std::uint32_t> chunking) {
-    crank::mcpc::SseParser parser(max_event_bytes);
-    std::vector<crank::mcpc::SseEvent> events;
-    feedAll(parser, events, stream, chunking, "mcp");
-    check(parser.eventsEnded() >= events.size(), "mcp: more events than ends");
-    for (const auto& e : events) {
-        check(!e.data.empty(), "mcp: an event without data");
-        check(e.data.size() <= max_event_bytes, "mcp: an event over max_event_bytes");
+    check(parser.eventsEnded() >= events.size(), "more events than ends");
+    for (const SseEvent& e : events) {
+        check(!e.type.empty(), "an event without a type");
+        check(e.data.size() <= limits.max_event_bytes, "an event over max_event_bytes");
     }
     Outcome out;
     record(events, out);
@@ -131,26 +114,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const unsigned limit = settings & 3U;
     const std::uint32_t seed = settings >> 2U;
 
-    const crank::rest::SseLimits limits{kRestLines[limit], kRestEvents[limit]};
-    const Outcome rest_whole = readRest(stream, limits, std::nullopt);
-    const Outcome rest_cut = readRest(stream, limits, seed);
-    check(rest_whole == rest_cut, "rest: the outcome depends on the chunks");
-
-    const std::size_t max_event = kMcpEvents[limit];
-    const Outcome mcp_whole = readMcp(stream, max_event, std::nullopt);
-    const Outcome mcp_cut = readMcp(stream, max_event, seed);
-    check(mcp_whole == mcp_cut, "mcp: the outcome depends on the chunks");
+    const SseLimits limits{kLines[limit], kEvents[limit]};
+    const Outcome whole = read(stream, limits, std::nullopt);
+    const Outcome cut = read(stream, limits, seed);
+    check(whole == cut, "the outcome depends on the chunks");
 
     // A reconnection half way: the second connection's stream starts afresh (a byte order mark
     // again, a partial line dropped); the last event id survives.
-    crank::mcpc::SseParser parser(max_event);
-    std::vector<crank::mcpc::SseEvent> events;
+    SseParser parser(SseLimits::forEvents(kEvents[limit]));
+    std::vector<SseEvent> events;
     const std::size_t half = stream.size() / 2;
     (void)parser.feed(stream.substr(0, half), events);
     const std::string id_before = parser.lastEventId();
     parser.restart();
     check(parser.error().empty() && parser.lastEventId() == id_before,
-          "mcp: restart() lost the last event id or kept the error");
+          "restart() lost the last event id or kept the error");
     (void)parser.feed(stream.substr(half), events);
     return 0;
 }

@@ -15,8 +15,8 @@
 
 #include "child_process.h"
 #include "mcp_http_client.h"
-#include "sse_parser.h"
 #include "temp_dir.h"
+#include <crank/sdk/http/sse.hpp>
 
 namespace {
 
@@ -88,8 +88,8 @@ TEST_F(DemoUpstreamTest, LogAndMetricsStreamsAreServerSentEvents) {
             body += reply.body.substr(lineEnd + 2, size);
             i = lineEnd + 2 + size + 2;
         }
-        crank::rest::SseParser parser;
-        std::vector<crank::rest::SseEvent> events;
+        crank::sdk::http::SseParser parser;
+        std::vector<crank::sdk::http::SseEvent> events;
         ASSERT_TRUE(parser.feed(body, events)) << parser.error();
         ASSERT_EQ(events.size(), 5U) << body;
         EXPECT_EQ(events[0].type, kind == "logs" ? "log" : "metrics");

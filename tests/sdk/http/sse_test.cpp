@@ -1,5 +1,3 @@
-#include "sse_parser.h"
-
 #include <random>
 #include <string>
 #include <vector>
@@ -7,7 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace crank::rest {
+#include <crank/sdk/http/sse.hpp>
+
+namespace crank::sdk::http {
 namespace {
 
 using ::testing::ElementsAre;
@@ -185,5 +185,57 @@ TEST(SseParser, HostileBytesNeverCrashAndChunkingNeverChangesTheResult) {
     }
 }
 
+TEST(SseParser, LineEndsFieldsIdsRetryAndARestart) {
+    SseParser p(SseLimits::forEvents(1024));
+    std::vector<SseEvent> events;
+    const std::string stream =
+        "\xEF\xBB\xBF"
+        "event: a\r\ndata: one\r\ndata:two\r\nid: 1\r\n\r\n"
+        ": comment\n\ndata\n\n"
+        "id: 2\rretry: 1500\rdata: x\r\r"
+        "data: y\nid: 3\n";  // not ended: not dispatched, id 3 not taken
+    // Byte by byte: every split is handled.
+    for (const char c : stream) {
+        ASSERT_TRUE(p.feed(std::string_view(&c, 1), events));
+    }
+    EXPECT_THAT(render(events), ElementsAre("a|one\ntwo|1", "message||1", "message|x|2"));
+    EXPECT_EQ(p.lastEventId(), "2");
+    EXPECT_EQ(p.retryMs(), 1500);
+    EXPECT_EQ(p.eventsEnded(), 3U);
+    // A reconnection continues the stream: the partial event is dropped, the id kept.
+    p.restart();
+    events.clear();
+    ASSERT_TRUE(p.feed("data: z\n\n", events));
+    EXPECT_THAT(render(events), ElementsAre("message|z|2"));
+}
+
+TEST(SseParser, APrimingEventIsDispatchedWithEmptyDataAndSetsTheId) {
+    // MCP's resumable streams start with one; the format dispatches it (its data buffer holds
+    // a newline), and a reader of messages skips empty data.
+    SseParser p;
+    std::vector<SseEvent> events;
+    ASSERT_TRUE(p.feed("id: prime-1\nretry: 10\ndata: \n\nid: x\n\n", events));
+    EXPECT_THAT(render(events), ElementsAre("message||prime-1"));
+    EXPECT_EQ(p.lastEventId(), "x");  // an event without data sets the id too
+    EXPECT_EQ(p.retryMs(), 10);
+    EXPECT_EQ(p.eventsEnded(), 2U);
+}
+
+TEST(SseParser, ARestartClearsAnErrorAndTheLimitsCountJoiningNewlines) {
+    SseParser p(SseLimits::forEvents(10));
+    std::vector<SseEvent> events;
+    EXPECT_FALSE(p.feed("data: 0123456789A\n\n", events));
+    EXPECT_EQ(p.error(), "an event of the event stream is larger than 10 bytes");
+    EXPECT_FALSE(p.feed("data: x\n\n", events));
+    p.restart();
+    EXPECT_TRUE(p.feed("data: x\n\n", events));
+    EXPECT_THAT(render(events), ElementsAre("message|x|"));
+    SseParser split(SseLimits::forEvents(10));
+    EXPECT_TRUE(split.feed("data: 01234\n", events));
+    EXPECT_FALSE(split.feed("data: 56789\n\n", events));  // 11 bytes with the joining newline
+    SseParser exact(SseLimits::forEvents(10));
+    EXPECT_TRUE(exact.feed("data: 0123456789\n\n", events));
+}
+
 }  // namespace
-}  // namespace crank::rest
+}  // namespace crank::sdk::http

@@ -1,17 +1,13 @@
-#include "sse_parser.h"
+#include <utility>
 
-#include <algorithm>
+#include <crank/sdk/http/sse.hpp>
 
-namespace crank::rest {
+namespace crank::sdk::http {
 namespace {
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
-}  // namespace
-
-SseParser::SseParser(SseLimits limits) : limits_(limits) {}
-
-namespace {
+/// retry: values are capped here (about 31 years): more digits are not a number worth reading.
+constexpr std::size_t kMaxRetryDigits = 12;
 
 /// The first CR or LF at or after `from`, or npos. A plain loop: find_first_of with a two-byte
 /// set calls memchr once per byte.
@@ -26,11 +22,35 @@ std::size_t lineEnd(std::string_view bytes, std::size_t from) {
 
 }  // namespace
 
+SseParser::SseParser(SseLimits limits) : limits_(limits) {}
+
 bool SseParser::fail(std::string message) {
     error_ = std::move(message);
     line_.clear();
+    line_.shrink_to_fit();
     data_.clear();
+    data_.shrink_to_fit();
     return false;
+}
+
+void SseParser::dropPartial() {
+    line_.clear();
+    data_.clear();
+    type_.clear();
+    has_fields_ = false;
+    id_buffer_ = last_id_;
+    after_cr_ = false;
+}
+
+void SseParser::finish() {
+    dropPartial();
+}
+
+void SseParser::restart() {
+    dropPartial();
+    bom_seen_ = 0;
+    started_ = false;
+    error_.clear();
 }
 
 bool SseParser::feed(std::string_view bytes, std::vector<SseEvent>& events) {
@@ -53,10 +73,13 @@ bool SseParser::feed(std::string_view bytes, std::vector<SseEvent>& events) {
         started_ = true;
     }
     while (i < bytes.size()) {
-        if (after_cr_ && bytes[i] == '\n') {
-            ++i;  // the LF of a CRLF whose CR ended the previous line
+        if (after_cr_) {
+            after_cr_ = false;
+            if (bytes[i] == '\n') {
+                ++i;  // the LF of a CRLF whose CR ended the previous line
+                continue;
+            }
         }
-        after_cr_ = false;
         const std::size_t end = lineEnd(bytes, i);
         const std::size_t stop = end == std::string_view::npos ? bytes.size() : end;
         if (line_.size() + (stop - i) > limits_.max_line_bytes) {
@@ -72,8 +95,9 @@ bool SseParser::feed(std::string_view bytes, std::vector<SseEvent>& events) {
             ok = line(bytes.substr(i, end - i), events);
         } else {
             line_.append(bytes.substr(i, end - i));
-            ok = line(line_, events);
+            const std::string whole = std::move(line_);
             line_.clear();
+            ok = line(whole, events);
         }
         if (!ok) {
             return false;
@@ -86,15 +110,24 @@ bool SseParser::feed(std::string_view bytes, std::vector<SseEvent>& events) {
 
 bool SseParser::line(std::string_view text, std::vector<SseEvent>& events) {
     if (text.empty()) {
+        if (!has_fields_) {
+            return true;
+        }
+        ++events_ended_;
+        last_id_ = id_buffer_;
         if (!data_.empty()) {
+            data_.pop_back();  // the '\n' after the last data line
             SseEvent event;
-            event.type = type_.empty() ? "message" : type_;
-            event.data.assign(data_, 0, data_.size() - 1);  // without the last '\n'
+            if (!type_.empty()) {
+                event.type = std::move(type_);
+            }
+            event.data = std::move(data_);
             event.id = last_id_;
             events.push_back(std::move(event));
         }
         data_.clear();
         type_.clear();
+        has_fields_ = false;
         return true;
     }
     if (text.front() == ':') {
@@ -102,15 +135,14 @@ bool SseParser::line(std::string_view text, std::vector<SseEvent>& events) {
     }
     const std::size_t colon = text.find(':');
     const std::string_view field = text.substr(0, colon);
-    std::string_view value;
-    if (colon != std::string_view::npos) {
-        value = text.substr(colon + 1);
-        if (!value.empty() && value.front() == ' ') {
-            value.remove_prefix(1);
-        }
+    std::string_view value =
+        colon == std::string_view::npos ? std::string_view() : text.substr(colon + 1);
+    if (!value.empty() && value.front() == ' ') {
+        value.remove_prefix(1);
     }
+    has_fields_ = true;
     if (field == "data") {
-        if (data_.size() + value.size() + 1 > limits_.max_event_bytes) {
+        if (data_.size() + value.size() > limits_.max_event_bytes) {
             return fail("an event of the event stream is larger than " +
                         std::to_string(limits_.max_event_bytes) + " bytes");
         }
@@ -120,11 +152,11 @@ bool SseParser::line(std::string_view text, std::vector<SseEvent>& events) {
         type_.assign(value);
     } else if (field == "id") {
         if (value.find('\0') == std::string_view::npos) {
-            last_id_.assign(value);
+            id_buffer_.assign(value);
         }
     } else if (field == "retry") {
-        if (!value.empty() && value.size() <= 18 &&
-            std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        if (!value.empty() && value.size() <= kMaxRetryDigits &&
+            value.find_first_not_of("0123456789") == std::string_view::npos) {
             std::int64_t ms = 0;
             for (const char c : value) {
                 ms = ms * 10 + (c - '0');
@@ -132,14 +164,8 @@ bool SseParser::line(std::string_view text, std::vector<SseEvent>& events) {
             retry_ms_ = ms;
         }
     }
+    // Any other field is ignored, as the format says.
     return true;
 }
 
-void SseParser::finish() {
-    line_.clear();
-    data_.clear();
-    type_.clear();
-    after_cr_ = false;
-}
-
-}  // namespace crank::rest
+}  // namespace crank::sdk::http
