@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <vector>
 
 #include <crank/sdk/http/client.hpp>
 #include <crank/sdk/http/text.hpp>
@@ -158,6 +159,27 @@ bool HttpWire::readBody(std::string& out, Clock::time_point deadline, const Halt
     } catch (const sdk::http::ExchangeFailure& f) {
         fail(f, seen, deadline, deadline);
     }
+}
+
+EventsEnd readEvents(HttpWire& wire, sdk::http::SseParser& parser, Clock::time_point deadline,
+                     const HaltCheck& halt,
+                     const std::function<bool(const sdk::http::SseEvent&)>& on_event) {
+    std::string chunk;
+    std::vector<sdk::http::SseEvent> events;
+    while (wire.readBody(chunk, deadline, halt)) {
+        const bool fed = parser.feed(chunk, events);
+        chunk.clear();
+        for (const sdk::http::SseEvent& event : events) {
+            if (!on_event(event)) {
+                return EventsEnd::stopped;
+            }
+        }
+        events.clear();
+        if (!fed) {
+            return EventsEnd::refused;
+        }
+    }
+    return EventsEnd::body_ended;
 }
 
 std::string HttpWire::readAtMost(std::size_t max, Clock::time_point until) {

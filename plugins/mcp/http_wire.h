@@ -18,6 +18,7 @@
 #include <utility>
 
 #include <crank/sdk/http/exchange.hpp>
+#include <crank/sdk/http/sse.hpp>
 
 namespace crank::mcpc {
 
@@ -101,6 +102,20 @@ private:
     std::string what_;
     std::unique_ptr<sdk::http::HttpExchange> exchange_;
 };
+
+/// How readEvents() ended.
+enum class EventsEnd {
+    body_ended,  ///< the server ended the body
+    stopped,     ///< `on_event` said stop
+    refused,     ///< the parser refused a line or an event over its limit
+};
+
+/// Reads the SSE body of `wire` into `parser`, handing every event it completes to `on_event` as
+/// soon as it arrives, until `on_event` returns false, the body ends, or the parser refuses (the
+/// events before the refusal are handed over first). Throws HttpWireFailure.
+EventsEnd readEvents(HttpWire& wire, sdk::http::SseParser& parser, Clock::time_point deadline,
+                     const HaltCheck& halt,
+                     const std::function<bool(const sdk::http::SseEvent&)>& on_event);
 
 /// At most about `max` bytes of `text` for a message: valid UTF-8, control characters shown as
 /// spaces ('\n', '\t'...) or '?', "..." after a cut.

@@ -107,44 +107,38 @@ void HttpConnection::legacyStream() {
                   ", not text/event-stream";
         } else {
             SseParser parser(SseLimits::forEvents(options_.max_message_bytes));
-            std::string chunk;
-            std::vector<SseEvent> events;
-            while (why.empty() && wire.readBody(chunk, forever, halt)) {
-                const bool fed = parser.feed(chunk, events);
-                chunk.clear();
-                for (const SseEvent& e : events) {
-                    if (e.type == "endpoint") {
-                        std::string error;
-                        std::optional<sdk::http::Url> endpoint =
-                            sdk::http::resolveUrl(url_, e.data, error);
-                        if (!endpoint) {
-                            why = "its endpoint event is not a usable URL: " + error;
-                            break;
-                        }
-                        if (endpoint->origin() != url_.origin()) {
-                            why = "its endpoint event points to another origin (" +
-                                  endpoint->origin() + ", not " + url_.origin() + "): refused";
-                            break;
-                        }
-                        {
-                            const std::lock_guard lock(mutex_);
-                            if (!endpoint_) {
-                                endpoint_ = std::move(endpoint);
-                            }
-                        }
-                        changed_.notify_all();
-                    } else if (e.type == "message" && !e.data.empty()) {
-                        std::optional<RpcOutcome> own;
-                        std::string bad;
-                        if (!routeText(e.data, nullptr, own, bad)) {
-                            log("the SSE stream carried " + bad + "; ignored");
+            const EventsEnd ended = readEvents(wire, parser, forever, halt, [&](const SseEvent& e) {
+                if (e.type == "endpoint") {
+                    std::string error;
+                    std::optional<sdk::http::Url> endpoint =
+                        sdk::http::resolveUrl(url_, e.data, error);
+                    if (!endpoint) {
+                        why = "its endpoint event is not a usable URL: " + error;
+                        return false;
+                    }
+                    if (endpoint->origin() != url_.origin()) {
+                        why = "its endpoint event points to another origin (" + endpoint->origin() +
+                              ", not " + url_.origin() + "): refused";
+                        return false;
+                    }
+                    {
+                        const std::lock_guard lock(mutex_);
+                        if (!endpoint_) {
+                            endpoint_ = std::move(endpoint);
                         }
                     }
+                    changed_.notify_all();
+                } else if (e.type == "message" && !e.data.empty()) {
+                    std::optional<RpcOutcome> own;
+                    std::string bad;
+                    if (!routeText(e.data, nullptr, own, bad)) {
+                        log("the SSE stream carried " + bad + "; ignored");
+                    }
                 }
-                events.clear();
-                if (!fed && why.empty()) {
-                    why = eventTooLarge(options_.max_message_bytes);
-                }
+                return true;
+            });
+            if (ended == EventsEnd::refused) {
+                why = eventTooLarge(options_.max_message_bytes);
             }
             why = wire.what() + ": " + (why.empty() ? std::string("the server closed it") : why);
         }

@@ -103,30 +103,25 @@ RpcOutcome HttpConnection::answerStream(Call& call, std::unique_ptr<HttpWire> wi
             const std::uint64_t before = parser.eventsEnded();
             std::string broke;
             try {
-                std::string chunk;
-                std::vector<SseEvent> events;
-                while (wire->readBody(chunk, call.deadline, call.halt)) {
-                    const bool fed = parser.feed(chunk, events);
-                    chunk.clear();
-                    for (const SseEvent& e : events) {
+                std::optional<RpcOutcome> outcome;
+                const EventsEnd ended =
+                    readEvents(*wire, parser, call.deadline, call.halt, [&](const SseEvent& e) {
                         if (e.type != "message" || e.data.empty()) {
-                            continue;
+                            return true;
                         }
-                        std::optional<RpcOutcome> own;
                         std::string bad;
-                        if (!routeText(e.data, &call, own, bad)) {
-                            return failure(call.method + ": " + wire->what() +
-                                           ": the event stream carried " + bad);
+                        if (!routeText(e.data, &call, outcome, bad)) {
+                            outcome = failure(call.method + ": " + wire->what() +
+                                              ": the event stream carried " + bad);
                         }
-                        if (own) {
-                            return std::move(*own);
-                        }
-                    }
-                    events.clear();
-                    if (!fed) {
-                        return failure(call.method + ": " + wire->what() + ": " +
-                                       eventTooLarge(options_.max_message_bytes));
-                    }
+                        return !outcome;
+                    });
+                if (outcome) {
+                    return std::move(*outcome);
+                }
+                if (ended == EventsEnd::refused) {
+                    return failure(call.method + ": " + wire->what() + ": " +
+                                   eventTooLarge(options_.max_message_bytes));
                 }
             } catch (const HttpWireFailure& f) {
                 if (f.kind() != HttpWireFailure::Kind::failed) {
@@ -255,26 +250,18 @@ void HttpConnection::standaloneStream() {
             } else {
                 parser.restart();
                 const std::uint64_t before = parser.eventsEnded();
-                std::string chunk;
-                std::vector<SseEvent> events;
-                while (wire.readBody(chunk, forever, halt)) {
-                    const bool fed = parser.feed(chunk, events);
-                    chunk.clear();
-                    for (const SseEvent& e : events) {
-                        if (e.type != "message" || e.data.empty()) {
-                            continue;
-                        }
+                const EventsEnd ended =
+                    readEvents(wire, parser, forever, halt, [&](const SseEvent& e) {
                         std::optional<RpcOutcome> own;
                         std::string bad;
-                        if (!routeText(e.data, nullptr, own, bad)) {
+                        if (e.type == "message" && !e.data.empty() &&
+                            !routeText(e.data, nullptr, own, bad)) {
                             log("the standalone SSE stream carried " + bad + "; ignored");
                         }
-                    }
-                    events.clear();
-                    if (!fed) {
-                        problem = eventTooLarge(options_.max_message_bytes);
-                        break;
-                    }
+                        return true;
+                    });
+                if (ended == EventsEnd::refused) {
+                    problem = eventTooLarge(options_.max_message_bytes);
                 }
                 delivered = parser.eventsEnded() > before;
                 if (problem.empty()) {
