@@ -16,10 +16,14 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace crank::mcpc {
+
+struct MirroredParam;  // param_headers.h
 
 /// An answer to a request: the `result` JSON text, or the server's (or the transport's) error.
 struct RpcOutcome {
@@ -48,6 +52,16 @@ struct RequestHooks {
     /// log notifications on the request's own stream). Null: they go to the connection's
     /// handler like every other message.
     std::function<void(std::string_view message_json)> on_related;
+    /// 2026-07-28 era: the client capabilities this request declares in its `_meta` (a JSON
+    /// object's text: the downstream caller's, as far as crank relays them); empty: none.
+    std::string client_capabilities_json;
+    /// 2026-07-28 era, tools/call: the called tool's Mcp-Param-* headers (param_headers.h).
+    const std::vector<MirroredParam>* mirrored = nullptr;
+    /// 2026-07-28 era: answers the `inputRequests` of an input_required result (the object's
+    /// text) with the `inputResponses` object's text, for UpstreamSession to send the request
+    /// again (input_rounds.h); nullopt gives the input_required result back as it is. Unset:
+    /// every input_required result is given back.
+    std::function<std::optional<std::string>(const std::string& input_requests_json)> answer_inputs;
 };
 
 class Connection {
@@ -81,6 +95,13 @@ public:
     /// Tells the transport the negotiated protocol version (after initialize): the HTTP
     /// transports send it as MCP-Protocol-Version on every later request.
     virtual void setProtocolVersion(const std::string& /*version*/) {}
+
+    /// Switches the connection to the 2026-07-28 era with `version` (every request then carries
+    /// `_meta` and, over HTTP, the routing headers; no session, no initialize), or back to the
+    /// 2025 era with "". False when the transport cannot speak that era.
+    virtual bool setModernVersion(const std::string& version) { return version.empty(); }
+    /// The 2026-era version in use ("" in the 2025 era).
+    virtual std::string modernVersion() const { return {}; }
 
     /// Ends the connection (a subprocess is shut down in the specified order, an HTTP session is
     /// deleted) and fails every request still waiting. Idempotent.

@@ -352,7 +352,11 @@ RpcOutcome HttpConnection::request(std::string_view method, std::string_view par
         return HttpHalt::none;
     };
     RpcOutcome outcome;
+    const bool modern = !modernVersion().empty();
     try {
+        if (modern) {
+            return modernCall(call, params_json);
+        }
         Active a = active();
         if (a == Active::undecided && startDetection(call)) {
             const Finally detected([this] {
@@ -389,7 +393,7 @@ RpcOutcome HttpConnection::request(std::string_view method, std::string_view par
                 outcome = std::move(*it->second);
             }
         } else if (f.kind() == HttpWireFailure::Kind::halted && f.halt() == HttpHalt::cancelled) {
-            if (call.sent) {
+            if (call.sent && !modern) {  // 2026: closing the request's stream is the cancel
                 sendCancelled(call.id, "cancelled by the client");
             }
             outcome = failure(call.method + ": cancelled");
@@ -399,7 +403,7 @@ RpcOutcome HttpConnection::request(std::string_view method, std::string_view par
             outcome = failure(call.method + ": " +
                               (reason.empty() ? std::string("the connection was closed") : reason));
         } else if (f.kind() == HttpWireFailure::Kind::timeout) {
-            if (call.sent) {
+            if (call.sent && !modern) {
                 sendCancelled(call.id, "timed out");
             }
             outcome = failure(call.method + ": the server did not answer within " +
@@ -553,6 +557,12 @@ bool HttpConnection::post(std::string_view message, milliseconds bound, std::str
 }
 
 bool HttpConnection::notify(std::string_view method, std::string_view params_json) {
+    if (!modernVersion().empty()) {
+        // A 2026 client sends no notifications over HTTP: a cancellation closes the request's
+        // stream, and the rest (initialized, roots/list_changed) are gone from the revision.
+        log("the notification " + std::string(method) + " is not sent in the 2026-07-28 era");
+        return false;
+    }
     const bool ok = post(notificationText(method, params_json), options_.send_timeout, method);
     if (ok && method == "notifications/initialized") {
         maybeStartStandaloneStream();
@@ -562,6 +572,11 @@ bool HttpConnection::notify(std::string_view method, std::string_view params_jso
 }
 
 bool HttpConnection::send(std::string_view message_json) {
+    if (!modernVersion().empty()) {
+        log("a 2026-07-28 server sent a request, which the revision forbids; its answer is "
+            "dropped");
+        return false;
+    }
     return post(message_json, options_.send_timeout, "a message to the server");
 }
 

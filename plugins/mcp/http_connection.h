@@ -116,6 +116,14 @@ public:
     bool notify(std::string_view method, std::string_view params_json) override;
     bool send(std::string_view message_json) override;
     void setProtocolVersion(const std::string& version) override;
+    /// 2026-07-28 era (streamable_modern.cpp): every request a POST of its own with `_meta` and
+    /// the routing headers, answered as JSON or as an SSE stream that is never resumed; a
+    /// cancellation closes the stream; no session, no standalone stream, no DELETE. Only over
+    /// Streamable HTTP (false once the legacy HTTP+SSE transport is in use).
+    bool setModernVersion(const std::string& version) override;
+    std::string modernVersion() const override;
+    /// clientInfo of the 2026-era `_meta`.
+    void setClientInfo(const std::string& name, const std::string& version);
 
     /// Stops the background stream (its thread is joined), deletes the Streamable HTTP session
     /// (DELETE; 405 is fine) and fails every request still waiting. Idempotent; the destructor
@@ -141,10 +149,17 @@ private:
     bool startDetection(Call& call);
     RpcOutcome streamableCall(Call& call, bool detecting, std::string& refused);
     RpcOutcome answerStream(Call& call, std::unique_ptr<HttpWire> wire);
+    /// The answer in a JSON body (application/json or +json), bounded by max_message_bytes.
+    RpcOutcome jsonAnswer(HttpWire& wire, Call& call);
     /// How long to wait before reconnecting a stream after `failures` failed attempts.
     std::chrono::milliseconds reconnectDelay(const sdk::http::SseParser& parser,
                                              int failures) const;
     RpcOutcome legacyCall(Call& call, const std::string& detection);
+    /// A 2026-era request: sent again once, with a new id, when the server refuses the version
+    /// with -32022 and names one crank speaks.
+    RpcOutcome modernCall(Call& call, std::string_view params_json);
+    RpcOutcome modernExchange(Call& call, const std::string& body,
+                              const sdk::http::HeaderList& headers);
     std::string openLegacy(Call& call);
     RpcOutcome waitAnswer(Call& call);
     /// The outcome of an HTTP error answer: the status and an excerpt of the body, or the
@@ -190,6 +205,9 @@ private:
     bool detecting_ = false;  // a request is finding out which transport the server speaks
     std::string session_id_;
     std::string protocol_version_;
+    std::string modern_version_;  // the 2026-era version in use; "" in the 2025 era
+    std::string client_name_ = "crank";
+    std::string client_version_ = "0";
     std::optional<sdk::http::Url> endpoint_;  // legacy: where messages are POSTed
     bool stream_started_ = false;
     /// The standalone stream's first GET is on the wire (or will never be): requests sent after

@@ -10,6 +10,7 @@
 #include <rapidjson/document.h>
 
 #include "http_connection.h"
+#include "input_rounds.h"
 #include "json_text.h"
 #include <crank/sdk/json.hpp>
 
@@ -43,6 +44,7 @@ void checkMembers(const rapidjson::Value& doc) {
     enum class Kind { string, strings, string_map, header_map, integer };
     static const std::map<std::string_view, Kind> kKnown = {
         {"transport", Kind::string},
+        {"protocol_version", Kind::string},
         {"command", Kind::string},
         {"args", Kind::strings},
         {"env", Kind::string_map},
@@ -215,6 +217,18 @@ McpUpstreamConfig parseMcpUpstreamConfig(std::string_view config_json) {
         }
         c.options.transport = httpTransport(std::move(http));
     }
+    if (const std::string pinned = stringMember(doc, "protocol_version"); !pinned.empty()) {
+        static const std::vector<std::string> kVersions = {
+            "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+        if (std::find(kVersions.begin(), kVersions.end(), pinned) == kVersions.end()) {
+            throw sdk::Error(sdk::ErrorCode::invalid_argument,
+                             "protocol_version: expected auto, 2026-07-28, 2025-11-25, "
+                             "2025-06-18, 2025-03-26 or 2024-11-05, got " +
+                                 sdk::jsonQuote(pinned.substr(0, 64)),
+                             R"({"path":"protocol_version"})");
+        }
+        c.options.protocol_version = pinned;
+    }
     c.options.request_timeout =
         milliseconds(integer(doc, "request_timeout_ms", c.options.request_timeout.count()));
     c.options.initialize_timeout =
@@ -295,6 +309,18 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     }
     // Answered: a result, or an error of the server's (not a cancellation or a transport's).
     requests_->end(flight, outcome.ok || outcome.error_code != 0);
+    if (outcome.ok && outcome.result_json.find("input_required") != std::string::npos &&
+        inputRequired(outcome.result_json) &&
+        session_->status().protocol_version.rfind("2026", 0) == 0) {
+        // A 2026 server's question for the caller (MRTR): never handed on raw. It asks only for
+        // capabilities the request declared, and crank declares none upstream until it relays
+        // the questions to its own clients. (From a 2025 server the member means nothing, and
+        // crankd removes it.)
+        throw sdk::Error(sdk::ErrorCode::unsupported,
+                         std::string(method) +
+                             ": the upstream asked the caller for input (an input_required "
+                             "result), which crank does not relay yet");
+    }
     if (outcome.ok) {
         return std::move(outcome.result_json);
     }
@@ -344,6 +370,20 @@ void McpUpstream::notify(std::string_view method, std::string_view params_json) 
     session_->notify(method, params_json);
 }
 
+namespace {
+
+/// The tools a 2026 listing left out, as the status shows them: [{"name":..,"reason":..}].
+std::string refusedTools(const std::vector<RefusedTool>& refused) {
+    std::string out = "[";
+    for (const RefusedTool& r : refused) {
+        out += (out.size() == 1 ? "{" : ",{") + std::string(R"("name":)") + sdk::jsonQuote(r.name) +
+               R"(,"reason":)" + sdk::jsonQuote(r.reason) + "}";
+    }
+    return out + "]";
+}
+
+}  // namespace
+
 std::string McpUpstream::status() {
     const UpstreamStatus s = session_->status();
     return std::string(R"({"connected":)") + (s.connected ? "true" : "false") +
@@ -358,7 +398,8 @@ std::string McpUpstream::status() {
            sdk::jsonQuote(s.protocol_version.empty()                 ? ""
                           : s.protocol_version.rfind("2026", 0) == 0 ? "2026"
                                                                      : "2025") +
-           R"(,"instructions":)" + sdk::jsonQuote(s.instructions) + R"(,"capabilities":)" +
+           R"(,"instructions":)" + sdk::jsonQuote(s.instructions) + R"(,"refused_tools":)" +
+           refusedTools(s.refused_tools) + R"(,"capabilities":)" +
            (s.capabilities_json.empty() ? std::string("null") : s.capabilities_json) +
            R"(,"server":{"name":)" + sdk::jsonQuote(s.server_name) + R"(,"version":)" +
            sdk::jsonQuote(s.server_version) + R"(},"reconnects":)" + std::to_string(s.reconnects) +

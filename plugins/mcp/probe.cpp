@@ -9,15 +9,20 @@
 // stdout, and closes. While a call runs it answers the server's requests as a client with no
 // person behind it would: elicitation/create is accepted with the schema's defaults (the client
 // declares elicitation.form.applyDefaults), sampling/createMessage gets a fixed assistant text,
-// roots/list no roots, ping {}. Exit status 0 when every step succeeded, 1 otherwise, 2 on bad
-// arguments. The suite's environment (MCP_CONFORMANCE_PROTOCOL_VERSION) picks the version
-// offered first.
+// roots/list no roots, ping {}; the 2026 era's input requests (input_required results) get the
+// same answers, and the call is sent again with them. Exit status 0 when every step got an
+// answer (a tool call answered with a JSON-RPC error counts: it is printed), 1 otherwise, 2 on
+// bad arguments. The suite's environment picks the version initialize offers first
+// (MCP_CONFORMANCE_PROTOCOL_VERSION, a 2025 revision; the 2026 era is tried before it) and the
+// tool calls to make (MCP_CONFORMANCE_CONTEXT's toolCalls).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <rapidjson/document.h>
@@ -87,26 +92,86 @@ std::string sampleObject(const rapidjson::Value& schema, bool all) {
     return out + "}";
 }
 
-/// The answer to one request of the server (JSON-RPC `result` or `error` member and value).
-std::string answerFor(const std::string& method, const rapidjson::Value& params) {
+/// The result the probe gives a request of the server (pushed in the 2025 era, an input request
+/// of the 2026 era), or nullopt for a method it does not handle.
+std::optional<std::string> resultFor(const std::string& method, const rapidjson::Value& params) {
     if (method == "elicitation/create") {
         const rapidjson::Value* schema = params.IsObject() && params.HasMember("requestedSchema")
                                              ? &params["requestedSchema"]
                                              : nullptr;
         const std::string content = schema != nullptr ? sampleObject(*schema, false) : "{}";
-        return R"("result":{"action":"accept","content":)" + content + "}";
+        return R"({"action":"accept","content":)" + content + "}";
     }
     if (method == "sampling/createMessage") {
-        return R"("result":{"role":"assistant","content":{"type":"text","text":"a probe's answer"},)"
+        return R"({"role":"assistant","content":{"type":"text","text":"a probe's answer"},)"
                R"("model":"crank-mcp-probe","stopReason":"endTurn"})";
     }
     if (method == "roots/list") {
-        return R"("result":{"roots":[]})";
+        return R"({"roots":[]})";
     }
     if (method == "ping") {
-        return R"("result":{})";
+        return "{}";
+    }
+    return std::nullopt;
+}
+
+/// The answer to one request of the server (JSON-RPC `result` or `error` member and value).
+std::string answerFor(const std::string& method, const rapidjson::Value& params) {
+    if (const std::optional<std::string> result = resultFor(method, params)) {
+        return R"("result":)" + *result;
     }
     return R"("error":{"code":-32601,"message":"the probe does not handle )" + method + "\"}";
+}
+
+/// The `inputResponses` of a 2026 input_required result's `inputRequests` (key -> {method,
+/// params}), or nullopt when one asks for something the probe does not handle.
+std::optional<std::string> answerInputs(const std::string& requests_json) {
+    rapidjson::Document requests;
+    requests.Parse(requests_json.data(), requests_json.size());
+    if (requests.HasParseError() || !requests.IsObject()) {
+        return std::nullopt;
+    }
+    std::string out = "{";
+    for (const auto& m : std::as_const(requests).GetObject()) {
+        static const rapidjson::Value kNone;
+        const std::string method = stringMember(m.value, "method");
+        const std::optional<std::string> result = resultFor(
+            method, m.value.IsObject() && m.value.HasMember("params") ? m.value["params"] : kNone);
+        if (!result) {
+            return std::nullopt;
+        }
+        std::printf("server asks %s (an input request); answered %s\n", method.c_str(),
+                    result->c_str());
+        out +=
+            (out.size() == 1 ? "" : ",") +
+            crank::sdk::jsonQuote(std::string_view(m.name.GetString(), m.name.GetStringLength())) +
+            ":" + *result;
+    }
+    return out + "}";
+}
+
+/// The tool calls the conformance suite's context names (MCP_CONFORMANCE_CONTEXT's toolCalls:
+/// name and arguments), empty when it names none.
+std::vector<std::pair<std::string, std::string>> contextToolCalls() {
+    std::vector<std::pair<std::string, std::string>> calls;
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, before any thread starts
+    const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
+    if (context == nullptr) {
+        return calls;
+    }
+    rapidjson::Document doc;
+    doc.Parse(context);
+    if (doc.HasParseError() || !doc.IsObject() || !doc.HasMember("toolCalls") ||
+        !doc["toolCalls"].IsArray()) {
+        return calls;
+    }
+    for (const rapidjson::Value& call : doc["toolCalls"].GetArray()) {
+        if (call.IsObject() && call.HasMember("arguments")) {
+            calls.emplace_back(stringMember(call, "name"),
+                               crank::mcpc::jsonText(call["arguments"]));
+        }
+    }
+    return calls;
 }
 
 int usage() {
@@ -151,7 +216,8 @@ int main(int argc, char** argv) {
                                        R"("elicitation":{"form":{"applyDefaults":true},"url":{}}})";
     // NOLINTNEXTLINE(concurrency-mt-unsafe): read once, before any thread starts
     if (const char* version = std::getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
-        version != nullptr && *version != '\0') {
+        version != nullptr && *version != '\0' && std::string_view(version) < "2026") {
+        // A 2025 revision: offered first by initialize; the 2026 era is still tried before it.
         options.protocol_versions = {version, "2025-11-25", "2025-06-18", "2025-03-26"};
     }
 
@@ -196,18 +262,25 @@ int main(int argc, char** argv) {
         session.close();
         return 1;
     }
+    // The calls: the suite's context names them, or one per listed tool with sample arguments.
+    std::vector<std::pair<std::string, std::string>> calls = contextToolCalls();
+    if (calls.empty()) {
+        for (const std::string& text : tools) {
+            rapidjson::Document tool;
+            tool.Parse(text.data(), text.size());
+            calls.emplace_back(
+                stringMember(tool, "name"),
+                tool.HasMember("inputSchema") ? sampleObject(tool["inputSchema"], false) : "{}");
+        }
+    }
     int failures = 0;
-    for (const std::string& text : tools) {
-        rapidjson::Document tool;
-        tool.Parse(text.data(), text.size());
-        const std::string name = stringMember(tool, "name");
+    for (const auto& [name, arguments] : calls) {
         if (!onlyTool.empty() && name != onlyTool) {
             continue;
         }
-        const std::string arguments =
-            tool.HasMember("inputSchema") ? sampleObject(tool["inputSchema"], false) : "{}";
         RequestHooks hooks;
         hooks.on_related = onMessage;
+        hooks.answer_inputs = answerInputs;
         const RpcOutcome called = session.request(
             "tools/call",
             R"({"name":)" + crank::sdk::jsonQuote(name) + R"(,"arguments":)" + arguments + "}",
@@ -215,6 +288,10 @@ int main(int argc, char** argv) {
         if (called.ok) {
             std::printf("tools/call %s %s -> %s\n", name.c_str(), arguments.c_str(),
                         called.result_json.substr(0, 2000).c_str());
+        } else if (called.error_code != 0) {
+            // The server's own answer: the exchange worked, whatever the server made of it.
+            std::printf("tools/call %s %s -> error %lld: %s\n", name.c_str(), arguments.c_str(),
+                        static_cast<long long>(called.error_code), called.error_message.c_str());
         } else {
             ++failures;
             std::printf("tools/call %s %s FAILED: %s\n", name.c_str(), arguments.c_str(),

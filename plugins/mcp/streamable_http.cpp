@@ -50,20 +50,25 @@ RpcOutcome HttpConnection::streamableCall(Call& call, bool detecting, std::strin
     if (type == "text/event-stream") {
         return answerStream(call, std::move(wire));
     }
+    return jsonAnswer(*wire, call);
+}
+
+RpcOutcome HttpConnection::jsonAnswer(HttpWire& wire, Call& call) {
+    const std::string type = wire.mediaType();
     if (!isJsonType(type)) {
-        return failure(call.method + ": " + wire->what() + " answered with Content-Type " +
+        return failure(call.method + ": " + wire.what() + " answered with Content-Type " +
                        sdk::jsonQuote(excerpt(type.empty() ? "(none)" : type, 80)) +
                        ", not application/json or text/event-stream");
     }
     const std::size_t max = options_.max_message_bytes;
-    const std::string tooLarge = call.method + ": " + wire->what() +
+    const std::string tooLarge = call.method + ": " + wire.what() +
                                  ": the answer is larger than max_message_bytes (" +
                                  std::to_string(max) + " bytes)";
-    if (wire->contentLength() && *wire->contentLength() > max) {
+    if (wire.contentLength() && *wire.contentLength() > max) {
         return failure(tooLarge);
     }
     std::string body;
-    while (wire->readBody(body, call.deadline, call.halt)) {
+    while (wire.readBody(body, call.deadline, call.halt)) {
         if (body.size() > max) {
             return failure(tooLarge);
         }
@@ -71,10 +76,10 @@ RpcOutcome HttpConnection::streamableCall(Call& call, bool detecting, std::strin
     std::optional<RpcOutcome> own;
     std::string problem;
     if (!routeText(body, &call, own, problem)) {
-        return failure(call.method + ": " + wire->what() + " answered " + problem);
+        return failure(call.method + ": " + wire.what() + " answered " + problem);
     }
     if (!own) {
-        return failure(call.method + ": " + wire->what() +
+        return failure(call.method + ": " + wire.what() +
                        " answered JSON without the answer: " + excerpt(body));
     }
     return std::move(*own);
@@ -226,11 +231,20 @@ void HttpConnection::standaloneStream() {
         bool delivered = false;
         std::string problem;
         try {
-            // Marked as soon as the GET is about to go: the head comes when the server has
-            // something to say.
+            // The stream counts as requested once the server answered the GET's head (the SDK
+            // sends a request and reads its head in one step), or failed to: requests sent after
+            // notifications/initialized then reach the server after it, as a client's would.
+            std::unique_ptr<HttpWire> opened;
+            try {
+                opened = std::make_unique<HttpWire>(
+                    wire_, makeRequest("GET", url_, true, nullptr, parser.lastEventId()), forever,
+                    halt);
+            } catch (...) {
+                markStreamRequested();
+                throw;
+            }
             markStreamRequested();
-            HttpWire wire(wire_, makeRequest("GET", url_, true, nullptr, parser.lastEventId()),
-                          forever, halt);
+            HttpWire& wire = *opened;
             const sdk::http::ResponseHead& head = wire.head();
             if (head.status == 405) {
                 log("the server offers no standalone SSE stream (" + wire.what() +

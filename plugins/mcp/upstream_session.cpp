@@ -4,6 +4,8 @@
 
 #include <rapidjson/document.h>
 
+#include "handshake.h"
+#include "input_rounds.h"
 #include "json_text.h"
 #include <crank/sdk/json.hpp>
 
@@ -23,60 +25,6 @@ RpcOutcome failure(std::string message) {
     RpcOutcome r;
     r.error_message = std::move(message);
     return r;
-}
-
-struct Handshake {
-    std::string version;
-    std::string server_name;
-    std::string server_version;
-    std::string capabilities_json = "{}";
-    std::string instructions;
-};
-
-/// initialize + notifications/initialized on `c`; the error message when it fails.
-std::string initialize(Connection& c, const UpstreamOptions& o, Handshake& out) {
-    const std::string params =
-        R"({"protocolVersion":)" + sdk::jsonQuote(o.protocol_versions.front()) +
-        R"(,"capabilities":)" + o.client_capabilities_json + R"(,"clientInfo":{"name":)" +
-        sdk::jsonQuote(o.client_name) + R"(,"version":)" + sdk::jsonQuote(o.client_version) + "}}";
-    const RpcOutcome r = c.request("initialize", params, o.initialize_timeout);
-    if (!r.ok) {
-        return "initialize failed: " + r.error_message;
-    }
-    rapidjson::Document doc;
-    doc.Parse(r.result_json.data(), r.result_json.size());
-    out.version = stringMember(doc, "protocolVersion");
-    if (std::find(o.protocol_versions.begin(), o.protocol_versions.end(), out.version) ==
-        o.protocol_versions.end()) {
-        std::string offered;
-        for (const std::string& v : o.protocol_versions) {
-            offered += (offered.empty() ? "" : ", ") + v;
-        }
-        return "the server answered protocol version " + sdk::jsonQuote(out.version.substr(0, 64)) +
-               ", which is not one crank speaks (" + offered + ")";
-    }
-    if (doc.IsObject() && doc.HasMember("serverInfo")) {
-        out.server_name = stringMember(doc["serverInfo"], "name").substr(0, 256);
-        out.server_version = stringMember(doc["serverInfo"], "version").substr(0, 256);
-    }
-    if (doc.IsObject() && doc.HasMember("capabilities") && doc["capabilities"].IsObject()) {
-        out.capabilities_json = jsonText(doc["capabilities"]);
-    }
-    // Shown in crankd's status: bounded, cut at a character boundary.
-    out.instructions = stringMember(doc, "instructions");
-    if (constexpr std::size_t kMaxInstructions = std::size_t{16} * 1024;
-        out.instructions.size() > kMaxInstructions) {
-        std::size_t cut = kMaxInstructions;
-        while (cut > 0 && (static_cast<unsigned char>(out.instructions[cut]) & 0xC0U) == 0x80U) {
-            --cut;
-        }
-        out.instructions.resize(cut);
-    }
-    c.setProtocolVersion(out.version);
-    if (!c.notify("notifications/initialized", "")) {
-        return "the server went away after initialize";
-    }
-    return {};
 }
 
 }  // namespace
@@ -140,9 +88,9 @@ bool UpstreamSession::connectLocked(bool& fresh) {
     } else {
         c = options_.transport(on_message_, on_log_, error);
     }
-    Handshake handshake;
+    Handshake shake;
     if (c) {
-        error = initialize(*c, options_, handshake);
+        error = handshake(*c, options_, shake);
     }
     if (!error.empty()) {
         if (c) {
@@ -159,11 +107,11 @@ bool UpstreamSession::connectLocked(bool& fresh) {
     next_attempt_ = {};
     status_.connected = true;
     status_.connected_since_ms = unixMs();
-    status_.protocol_version = handshake.version;
-    status_.server_name = handshake.server_name;
-    status_.server_version = handshake.server_version;
-    status_.capabilities_json = handshake.capabilities_json;
-    status_.instructions = handshake.instructions;
+    status_.protocol_version = shake.version;
+    status_.server_name = shake.server_name;
+    status_.server_version = shake.server_version;
+    status_.capabilities_json = shake.capabilities_json;
+    status_.instructions = shake.instructions;
     status_.transport = connection_->transportName();
     fresh = true;
     if (ever_connected_) {
@@ -194,6 +142,31 @@ std::shared_ptr<Connection> UpstreamSession::live(std::string& why) {
 RpcOutcome UpstreamSession::request(std::string_view method, std::string_view params_json,
                                     const RequestHooks& hooks,
                                     std::optional<std::chrono::milliseconds> timeout) {
+    RpcOutcome r = requestOnce(method, params_json, hooks, timeout);
+    if (!hooks.answer_inputs) {
+        return r;
+    }
+    // 2026 era: an input_required result is answered and the request sent again (a new request
+    // with a new id), at most kMaxInputRounds times in all.
+    std::string params(params_json);
+    for (int round = 1; r.ok && round < kMaxInputRounds; ++round) {
+        const std::optional<InputRequired> asked = inputRequired(r.result_json);
+        if (!asked) {
+            break;
+        }
+        const std::optional<std::string> answers = hooks.answer_inputs(asked->requests_json);
+        if (!answers) {
+            break;
+        }
+        params = nextRoundParams(params, *answers, asked->state);
+        r = requestOnce(method, params, hooks, timeout);
+    }
+    return r;
+}
+
+RpcOutcome UpstreamSession::requestOnce(std::string_view method, std::string_view params_json,
+                                        const RequestHooks& hooks,
+                                        std::optional<std::chrono::milliseconds> timeout) {
     RpcOutcome r;
     // At most one more attempt, and only after the server said our session has expired.
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -202,7 +175,26 @@ RpcOutcome UpstreamSession::request(std::string_view method, std::string_view pa
         if (!c) {
             return failure("the upstream is not connected: " + why);
         }
-        r = c->request(method, params_json, timeout.value_or(options_.request_timeout), hooks);
+        const bool modern = !c->modernVersion().empty();
+        if (modern && method == "tools/call") {
+            // The called tool's Mcp-Param-* headers, as its listing declared them.
+            rapidjson::Document params;
+            std::shared_ptr<const std::vector<MirroredParam>> mirrored;
+            if (parseServerMessage(params_json, params).empty()) {
+                mirrored = modern_tools_.headersOf(stringMember(params, "name"));
+            }
+            RequestHooks with = hooks;
+            with.mirrored = mirrored.get();
+            r = c->request(method, params_json, timeout.value_or(options_.request_timeout), with);
+        } else {
+            r = c->request(method, params_json, timeout.value_or(options_.request_timeout), hooks);
+        }
+        if (r.ok && modern && method == "tools/list") {
+            rapidjson::Document params;
+            const bool paged = parseServerMessage(params_json, params).empty() &&
+                               !stringMember(params, "cursor").empty();
+            r.result_json = modern_tools_.filterList(r.result_json, !paged);
+        }
         if (r.ok || r.cancelled) {
             return r;
         }
@@ -271,6 +263,7 @@ RpcOutcome UpstreamSession::listAll(std::string_view method, const char* array_m
 UpstreamStatus UpstreamSession::status() const {
     const std::lock_guard lock(mutex_);
     UpstreamStatus s = status_;
+    s.refused_tools = modern_tools_.refused();
     if (connection_ && !connection_->open()) {
         s.connected = false;
     }
@@ -297,11 +290,19 @@ RpcOutcome UpstreamSession::test(const UpstreamOptions& options) {
     if (!c) {
         return failure(error.empty() ? "no transport is configured" : error);
     }
-    Handshake handshake;
-    error = initialize(*c, options, handshake);
+    Handshake shake;
+    error = handshake(*c, options, shake);
     if (!error.empty()) {
         c->close();
         return failure(error);
+    }
+    if (!c->modernVersion().empty()) {
+        // The 2026 era has no ping: server/discover answering was the test.
+        c->close();
+        RpcOutcome r;
+        r.ok = true;
+        r.result_json = "{}";
+        return r;
     }
     RpcOutcome r = c->request("ping", "", options.initialize_timeout);
     c->close();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "connection.h"
+#include "modern_tools.h"
 #include "stdio_connection.h"
 
 namespace crank::mcpc {
@@ -34,8 +35,13 @@ struct UpstreamOptions {
     /// After a failed connect the next attempt waits this long, doubling up to the maximum.
     std::chrono::milliseconds backoff_initial{200};
     std::chrono::milliseconds backoff_max{30'000};
-    /// The versions offered, newest first: the first is asked for, any of them is accepted.
+    /// The versions initialize offers, newest first: the first is asked for, any of them is
+    /// accepted.
     std::vector<std::string> protocol_versions{"2025-11-25", "2025-06-18", "2025-03-26"};
+    /// "auto": the 2026-07-28 era where the transport and the server speak it, else initialize
+    /// with protocol_versions (handshake.h); or one version, pinned: "2026-07-28", or a 2025
+    /// revision that initialize then asks for alone.
+    std::string protocol_version = "auto";
     /// The client capabilities declared in initialize (JSON object text).
     std::string client_capabilities_json = "{}";
     /// clientInfo.name and .version.
@@ -56,6 +62,8 @@ struct UpstreamStatus {
     std::string transport;                 ///< Connection::transportName() of the last connection
     std::string capabilities_json = "{}";  ///< the server's capabilities (JSON object text)
     std::string instructions;              ///< the server's `instructions`, empty for none
+    /// 2026 era: the tools the last listing left out for an invalid x-mcp-header, and why.
+    std::vector<RefusedTool> refused_tools;
 };
 
 class UpstreamSession {
@@ -76,7 +84,9 @@ public:
     /// A request on the live connection, connecting first when needed. A request that fails
     /// because the server went away is not sent again (it may have had effects); the next one
     /// reconnects. One refused with an expired session (nothing was processed) is sent once
-    /// more on a new session. `timeout`: options.request_timeout when not given.
+    /// more on a new session. `timeout`: options.request_timeout when not given. 2026 era: with
+    /// hooks.answer_inputs, an input_required result is answered and the request sent again
+    /// (input_rounds.h), each round bounded by `timeout`.
     RpcOutcome request(std::string_view method, std::string_view params_json,
                        const RequestHooks& hooks = {},
                        std::optional<std::chrono::milliseconds> timeout = std::nullopt);
@@ -101,6 +111,10 @@ public:
     static RpcOutcome test(const UpstreamOptions& options);
 
 private:
+    /// One request (and, after a session expiry, once more), without MRTR rounds.
+    RpcOutcome requestOnce(std::string_view method, std::string_view params_json,
+                           const RequestHooks& hooks,
+                           std::optional<std::chrono::milliseconds> timeout);
     /// Connects unless connected; `fresh` is set when this call made the connection.
     bool connectLocked(bool& fresh);
     /// The live connection, connecting first; null (with the reason) when there is none.
@@ -117,6 +131,7 @@ private:
     bool ever_connected_ = false;
     std::chrono::milliseconds backoff_{0};
     std::chrono::steady_clock::time_point next_attempt_{};
+    ModernTools modern_tools_;  // 2026 era: the listed tools' Mcp-Param-* headers
 };
 
 }  // namespace crank::mcpc

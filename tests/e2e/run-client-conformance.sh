@@ -5,8 +5,11 @@
 #   tests/e2e/run-client-conformance.sh PROBE [SCENARIO...]
 #
 # Default scenarios: initialize, tools_call (also at 2025-06-18), sse-retry and
-# elicitation-sep1034-client-defaults (2025-11-25 only). In client mode the suite fails a run on
-# any FAILURE or WARNING, a timeout or a non-zero exit of the client.
+# elicitation-sep1034-client-defaults (2025-11-25 only); and at 2026-07-28 tools_call,
+# request-metadata, http-standard-headers, http-custom-headers, http-invalid-tool-headers,
+# json-schema-ref-no-deref and sep-2322-client-request-state. A SCENARIO argument runs at
+# 2025-11-25, SCENARIO@VERSION at that version. In client mode the suite fails a run on any
+# FAILURE or WARNING, a timeout or a non-zero exit of the client.
 #
 # The suite's mock servers listen on every interface (`listen(0)` without a host) and hand out
 # http://localhost:PORT: each run is put in a network namespace of its own holding only `lo`
@@ -24,10 +27,13 @@ trap 'rm -rf "$results"' EXIT
 
 runs=()
 if (($# > 0)); then
-    for s in "$@"; do runs+=("$s@2025-11-25"); done
+    for s in "$@"; do [[ "$s" == *@* ]] && runs+=("$s") || runs+=("$s@2025-11-25"); done
 else
     runs=(initialize@2025-11-25 initialize@2025-06-18 tools_call@2025-11-25 tools_call@2025-06-18
-        sse-retry@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25)
+        sse-retry@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25
+        tools_call@2026-07-28 request-metadata@2026-07-28 http-standard-headers@2026-07-28
+        http-custom-headers@2026-07-28 http-invalid-tool-headers@2026-07-28
+        json-schema-ref-no-deref@2026-07-28 sep-2322-client-request-state@2026-07-28)
 fi
 failed=0
 for run in "${runs[@]}"; do
