@@ -102,6 +102,8 @@ public:
     virtual bool setModernVersion(const std::string& version) { return version.empty(); }
     /// The 2026-era version in use ("" in the 2025 era).
     virtual std::string modernVersion() const { return {}; }
+    /// clientInfo of the 2026-era `_meta` (the 2025 era sends it in initialize).
+    virtual void setClientInfo(const std::string& /*name*/, const std::string& /*version*/) {}
 
     /// Ends the connection (a subprocess is shut down in the specified order, an HTTP session is
     /// deleted) and fails every request still waiting. Idempotent.

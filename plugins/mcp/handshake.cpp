@@ -1,6 +1,7 @@
 #include "handshake.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include <rapidjson/document.h>
 
@@ -13,6 +14,8 @@ namespace crank::mcpc {
 namespace {
 
 constexpr std::size_t kMaxInstructions = std::size_t{16} * 1024;
+/// server/discover as the auto probe: a server that ignores the unknown method costs this much.
+constexpr std::chrono::milliseconds kDiscoverProbe{5'000};
 constexpr std::size_t kMaxServerField = 256;
 
 /// serverInfo, capabilities and instructions of an initialize or discover result.
@@ -68,14 +71,16 @@ std::string initialize(Connection& c, const UpstreamOptions& o,
     return {};
 }
 
-/// server/discover on `c`, switched to the 2026 era; the error message when it fails.
-std::string discover(Connection& c, const UpstreamOptions& o, Handshake& out) {
+/// server/discover on `c`, switched to the 2026 era, bounded by `timeout`; the error message
+/// when it fails.
+std::string discover(Connection& c, const UpstreamOptions& o, std::chrono::milliseconds timeout,
+                     Handshake& out) {
     if (!c.setModernVersion(std::string(kModernProtocolVersion))) {
         return "the " + c.transportName() + " transport does not speak the 2026-07-28 era";
     }
     RequestHooks hooks;
     hooks.client_capabilities_json = o.client_capabilities_json;
-    const RpcOutcome r = c.request("server/discover", "", o.initialize_timeout, hooks);
+    const RpcOutcome r = c.request("server/discover", "", timeout, hooks);
     if (!r.ok) {
         return "server/discover failed: " + r.error_message;
     }
@@ -108,25 +113,39 @@ std::string discover(Connection& c, const UpstreamOptions& o, Handshake& out) {
 
 }  // namespace
 
-std::string handshake(Connection& c, const UpstreamOptions& options, Handshake& out) {
+std::string handshake(std::shared_ptr<Connection>& c, const UpstreamOptions& options,
+                      Handshake& out, const Reopen& reopen) {
     const std::string& pinned = options.protocol_version;
+    c->setClientInfo(options.client_name, options.client_version);
     if (pinned == kModernProtocolVersion) {
-        return discover(c, options, out);
+        return discover(*c, options, options.initialize_timeout, out);
     }
-    if (pinned == "auto" && c.setModernVersion(std::string(kModernProtocolVersion))) {
-        const std::string modern = discover(c, options, out);
+    if (pinned == "auto" && c->setModernVersion(std::string(kModernProtocolVersion))) {
+        const std::string modern =
+            discover(*c, options, std::min(options.initialize_timeout, kDiscoverProbe), out);
         if (modern.empty()) {
             return {};
         }
-        c.setModernVersion("");
+        c->setModernVersion("");
         out = Handshake{};
-        const std::string legacy = initialize(c, options, options.protocol_versions, out);
+        if (!c->open()) {
+            // The server exited on the method it did not know (some stdio servers do): a new
+            // one is started for initialize.
+            c->close();
+            std::string error;
+            c = reopen ? reopen(error) : nullptr;
+            if (!c) {
+                return "the server ended on server/discover (" + modern +
+                       ") and could not be started again: " + error;
+            }
+        }
+        const std::string legacy = initialize(*c, options, options.protocol_versions, out);
         return legacy.empty() ? legacy : legacy + " (and " + modern + ")";
     }
     if (pinned == "auto") {
-        return initialize(c, options, options.protocol_versions, out);
+        return initialize(*c, options, options.protocol_versions, out);
     }
-    return initialize(c, options, std::vector<std::string>{pinned}, out);
+    return initialize(*c, options, std::vector<std::string>{pinned}, out);
 }
 
 }  // namespace crank::mcpc

@@ -122,8 +122,7 @@ public:
     /// Streamable HTTP (false once the legacy HTTP+SSE transport is in use).
     bool setModernVersion(const std::string& version) override;
     std::string modernVersion() const override;
-    /// clientInfo of the 2026-era `_meta`.
-    void setClientInfo(const std::string& name, const std::string& version);
+    void setClientInfo(const std::string& name, const std::string& version) override;
 
     /// Stops the background stream (its thread is joined), deletes the Streamable HTTP session
     /// (DELETE; 405 is fine) and fails every request still waiting. Idempotent; the destructor

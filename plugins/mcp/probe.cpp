@@ -281,6 +281,7 @@ int main(int argc, char** argv) {
         RequestHooks hooks;
         hooks.on_related = onMessage;
         hooks.answer_inputs = answerInputs;
+        hooks.client_capabilities_json = options.client_capabilities_json;  // 2026: per request
         const RpcOutcome called = session.request(
             "tools/call",
             R"({"name":)" + crank::sdk::jsonQuote(name) + R"(,"arguments":)" + arguments + "}",

@@ -10,6 +10,7 @@
 #include <rapidjson/document.h>
 
 #include "json_text.h"
+#include "modern_request.h"
 #include "rpc_message.h"
 #include <crank/sdk/json.hpp>
 #include <pthread.h>
@@ -338,7 +339,31 @@ RpcOutcome StdioConnection::request(std::string_view method, std::string_view pa
     if (hooks.on_id) {
         hooks.on_id(id);
     }
-    const std::string message = requestText(id, method, params_json);
+    ModernClient client;
+    {
+        const std::lock_guard lock(mutex_);
+        client.protocol_version = modern_version_;
+        client.client_name = client_name_;
+        client.client_version = client_version_;
+    }
+    std::string message;
+    if (client.protocol_version.empty()) {
+        message = requestText(id, method, params_json);
+    } else {
+        ModernRequest modern;
+        std::string error;
+        const std::string& capabilities = hooks.client_capabilities_json;
+        if (!buildModernRequest(id, method, params_json, client,
+                                capabilities.empty() ? std::string_view("{}") : capabilities,
+                                nullptr, modern, error)) {
+            const std::lock_guard lock(mutex_);
+            waiting_.erase(id);
+            RpcOutcome refused;
+            refused.error_message = std::string(method) + ": " + error;
+            return refused;
+        }
+        message = std::move(modern.body);
+    }
     if (!writeLine(message)) {
         const std::lock_guard lock(mutex_);
         waiting_.erase(id);
@@ -399,6 +424,23 @@ RpcOutcome StdioConnection::request(std::string_view method, std::string_view pa
 
 bool StdioConnection::notify(std::string_view method, std::string_view params_json) {
     return open() && writeLine(notificationText(method, params_json));
+}
+
+bool StdioConnection::setModernVersion(const std::string& version) {
+    const std::lock_guard lock(mutex_);
+    modern_version_ = version;
+    return true;
+}
+
+std::string StdioConnection::modernVersion() const {
+    const std::lock_guard lock(mutex_);
+    return modern_version_;
+}
+
+void StdioConnection::setClientInfo(const std::string& name, const std::string& version) {
+    const std::lock_guard lock(mutex_);
+    client_name_ = name;
+    client_version_ = version;
 }
 
 bool StdioConnection::send(std::string_view message_json) {

@@ -67,6 +67,11 @@ public:
     bool open() const override;
     std::string endReason() const override;
     std::string transportName() const override { return "stdio"; }
+    /// 2026-07-28 era: every request carries `_meta` (modern_request.h); no initialize; a
+    /// cancellation is still notifications/cancelled, as the stdio binding says.
+    bool setModernVersion(const std::string& version) override;
+    std::string modernVersion() const override;
+    void setClientInfo(const std::string& name, const std::string& version) override;
 
 private:
     StdioConnection(StdioOptions options, MessageHandler on_message, LogHandler on_log);
@@ -97,6 +102,9 @@ private:
     bool ended_ = false;
     bool reaped_ = false;
     std::string end_reason_;
+    std::string modern_version_;  // "" in the 2025 era
+    std::string client_name_ = "crank";
+    std::string client_version_ = "0";
 };
 
 }  // namespace crank::mcpc

@@ -90,7 +90,9 @@ bool UpstreamSession::connectLocked(bool& fresh) {
     }
     Handshake shake;
     if (c) {
-        error = handshake(*c, options_, shake);
+        error = handshake(c, options_, shake, [this](std::string& e) {
+            return std::shared_ptr<Connection>(options_.transport(on_message_, on_log_, e));
+        });
     }
     if (!error.empty()) {
         if (c) {
@@ -285,13 +287,15 @@ void UpstreamSession::close() {
 
 RpcOutcome UpstreamSession::test(const UpstreamOptions& options) {
     std::string error;
-    std::unique_ptr<Connection> c =
+    std::shared_ptr<Connection> c =
         options.transport ? options.transport(nullptr, nullptr, error) : nullptr;
     if (!c) {
         return failure(error.empty() ? "no transport is configured" : error);
     }
     Handshake shake;
-    error = handshake(*c, options, shake);
+    error = handshake(c, options, shake, [&options](std::string& e) {
+        return std::shared_ptr<Connection>(options.transport(nullptr, nullptr, e));
+    });
     if (!error.empty()) {
         c->close();
         return failure(error);
