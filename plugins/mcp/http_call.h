@@ -31,6 +31,10 @@ namespace http_detail {
 inline constexpr std::chrono::milliseconds kSlice{50};  // a wait's slice, as http_wire.cpp's
 inline constexpr std::size_t kErrorBodyBytes = std::size_t{64} * 1024;  // read of an error's body
 inline constexpr std::chrono::milliseconds kErrorBodyWait{1'000};
+/// After an SSE answer: how long, and how many bytes, the rest of the stream is read for the
+/// connection to be kept (HttpWire::drainAfterAnswer).
+inline constexpr std::chrono::milliseconds kDrainWait{20};
+inline constexpr std::size_t kDrainBytes = 4096;
 
 inline RpcOutcome failure(std::string message) {
     RpcOutcome r;

@@ -161,6 +161,16 @@ bool HttpWire::readBody(std::string& out, Clock::time_point deadline, const Halt
     }
 }
 
+void HttpWire::drainAfterAnswer(std::size_t max, Clock::time_point until) {
+    std::string rest;
+    try {
+        while (rest.size() <= max && readBody(rest, until, nullptr)) {
+        }
+    } catch (const HttpWireFailure&) {
+        // Still open, or broken: the connection is closed rather than reused.
+    }
+}
+
 EventsEnd readEvents(HttpWire& wire, sdk::http::SseParser& parser, Clock::time_point deadline,
                      const HaltCheck& halt,
                      const std::function<bool(const sdk::http::SseEvent&)>& on_event) {

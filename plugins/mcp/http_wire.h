@@ -90,6 +90,10 @@ public:
     /// Up to `max` bytes of the body, read until `until` at most (an error's explanation).
     /// Never throws: what could be read.
     std::string readAtMost(std::size_t max, Clock::time_point until);
+    /// After the answer arrived on an SSE body: reads what is left (at most `max` bytes, until
+    /// `until`), so that a server that ends the stream right after its answer, as it should,
+    /// leaves a connection that goes back to the pool. What is read is dropped. Never throws.
+    void drainAfterAnswer(std::size_t max, Clock::time_point until);
     /// "POST http://host:port/path", for messages.
     const std::string& what() const { return what_; }
 

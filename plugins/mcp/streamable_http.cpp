@@ -122,6 +122,9 @@ RpcOutcome HttpConnection::answerStream(Call& call, std::unique_ptr<HttpWire> wi
                         return !outcome;
                     });
                 if (outcome) {
+                    if (ended == EventsEnd::stopped && outcome->ok) {
+                        wire->drainAfterAnswer(kDrainBytes, Clock::now() + kDrainWait);
+                    }
                     return std::move(*outcome);
                 }
                 if (ended == EventsEnd::refused) {

@@ -140,6 +140,9 @@ RpcOutcome HttpConnection::modernExchange(Call& call, const std::string& body,
                 return !own;
             });
         if (own) {
+            if (ended == EventsEnd::stopped && own->ok) {
+                wire.drainAfterAnswer(kDrainBytes, Clock::now() + kDrainWait);
+            }
             return std::move(*own);
         }
         if (ended == EventsEnd::refused) {

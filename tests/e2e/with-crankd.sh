@@ -9,7 +9,8 @@
 # every @REST_FIXTURE@ in CRANK_EXTRA_CONFIG becomes its 127.0.0.1:PORT, also exported as
 # CRANK_REST_FIXTURE_ADDRESS. With CRANK_MCP_FIXTURE set to a command line (run by sh) that starts
 # an MCP server printing "listening http://127.0.0.1:PORT/PATH" on its stdout, that server is
-# started too (and stopped by pid); every @MCP_FIXTURE_URL@ in CRANK_EXTRA_CONFIG becomes its URL.
+# started too (and stopped by pid); every @MCP_FIXTURE_URL@ in CRANK_EXTRA_CONFIG becomes its URL,
+# also exported as CRANK_MCP_FIXTURE_URL.
 # COMMAND starts once crankd answers GET /readyz with 200 (at most 30 s; then it starts anyway,
 # with a warning, and the readiness answer is printed).
 set -euo pipefail
@@ -93,6 +94,7 @@ if [[ -n "${CRANK_MCP_FIXTURE:-}" ]]; then
         exit 1
     fi
     extra="${extra//@MCP_FIXTURE_URL@/$mcp_url}"
+    export CRANK_MCP_FIXTURE_URL="$mcp_url"
 fi
 printf '{"store": {"path": "%s/crank.db"}%s}\n' "$work" "${extra:+, $extra}" > "$work/crank.json"
 "$crankd" --config "$work/crank.json" --listen 127.0.0.1:0 2> "$work/crankd.log" &
