@@ -5,6 +5,7 @@
 
 #include <rapidjson/document.h>
 
+#include "http_wire.h"
 #include "json_text.h"
 #include "modern_request.h"
 #include "upstream_session.h"
@@ -22,8 +23,8 @@ constexpr std::size_t kMaxServerField = 256;
 void readServer(const rapidjson::Value& result, const rapidjson::Value* server_info,
                 Handshake& out) {
     if (server_info != nullptr) {
-        out.server_name = stringMember(*server_info, "name").substr(0, kMaxServerField);
-        out.server_version = stringMember(*server_info, "version").substr(0, kMaxServerField);
+        out.server_name = excerpt(stringMember(*server_info, "name"), kMaxServerField);
+        out.server_version = excerpt(stringMember(*server_info, "version"), kMaxServerField);
     }
     if (result.HasMember("capabilities") && result["capabilities"].IsObject()) {
         out.capabilities_json = jsonText(result["capabilities"]);

@@ -35,6 +35,8 @@ inline constexpr std::chrono::milliseconds kErrorBodyWait{1'000};
 /// connection to be kept (HttpWire::drainAfterAnswer).
 inline constexpr std::chrono::milliseconds kDrainWait{20};
 inline constexpr std::size_t kDrainBytes = 4096;
+/// The least wait before a stream is reconnected, whatever its `retry:` says.
+inline constexpr std::chrono::milliseconds kMinReconnectDelay{100};
 
 inline RpcOutcome failure(std::string message) {
     RpcOutcome r;

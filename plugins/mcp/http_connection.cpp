@@ -289,6 +289,14 @@ bool HttpConnection::routeText(std::string_view text, Call* call, std::optional<
             }
             return true;
         }
+        if (v.HasMember("id") && !modernVersion().empty()) {
+            // A 2026-07-28 server sends no requests (MRTR replaced them): dropped, and said once.
+            if (!dropped_requests_.exchange(true)) {
+                log("the server sent a request on a 2026-07-28 stream, which the revision "
+                    "forbids; it is dropped (and so are the next ones, without a word)");
+            }
+            return true;
+        }
         if (call != nullptr && call->hooks->on_related) {
             call->hooks->on_related(json);
         } else if (on_message_) {

@@ -220,6 +220,7 @@ private:
     std::map<std::int64_t, std::optional<RpcOutcome>> waiting_;
     int running_ = 0;  // requests and notifications in progress on callers' threads
     std::atomic<bool> stop_{false};
+    std::atomic<bool> dropped_requests_{false};  // a 2026 server's request was dropped (logged)
 };
 
 /// The HTTP transports: a new HttpConnection for every connection.

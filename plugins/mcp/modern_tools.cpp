@@ -4,6 +4,7 @@
 
 #include <rapidjson/document.h>
 
+#include "http_wire.h"
 #include "json_text.h"
 
 namespace crank::mcpc {
@@ -28,7 +29,7 @@ std::string ModernTools::filterList(const std::string& result_json, bool first_p
             params.emplace();
         }
         if (!params) {
-            refused.push_back(RefusedTool{name.substr(0, 128), why});
+            refused.push_back(RefusedTool{excerpt(name, 128), excerpt(why, 300)});
             continue;
         }
         if (!params->empty()) {
@@ -42,9 +43,19 @@ std::string ModernTools::filterList(const std::string& result_json, bool first_p
         if (first_page) {
             tools_.clear();
             refused_.clear();
+            bytes_ = 0;
         }
         for (auto& [name, params] : kept) {
-            if (tools_.size() < kMaxTools || tools_.count(name) > 0) {
+            std::size_t bytes = name.size();
+            for (const MirroredParam& p : *params) {
+                bytes += p.header.size();
+                for (const std::string& segment : p.path) {
+                    bytes += segment.size();
+                }
+            }
+            if ((tools_.size() < kMaxTools && bytes_ + bytes <= kMaxBytes) ||
+                tools_.count(name) > 0) {
+                bytes_ += bytes;
                 tools_[name] = std::move(params);
             }
         }
@@ -66,6 +77,13 @@ std::shared_ptr<const std::vector<MirroredParam>> ModernTools::headersOf(
     const std::lock_guard lock(mutex_);
     const auto it = tools_.find(name);
     return it == tools_.end() ? nullptr : it->second;
+}
+
+void ModernTools::clear() {
+    const std::lock_guard lock(mutex_);
+    tools_.clear();
+    refused_.clear();
+    bytes_ = 0;
 }
 
 std::vector<RefusedTool> ModernTools::refused() const {

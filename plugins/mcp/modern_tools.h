@@ -25,10 +25,13 @@ struct RefusedTool {
 
 class ModernTools {
 public:
-    /// Tools remembered at most (their headers); more are listed but their headers are not kept.
+    /// Tools remembered at most (their headers); more are listed but their headers are not kept
+    /// (their calls then go without Mcp-Param-*, and the server may refuse them).
     static constexpr std::size_t kMaxTools = 10'000;
-    /// Refused tools kept for the status at most.
+    /// Refused tools kept for the status at most (each name and reason bounded).
     static constexpr std::size_t kMaxRefused = 100;
+    /// Bytes of names, headers and paths the index keeps at most.
+    static constexpr std::size_t kMaxBytes = std::size_t{4} * 1024 * 1024;
 
     /// `result_json` (a tools/list result) without the tools whose annotations are invalid; the
     /// text unchanged when it has none to take out (or is not a list). A first page
@@ -38,11 +41,14 @@ public:
     std::shared_ptr<const std::vector<MirroredParam>> headersOf(std::string_view name) const;
     /// The tools refused by the last listing.
     std::vector<RefusedTool> refused() const;
+    /// Forgets everything (a new connection lists again).
+    void clear();
 
 private:
     mutable std::mutex mutex_;
     std::map<std::string, std::shared_ptr<const std::vector<MirroredParam>>, std::less<>> tools_;
     std::vector<RefusedTool> refused_;
+    std::size_t bytes_ = 0;
 };
 
 }  // namespace crank::mcpc

@@ -15,6 +15,13 @@ constexpr std::string_view kBase64Suffix = "?=";
 constexpr std::int64_t kMaxSafeInteger = (std::int64_t{1} << 53) - 1;
 /// Schema nesting followed at most (a server's schema is parsed at most 256 deep anyway).
 constexpr int kMaxDepth = 64;
+/// A tool's annotations at most, a header name's length, and a property name's on the path of
+/// one: a hostile schema cannot make the headers (or their index) large.
+constexpr std::size_t kMaxAnnotations = 64;
+constexpr std::size_t kMaxHeaderName = 64;
+constexpr std::size_t kMaxPathSegment = 256;
+/// The most of a schema location a message quotes.
+constexpr std::size_t kMaxWhere = 200;
 
 bool isTokenChar(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -31,11 +38,22 @@ std::string lower(std::string_view text) {
     return out;
 }
 
+/// The JSON pointer of `at`, at most about kMaxWhere bytes (then "...").
 std::string pointer(const std::vector<std::string>& at) {
     std::string out;
     for (const std::string& part : at) {
         out += '/';
-        out += part;
+        out.append(part, 0, kMaxWhere);
+        if (out.size() > kMaxWhere) {
+            out.resize(kMaxWhere);
+            while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0U) == 0x80U) {
+                out.pop_back();  // not in the middle of a character
+            }
+            if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0U) {
+                out.pop_back();
+            }
+            return out + "...";
+        }
     }
     return out.empty() ? "/" : out;
 }
@@ -125,29 +143,47 @@ public:
 private:
     bool annotation(const rapidjson::Value& schema, const std::vector<std::string>& at,
                     const std::vector<std::string>& path, bool reachable) {
-        const std::string where = "the x-mcp-header of " + pointer(at);
+        // The location is written only into a refusal's message.
+        const auto where = [&at] { return "the x-mcp-header of " + pointer(at); };
         const rapidjson::Value& declared = schema["x-mcp-header"];
         if (!reachable || path.empty()) {
-            why_ = where + " is not on a property reached through `properties` only";
+            why_ = where() + " is not on a property reached through `properties` only";
             return false;
         }
         if (!declared.IsString() || declared.GetStringLength() == 0) {
-            why_ = where + " must be a non-empty string";
+            why_ = where() + " must be a non-empty string";
             return false;
         }
         const std::string_view name(declared.GetString(), declared.GetStringLength());
+        if (name.size() > kMaxHeaderName) {
+            why_ = where() + " is longer than " + std::to_string(kMaxHeaderName) + " bytes";
+            return false;
+        }
         if (!std::all_of(name.begin(), name.end(), isTokenChar)) {
-            why_ = where + " (" + sdk::jsonQuote(name) +
+            why_ = where() + " (" + sdk::jsonQuote(name) +
                    ") must be an HTTP token: no space, colon, control or non-ASCII character";
             return false;
         }
         if (!schema.HasMember("type") || !primitiveType(schema["type"])) {
-            why_ = where + " is on a property whose type is not string, integer or boolean";
+            why_ = where() + " is on a property whose type is not string, integer or boolean";
+            return false;
+        }
+        if (std::any_of(path.begin(), path.end(), [](const std::string& segment) {
+                return segment.size() > kMaxPathSegment;
+            })) {
+            why_ = where() + " is on a property whose name (or a parent's) is longer than " +
+                   std::to_string(kMaxPathSegment) + " bytes";
+            return false;
+        }
+        if (params_.size() == kMaxAnnotations) {
+            why_ = where() + ": the tool declares more than " + std::to_string(kMaxAnnotations) +
+                   " x-mcp-header annotations";
             return false;
         }
         const std::string folded = lower(name);
         if (std::find(seen_.begin(), seen_.end(), folded) != seen_.end()) {
-            why_ = where + " (" + sdk::jsonQuote(name) + ") is declared twice (case-insensitively)";
+            why_ =
+                where() + " (" + sdk::jsonQuote(name) + ") is declared twice (case-insensitively)";
             return false;
         }
         seen_.push_back(folded);

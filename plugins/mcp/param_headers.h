@@ -11,6 +11,8 @@
 // - on a property of type "string", "integer" or "boolean" only (a type array may add "null");
 // - the property is reached from the root through `properties` only: an annotation under
 //   `items`, `oneOf`, `anyOf`, `allOf`, `not`, `if`, `$defs`, `additionalProperties`... is refused;
+// - bounds against a hostile schema: at most 64 annotations a tool, a name of at most 64 bytes,
+//   property names on the way of at most 256 bytes;
 // - values: a string as it is, an integer in decimal (at most 2^53 - 1 in magnitude), true or
 //   false; null or absent: no header; a string with a byte outside visible ASCII and space, with
 //   leading or trailing whitespace, or that looks like the encoded form itself, is sent as

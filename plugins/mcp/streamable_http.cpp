@@ -87,10 +87,13 @@ RpcOutcome HttpConnection::jsonAnswer(HttpWire& wire, Call& call) {
 
 std::chrono::milliseconds HttpConnection::reconnectDelay(const SseParser& parser,
                                                          int failures) const {
-    // The server's `retry:` when it gave one; else retry_delay, doubled after each failed
-    // attempt; both at most max_retry_delay.
+    // The server's `retry:` when it gave one (at least kMinReconnectDelay: `retry: 0` and a
+    // stream closed at once must not spin a thread and a port); else retry_delay, doubled after
+    // each failed attempt; both at most max_retry_delay.
     if (parser.retryMs()) {
-        return std::min(milliseconds(*parser.retryMs()), options_.max_retry_delay);
+        return std::clamp(milliseconds(*parser.retryMs()),
+                          std::min(kMinReconnectDelay, options_.max_retry_delay),
+                          options_.max_retry_delay);
     }
     milliseconds delay = options_.retry_delay;
     for (int i = 1; i < failures && delay < options_.max_retry_delay; ++i) {

@@ -105,6 +105,7 @@ bool UpstreamSession::connectLocked(bool& fresh) {
         return false;
     }
     connection_ = std::move(c);
+    modern_tools_.clear();  // the new connection's listing decides the headers
     backoff_ = milliseconds(0);
     next_attempt_ = {};
     status_.connected = true;
@@ -150,6 +151,9 @@ RpcOutcome UpstreamSession::request(std::string_view method, std::string_view pa
     }
     // 2026 era: an input_required result is answered and the request sent again (a new request
     // with a new id), at most kMaxInputRounds times in all.
+    // All rounds together are bounded by the one timeout.
+    const auto deadline =
+        std::chrono::steady_clock::now() + timeout.value_or(options_.request_timeout);
     std::string params(params_json);
     for (int round = 1; r.ok && round < kMaxInputRounds; ++round) {
         const std::optional<InputRequired> asked = inputRequired(r.result_json);
@@ -157,11 +161,13 @@ RpcOutcome UpstreamSession::request(std::string_view method, std::string_view pa
             break;
         }
         const std::optional<std::string> answers = hooks.answer_inputs(asked->requests_json);
-        if (!answers) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (!answers || left.count() <= 0) {
             break;
         }
         params = nextRoundParams(params, *answers, asked->state);
-        r = requestOnce(method, params, hooks, timeout);
+        r = requestOnce(method, params, hooks, left);
     }
     return r;
 }
@@ -191,7 +197,9 @@ RpcOutcome UpstreamSession::requestOnce(std::string_view method, std::string_vie
         } else {
             r = c->request(method, params_json, timeout.value_or(options_.request_timeout), hooks);
         }
-        if (r.ok && modern && method == "tools/list") {
+        // An HTTP client must not call a tool whose x-mcp-header is invalid (its headers could
+        // not be sent right); over stdio no header is sent, and the tool is kept.
+        if (r.ok && modern && method == "tools/list" && c->transportName() != "stdio") {
             rapidjson::Document params;
             const bool paged = parseServerMessage(params_json, params).empty() &&
                                !stringMember(params, "cursor").empty();

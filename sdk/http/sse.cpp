@@ -151,7 +151,9 @@ bool SseParser::line(std::string_view text, std::vector<SseEvent>& events) {
     } else if (field == "event") {
         type_.assign(value);
     } else if (field == "id") {
-        if (value.find('\0') == std::string_view::npos) {
+        // Every event carries the id, and a reconnection sends it back: a longer one is ignored
+        // like one with NUL, so that a stream cannot make each of its events that large.
+        if (value.find('\0') == std::string_view::npos && value.size() <= kMaxEventIdBytes) {
             id_buffer_.assign(value);
         }
     } else if (field == "retry") {

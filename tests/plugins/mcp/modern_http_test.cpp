@@ -159,6 +159,26 @@ TEST(ModernHttp, AnSseAnswerBringsItsNotificationsFirstAndABrokenOneIsNotResumed
     EXPECT_EQ(seen[1].method, "POST");
 }
 
+TEST(ModernHttp, ARequestOfTheServerOnA2026StreamIsDropped) {
+    RawServer server([](const RawRequest& r) {
+        std::string events;
+        for (int i = 0; i < 3; ++i) {
+            events += "data: {\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(900 + i) +
+                      ",\"method\":\"ping\"}\n\n";
+        }
+        return sse(events + "data: {\"jsonrpc\":\"2.0\",\"id\":" + r.id() +
+                   ",\"result\":{\"ok\":true}}\n\n");
+    });
+    auto c = modernTo(server);
+    std::vector<std::string> related;
+    RequestHooks hooks;
+    hooks.on_related = [&related](std::string_view m) { related.emplace_back(m); };
+    const RpcOutcome r = c->request("tools/call", R"({"name":"t"})", 5s, hooks);
+    ASSERT_TRUE(r.ok) << r.error_message;
+    EXPECT_TRUE(related.empty());  // nothing to answer: the revision has no such requests
+    EXPECT_EQ(server.requests().size(), 1U);
+}
+
 TEST(ModernHttp, ACancelClosesTheStreamAndPostsNothing) {
     RawServer server([](const RawRequest&) { return sse(": waiting\n\n", true); });
     auto c = modernTo(server);

@@ -73,6 +73,25 @@ TEST(ParamHeaders, TheSuitesInvalidToolsAreRefusedNamingWhy) {
     EXPECT_NE(twice.find("/properties/b"), std::string::npos) << twice;
 }
 
+TEST(ParamHeaders, AHostileSchemaIsRefusedWithinBounds) {
+    std::string many = R"({"type":"object","properties":{)";
+    for (int i = 0; i < 65; ++i) {
+        many += (i == 0 ? "" : ",") + std::string(R"("p)") + std::to_string(i) +
+                R"(":{"type":"string","x-mcp-header":"H)" + std::to_string(i) + R"("})";
+    }
+    EXPECT_NE(refusal(many + "}}").find("more than 64"), std::string::npos);
+    EXPECT_NE(
+        refusal(property(R"({"type":"string","x-mcp-header":")" + std::string(65, 'h') + R"("})"))
+            .find("longer than 64"),
+        std::string::npos);
+    const std::string longName(300, 'n');
+    const std::string why =
+        refusal(R"({"type":"object","properties":{")" + longName +
+                R"(":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}}})");
+    EXPECT_NE(why.find("longer than 256"), std::string::npos) << why;
+    EXPECT_LT(why.size(), 400U) << "the message quotes at most a bounded location";
+}
+
 TEST(ParamHeaders, AnAnnotationOutsidePropertiesIsRefused) {
     for (
         const char* schema :

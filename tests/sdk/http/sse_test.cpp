@@ -237,5 +237,14 @@ TEST(SseParser, ARestartClearsAnErrorAndTheLimitsCountJoiningNewlines) {
     EXPECT_TRUE(exact.feed("data: 0123456789\n\n", events));
 }
 
+TEST(SseParser, AnIdLongerThanTheLimitIsIgnoredLikeOneWithNul) {
+    SseParser p;
+    std::vector<SseEvent> events;
+    const std::string huge(kMaxEventIdBytes + 1, 'i');
+    ASSERT_TRUE(p.feed("id: ok\ndata: a\n\nid: " + huge + "\ndata: b\n\n", events));
+    EXPECT_THAT(render(events), ElementsAre("message|a|ok", "message|b|ok"));
+    EXPECT_EQ(p.lastEventId(), "ok");
+}
+
 }  // namespace
 }  // namespace crank::sdk::http

@@ -12,8 +12,8 @@
 // - a line starting with ':' is a comment (a keep-alive);
 // - "field:value" (one space after the colon is dropped), or "field" alone (empty value);
 // - event: the event type; data: appended to the data, lines joined with '\n'; id: the event's id
-//   (ignored when it contains NUL); retry: the reconnection delay in ms (only when all ASCII
-//   digits, at most 12 of them); every other field is ignored;
+//   (ignored when it contains NUL or is longer than kMaxEventIdBytes); retry: the reconnection
+//   delay in ms (only when all ASCII digits, at most 12 of them); every other field is ignored;
 // - a blank line after at least one field ends the event: the stream's last event id becomes the
 //   event's id (even when the event has no data: the "priming" event of MCP's resumable streams),
 //   and the event is dispatched when its data is not empty (type "message" when none was given);
@@ -29,6 +29,9 @@
 #include <vector>
 
 namespace crank::sdk::http {
+
+/// The longest `id:` value kept (every event carries a copy of it).
+inline constexpr std::size_t kMaxEventIdBytes = 1024;
 
 /// One dispatched event.
 struct SseEvent {
