@@ -24,26 +24,6 @@ constexpr milliseconds kCancelBound{2'000};  // the POST of notifications/cancel
 /// Idle keep-alive connections kept to the server (the requests' POSTs reuse them).
 constexpr std::size_t kMaxIdle = 4;
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-        if (c >= 'A' && c <= 'Z') {
-            c = static_cast<char>(c - 'A' + 'a');
-        }
-    }
-    return out;
-}
-
-bool isToken(std::string_view text) {
-    if (text.empty()) {
-        return false;
-    }
-    return std::all_of(text.begin(), text.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-    });
-}
-
 /// Every character visible ASCII (0x21-0x7E), and at least one.
 bool isVisibleAscii(std::string_view text) {
     return !text.empty() &&
@@ -84,11 +64,11 @@ std::unique_ptr<HttpConnection> HttpConnection::create(HttpOptions options,
         "last-event-id", "mcp-method",     "mcp-name"};
     sdk::http::HeaderList headers;
     for (const auto& [name, value] : options.headers) {
-        if (!isToken(name)) {
+        if (!isHttpToken(name)) {
             error = "headers: " + sdk::jsonQuote(excerpt(name, 64)) + " is not a header name";
             return nullptr;
         }
-        const std::string lowered = lower(name);
+        const std::string lowered = asciiLower(name);
         if (std::find(std::begin(kReserved), std::end(kReserved), lowered) != std::end(kReserved) ||
             lowered.rfind("mcp-param-", 0) == 0) {
             error = "headers: " + name + " is set by the transport itself";

@@ -24,6 +24,23 @@ std::string_view trim(std::string_view text) {
 
 }  // namespace
 
+std::string asciiLower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return out;
+}
+
+bool isHttpToken(std::string_view text) {
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    });
+}
+
 std::string excerpt(std::string_view text, std::size_t max) {
     std::string shown = sdk::http::validUtf8(text.substr(0, max + 4));
     for (char& c : shown) {

@@ -121,6 +121,12 @@ EventsEnd readEvents(HttpWire& wire, sdk::http::SseParser& parser, Clock::time_p
                      const HaltCheck& halt,
                      const std::function<bool(const sdk::http::SseEvent&)>& on_event);
 
+/// `text` with A-Z lowercased (header names compare case-insensitively).
+std::string asciiLower(std::string_view text);
+/// True when `text` is an RFC 9110 token (a header name, an x-mcp-header): at least one
+/// character, each a letter, a digit or one of !#$%&'*+-.^_`|~.
+bool isHttpToken(std::string_view text);
+
 /// At most about `max` bytes of `text` for a message: valid UTF-8, control characters shown as
 /// spaces ('\n', '\t'...) or '?', "..." after a cut.
 std::string excerpt(std::string_view text, std::size_t max = 300);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "http_wire.h"
 #include <crank/sdk/base64.hpp>
 #include <crank/sdk/json.hpp>
 
@@ -22,21 +23,6 @@ constexpr std::size_t kMaxHeaderName = 64;
 constexpr std::size_t kMaxPathSegment = 256;
 /// The most of a schema location a message quotes.
 constexpr std::size_t kMaxWhere = 200;
-
-bool isTokenChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-        if (c >= 'A' && c <= 'Z') {
-            c = static_cast<char>(c - 'A' + 'a');
-        }
-    }
-    return out;
-}
 
 /// The JSON pointer of `at`, at most about kMaxWhere bytes (then "...").
 std::string pointer(const std::vector<std::string>& at) {
@@ -159,7 +145,7 @@ private:
             why_ = where() + " is longer than " + std::to_string(kMaxHeaderName) + " bytes";
             return false;
         }
-        if (!std::all_of(name.begin(), name.end(), isTokenChar)) {
+        if (!isHttpToken(name)) {
             why_ = where() + " (" + sdk::jsonQuote(name) +
                    ") must be an HTTP token: no space, colon, control or non-ASCII character";
             return false;
@@ -180,7 +166,7 @@ private:
                    " x-mcp-header annotations";
             return false;
         }
-        const std::string folded = lower(name);
+        const std::string folded = asciiLower(name);
         if (std::find(seen_.begin(), seen_.end(), folded) != seen_.end()) {
             why_ =
                 where() + " (" + sdk::jsonQuote(name) + ") is declared twice (case-insensitively)";
