@@ -8,11 +8,13 @@
 #include <rapidjson/document.h>
 
 #include "config/plugin_secrets.h"
+#include "federation/input_relay.h"
 #include "federation/list_refresh.h"
 #include "federation/name_table.h"
 #include "federation/workspace_catalog.h"
 #include "json/json_members.h"
 #include "json/json_scanner.h"
+#include "json/json_text.h"
 #include "log/log.h"
 #include "util/json_string.h"
 
@@ -209,6 +211,15 @@ void Federation::Impl::publish(const std::string& workspace) {
             d.title = std::move(tool.title);
             d.description = std::move(tool.description);
             d.raw_json = std::move(tool.json);
+            if (d.raw_json.find("x-mcp-header") != std::string::npos) {
+                // Its Mcp-Param-* headers, which a 2026 client's call must carry and crankd
+                // checks (the upstream's own are built again by its adapter).
+                json::Document parsed;
+                if (json::parseObject(d.raw_json, parsed) && parsed.HasMember("inputSchema") &&
+                    parsed["inputSchema"].IsObject()) {
+                    d.input_schema_json = json::toJsonText(parsed["inputSchema"]);
+                }
+            }
             d.requests_client = true;
             d.upstream = tool.link->slotKey();  // its calls share one bound
             d.task_support = std::move(tool.task_support);
@@ -234,9 +245,18 @@ void Federation::Impl::publish(const std::string& workspace) {
                         params += R"(,"_meta":{"progressToken":"crank"})";
                     }
                     params += "}";
+                    if (const mcp::InputRound* round = call.inputRound()) {
+                        // The answers to the upstream's questions, with its state as it gave it.
+                        params = withInputRound(params, round->responses, round->state);
+                    }
                     const Clock::time_point started = Clock::now();
                     Answer a = target->request("tools/call", params, &call);
                     self->auditRequest(*target, call, "call", original, a, started);
+                    if (a.input) {
+                        // Relayed by the endpoint its era's way; the tool runs again with the
+                        // answers (input_relay.h).
+                        return mcp::ToolResult::inputRequired(std::move(*a.input));
+                    }
                     mcp::ToolResult r;
                     (a.ok ? r.raw_json : r.rpc_error_json) = std::move(a.json);
                     return r;

@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include "federation/federated_call.h"
+#include "federation/input_relay.h"
 #include "json/json_members.h"
 #include "log/log.h"
 #include "mcp/modern/modern_result.h"
@@ -53,8 +54,10 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
     // The client's trace context goes on in the request's _meta (W3C Trace Context in MCP),
     // checked: a forwarded request's own _meta members are replaced, or dropped when the
     // client's were not valid.
+    // And the caller's capabilities: what a 2026 upstream may ask it (input_relay.h).
     const std::string traced =
-        mcp::withTraceContext(params_in, call != nullptr ? call->trace() : mcp::TraceContext{});
+        call != nullptr ? withCallerMeta(mcp::withTraceContext(params_in, call->trace()), *call)
+                        : mcp::withTraceContext(params_in, mcp::TraceContext{});
     const std::string_view params = traced;
     if (closing.load() && !gates.closed()) {
         return {false, rpcError(-32603, "upstream " + config.name + " is stopped")};
@@ -78,8 +81,21 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
     }
     --active;
     if (status == CRANK_OK && !writer.overflowed() && !writer.text().empty()) {
+        std::string result = scrubber.scrubJson(writer.text());
+        InputVerdict asked = readInputRequired(result);
+        if (asked.need || !asked.fault.empty()) {
+            if (method != "tools/call" && method != "prompts/get" && method != "resources/read") {
+                asked.fault = "only tools/call, prompts/get and resources/read may ask for input";
+            }
+            if (!asked.fault.empty()) {
+                return {false, rpcError(-32603, fmt::format("upstream {}: {}: its input_required "
+                                                            "result cannot be relayed: {}",
+                                                            config.name, method, asked.fault))};
+            }
+            return {true, std::move(result), std::move(asked.need)};
+        }
         // resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer.
-        return {true, mcp::withoutModernMembers(scrubber.scrubJson(writer.text()))};
+        return {true, mcp::withoutModernMembers(result)};
     }
     if (writer.overflowed()) {
         return {false, rpcError(-32603, fmt::format("upstream {}: {}: the answer is larger "

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,8 +51,15 @@ struct Lists {
 
 /// What an upstream request answered: the result object, or a JSON-RPC error object.
 struct Answer {
+    Answer() = default;
+    Answer(bool ok_in, std::string json_in, std::optional<mcp::InputNeed> input_in = std::nullopt)
+        : ok(ok_in), json(std::move(json_in)), input(std::move(input_in)) {}
+
     bool ok = false;
     std::string json;
+    /// Set when the result is input_required (MCP 2026-07-28): the upstream's questions and its
+    /// requestState, to relay (input_relay.h); `json` is then the result as it came.
+    std::optional<mcp::InputNeed> input;
 };
 
 /// A JSON-RPC error object.

@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 #include <rapidjson/document.h>
 
+#include "federation/input_relay.h"
 #include "federation/uri_match.h"
 #include "json/json_members.h"
 #include "json/json_text.h"
@@ -355,15 +356,22 @@ mcp::CatalogReply WorkspaceCatalog::forward(UpstreamLink& link, std::string_view
 
 Answer WorkspaceCatalog::request(UpstreamLink& link, std::string_view method,
                                  std::string_view params, mcp::ToolCall& call) {
-    std::unique_ptr<mcp::UpstreamSlots::Hold> slot;  // released however the request ends
-    if (impl_.slots) {
-        std::string refusal;
-        slot = impl_.slots->hold(link.slotKey(), refusal);
-        if (!slot) {
-            return {false, rpcError(-32603, std::string(method) + ": " + refusal)};
+    // Each round holds a slot of the upstream only while it is sent: not while the client
+    // thinks about a question (input_relay.h).
+    const auto send = [&](const std::string& round_params) -> Answer {
+        std::unique_ptr<mcp::UpstreamSlots::Hold> slot;  // released however the request ends
+        if (impl_.slots) {
+            std::string refusal;
+            slot = impl_.slots->hold(link.slotKey(), refusal);
+            if (!slot) {
+                return {false, rpcError(-32603, std::string(method) + ": " + refusal)};
+            }
         }
-    }
-    return link.request(method, params, &call);
+        return link.request(method, round_params, &call);
+    };
+    return relayInputRounds(
+        send, params, call, "upstream " + link.config.name + ": " + std::string(method),
+        kMaxRelayedRounds, std::chrono::milliseconds(link.config.client_request_timeout_ms));
 }
 
 std::shared_ptr<UpstreamLink> WorkspaceCatalog::ownerOfPrompt(const std::string& name,

@@ -133,6 +133,9 @@ public:
     /// True when the client declared `capability` ("sampling", "elicitation", "roots"): a tool
     /// asks only for what was declared.
     virtual bool clientDeclares(std::string_view /*capability*/) const { return false; }
+    /// The least severe log level the client takes notifications/message at (a 2025 session's
+    /// logging/setLevel, a 2026 request's _meta logLevel); nullopt when it takes none.
+    virtual std::optional<LogLevel> logLevel() const { return std::nullopt; }
 
     /// The answers this call runs with when a previous run of it answered ToolResult::input
     /// (MRTR); nullptr on a call's first run.

@@ -10,21 +10,49 @@
 #include <rapidjson/document.h>
 
 #include "http_connection.h"
-#include "input_rounds.h"
 #include "json_text.h"
 #include <crank/sdk/json.hpp>
 
 namespace crank::mcpc {
 namespace {
 
-/// `params` with `_meta.progressToken` replaced by `token` (JSON text).
-std::string withProgressToken(const rapidjson::Document& params, const std::string& token) {
-    rapidjson::Document copy;
-    copy.CopyFrom(params, copy.GetAllocator());
-    rapidjson::Value value(token.c_str(), static_cast<rapidjson::SizeType>(token.size()),
-                           copy.GetAllocator());
-    copy["_meta"]["progressToken"] = value;
-    return jsonText(copy);
+/// The `_meta` key under which the host hands the capabilities of the client that made the
+/// call (plugin.h, upstream_request): what a 2026 upstream may ask it for.
+constexpr const char* kCallerCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
+/// And the level of log notifications the caller takes: a 2026 upstream sends none without it.
+constexpr const char* kCallerLogLevelKey = "io.modelcontextprotocol/logLevel";
+
+/// What the host's params say of the call, taken out of them: the caller's capabilities (a
+/// 2026 upstream gets them in its own `_meta`, a 2025 one never sees them) and whether progress
+/// was asked for (the token is replaced by one unique on this connection).
+struct CallerParams {
+    std::string capabilities_json = "{}";
+    bool progress = false;
+    bool changed = false;  ///< the params lost a member the host added
+};
+
+CallerParams takeCallerParams(rapidjson::Document& params, bool modern) {
+    CallerParams out;
+    if (!params.IsObject() || !params.HasMember("_meta") || !params["_meta"].IsObject()) {
+        return out;
+    }
+    rapidjson::Value& meta = params["_meta"];
+    if (!modern && meta.HasMember(kCallerLogLevelKey)) {
+        meta.RemoveMember(kCallerLogLevelKey);  // a 2025 server has logging/setLevel instead
+        out.changed = true;
+    }
+    if (meta.HasMember(kCallerCapabilitiesKey)) {
+        if (meta[kCallerCapabilitiesKey].IsObject()) {
+            out.capabilities_json = jsonText(meta[kCallerCapabilitiesKey]);
+        }
+        meta.RemoveMember(kCallerCapabilitiesKey);
+        out.changed = true;
+    }
+    out.progress = meta.HasMember("progressToken");
+    if (meta.ObjectEmpty()) {
+        params.RemoveMember("_meta");
+    }
+    return out;
 }
 
 }  // namespace
@@ -48,7 +76,23 @@ McpUpstream::McpUpstream(sdk::Host host, sdk::Peer peer, std::string name, McpUp
             peer_.notify("notifications/resources/list_changed", "");
             peer_.notify("notifications/prompts/list_changed", "");
             resubscribe();
+            listen_->changed();  // a new connection: a new listen (2026 era)
         });
+    UpstreamListen::Hooks listen;
+    listen.filter = [this] { return listenFilter(); };
+    listen.send = [this](const std::string& params, const RequestHooks& hooks,
+                         std::chrono::milliseconds timeout) {
+        return session_->request("subscriptions/listen", params, hooks, timeout);
+    };
+    listen.on_gap = [this] {
+        // What changed while no listen was open was not heard: the lists are read again.
+        peer_.notify("notifications/tools/list_changed", "");
+        peer_.notify("notifications/resources/list_changed", "");
+        peer_.notify("notifications/prompts/list_changed", "");
+    };
+    listen.log = [this](const std::string& line) { log(sdk::LogLevel::warn, line); };
+    listen_ = std::make_unique<UpstreamListen>(std::move(listen));
+    listen_->start();
 }
 
 McpUpstream::~McpUpstream() {
@@ -56,6 +100,7 @@ McpUpstream::~McpUpstream() {
 }
 
 void McpUpstream::shutdown() {
+    listen_->stop();    // before the session: the listen waits on it
     session_->close();  // fails what waits, so that the calls end
     requests_->close();
 }
@@ -70,6 +115,7 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     std::string token;
     const bool subscription = method == "resources/subscribe" || method == "resources/unsubscribe";
     std::string uri;  // a subscription's, noted once the server accepts it
+    CallerParams caller;
     if (!params.empty()) {
         rapidjson::Document doc;
         doc.Parse(params.data(), params.size());
@@ -77,16 +123,37 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
             if (subscription) {
                 uri = stringMember(doc, "uri");
             }
-            if (doc.HasMember("_meta") && doc["_meta"].IsObject() &&
-                doc["_meta"].HasMember("progressToken")) {
+            caller = takeCallerParams(doc, modern());
+            if (caller.progress) {
                 token = "crank-" + std::to_string(next_token_++);
-                params = withProgressToken(doc, token);
+                rapidjson::Value value(token.c_str(),
+                                       static_cast<rapidjson::SizeType>(token.size()),
+                                       doc.GetAllocator());
+                doc["_meta"]["progressToken"] = value;
+            }
+            if (caller.progress || caller.changed) {
+                params = jsonText(doc);
             }
         }
+    }
+    if (subscription && modern()) {
+        // The 2026 era has no resources/subscribe: the URI joins the listen's filter.
+        if (listenFilterFor(session_->status().capabilities_json, {uri}).resource_uris.empty()) {
+            throw sdk::Error(
+                sdk::ErrorCode::unsupported,
+                std::string(method) + ": the upstream does not offer resources.subscribe");
+        }
+        remember(method == "resources/subscribe", uri);
+        listen_->changed();
+        return "{}";
     }
     const auto flight = requests_->begin(call, std::move(token));
     RequestHooks hooks;
     hooks.cancelled = [flight] { return flight->call.isCancelled(); };
+    // A 2026 upstream asks the caller only for what the caller can answer (its input_required
+    // results are passed back as they are: the host relays the questions and sends the request
+    // again with the answers).
+    hooks.client_capabilities_json = std::move(caller.capabilities_json);
     hooks.on_related = [this, flight](std::string_view message) { onMessage(message, flight); };
     RpcOutcome outcome = session_->request(method, params, hooks);
     if (outcome.ok && !uri.empty()) {
@@ -94,18 +161,6 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     }
     // Answered: a result, or an error of the server's (not a cancellation or a transport's).
     requests_->end(flight, outcome.ok || outcome.error_code != 0);
-    if (outcome.ok && outcome.result_json.find("input_required") != std::string::npos &&
-        inputRequired(outcome.result_json) &&
-        session_->status().protocol_version.rfind("2026", 0) == 0) {
-        // A 2026 server's question for the caller (MRTR): never handed on raw. It asks only for
-        // capabilities the request declared, and crank declares none upstream until it relays
-        // the questions to its own clients. (From a 2025 server the member means nothing, and
-        // crankd removes it.)
-        throw sdk::Error(sdk::ErrorCode::unsupported,
-                         std::string(method) +
-                             ": the upstream asked the caller for input (an input_required "
-                             "result), which crank does not relay yet");
-    }
     if (outcome.ok) {
         return std::move(outcome.result_json);
     }
@@ -132,7 +187,44 @@ void McpUpstream::remember(bool subscribed, const std::string& uri) {
     }
 }
 
+bool McpUpstream::modern() const {
+    return session_->status().protocol_version.rfind("2026", 0) == 0;
+}
+
+std::optional<ListenFilter> McpUpstream::listenFilter() {
+    const UpstreamStatus s = session_->status();
+    if (!s.connected || s.protocol_version.rfind("2026", 0) != 0) {
+        return std::nullopt;
+    }
+    std::vector<std::string> uris;
+    {
+        const std::lock_guard lock(subscribed_mutex_);
+        uris.assign(subscribed_.begin(), subscribed_.end());
+    }
+    return listenFilterFor(s.capabilities_json, uris);
+}
+
+bool McpUpstream::fromOurListen(const rapidjson::Value& params) {
+    constexpr const char* kSubscriptionId = "io.modelcontextprotocol/subscriptionId";
+    if (!params.IsObject() || !params.HasMember("_meta") || !params["_meta"].IsObject() ||
+        !params["_meta"].HasMember(kSubscriptionId)) {
+        return true;  // not a listen's (a 2025 server's, or one tied to a call)
+    }
+    if (listen_->accepts(jsonText(params["_meta"][kSubscriptionId]))) {
+        return true;
+    }
+    if (!said_foreign_subscription_.exchange(true)) {
+        log(sdk::LogLevel::warn,
+            "a notification named a subscriptionId that is not the open listen's; it is dropped "
+            "(and so are the next ones, without a word)");
+    }
+    return false;
+}
+
 void McpUpstream::resubscribe() {
+    if (modern()) {
+        return;  // the listen's filter carries them
+    }
     std::vector<std::string> uris;
     {
         const std::lock_guard lock(subscribed_mutex_);
@@ -241,6 +333,15 @@ void McpUpstream::onMessage(std::string_view message,
         } else {
             peer_.notify(method, params);
         }
+        return;
+    }
+    if (method == "notifications/subscriptions/acknowledged") {
+        if (hasParams && fromOurListen(doc["params"])) {
+            listen_->acknowledged();
+        }
+        return;
+    }
+    if (hasParams && !fromOurListen(doc["params"])) {
         return;
     }
     if (method == "notifications/tools/list_changed" ||
@@ -376,6 +477,13 @@ public:
         doc.Parse(result.data(), result.size());
         if (doc.HasParseError() || !doc.IsObject()) {
             throw sdk::Error(sdk::ErrorCode::protocol, "tools/call answered no object");
+        }
+        if (stringMember(doc, "resultType") == "input_required") {
+            // An operation's call has no client to ask (a federated tool's has: the host relays).
+            throw sdk::Error(sdk::ErrorCode::unsupported,
+                             "the tool asked the caller for input (an input_required result), "
+                             "which an operation cannot relay: publish the upstream's tools "
+                             "through federation instead");
         }
         if (doc.HasMember("isError") && doc["isError"].IsBool() && doc["isError"].GetBool()) {
             std::string text;

@@ -17,11 +17,15 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 
+#include <rapidjson/document.h>
+
 #include "client_requests.h"
+#include "upstream_listen.h"
 #include "upstream_session.h"
 #include <crank/sdk.hpp>
 
@@ -63,8 +67,16 @@ private:
 
     /// Notes a resources/subscribe (or unsubscribe) of `uri` the server accepted.
     void remember(bool subscribed, const std::string& uri);
-    /// On a new connection: subscribes again to every resource noted.
+    /// On a new connection: subscribes again to every resource noted (2025 era; in the 2026 era
+    /// the listen's filter carries them).
     void resubscribe();
+    /// 2026 era: whether the connection speaks it now.
+    bool modern() const;
+    /// The listen's filter now: nullopt unless connected in the 2026 era.
+    std::optional<ListenFilter> listenFilter();
+    /// A notification's _meta subscriptionId, when it has one, names the listen open now; false
+    /// (and the notification is dropped) otherwise.
+    bool fromOurListen(const rapidjson::Value& params);
     void onMessage(std::string_view message,
                    const std::shared_ptr<ClientRequests::Flight>& related);
     void log(sdk::LogLevel level, const std::string& message) const;
@@ -79,6 +91,9 @@ private:
     std::atomic<std::uint64_t> next_token_{1};
     std::mutex subscribed_mutex_;
     std::set<std::string> subscribed_;
+    /// 2026 era: the upstream's subscriptions/listen (after session_: it uses it until stopped).
+    std::unique_ptr<UpstreamListen> listen_;
+    std::atomic<bool> said_foreign_subscription_{false};
 };
 
 /// Registers the "mcp" adapter (CRANK_CAP_FEDERATION).

@@ -9,7 +9,8 @@
 //
 // Tools: echo {text} (the text back), ask_name {} (a multi-round-trip tool: an input_required
 // result with a form elicitation for `name` and a requestState, then "hello NAME" once the retry
-// carries the answer and the state).
+// carries the answer and the state), add_tool {name} (publishes one more tool NAME, which answers
+// "I am NAME", and tells every open subscriptions/listen that asked for tool changes).
 import http from 'node:http';
 import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
@@ -19,10 +20,37 @@ const args = process.argv.slice(2);
 const mode = args[0] ?? 'http';
 const modernOnly = args.includes('--modern-only');
 
+// Tools added by add_tool, in every instance the factory makes from now on (HTTP makes one per
+// request); `toolsChanged` tells the open listens (HTTP: the handler's bus; stdio: the pinned
+// instance announces its own new tool).
+const added = new Set();
+const MAX_ADDED = 100;
+let toolsChanged = () => {};
+
+function registerAdded(server, name) {
+    server.registerTool(name, { description: `Added by add_tool`, inputSchema: z.object({}) }, async () => ({
+        content: [{ type: 'text', text: `I am ${name}` }]
+    }));
+}
+
 function factory() {
     const server = new McpServer(
         { name: 'crank-modern-fixture', version: '1.0.0' },
-        { capabilities: { tools: {} }, instructions: 'a modern fixture' }
+        { capabilities: { tools: { listChanged: true } }, instructions: 'a modern fixture' }
+    );
+    for (const name of added) registerAdded(server, name);
+    server.registerTool(
+        'add_tool',
+        { description: 'Publishes one more tool', inputSchema: z.object({ name: z.string().regex(/^[a-z0-9_]{1,40}$/) }) },
+        async ({ name }) => {
+            if (!added.has(name)) {
+                if (added.size >= MAX_ADDED) return { content: [{ type: 'text', text: 'too many tools' }], isError: true };
+                added.add(name);
+                if (mode === 'stdio') registerAdded(server, name);
+                toolsChanged();
+            }
+            return { content: [{ type: 'text', text: `added ${name}` }] };
+        }
     );
     server.registerTool(
         'echo',
@@ -58,6 +86,7 @@ if (mode === 'stdio') {
 } else {
     const port = Number(args[1] && !args[1].startsWith('--') ? args[1] : 0);
     const handler = createMcpHandler(factory, { legacy: modernOnly ? 'reject' : 'stateless' });
+    toolsChanged = () => handler.notify.toolsChanged();
     const server = http.createServer(async (req, res) => {
         try {
             const chunks = [];

@@ -86,6 +86,10 @@ void LegacyToolCall::log(LogLevel level, std::string_view logger, std::string_vi
     }
 }
 
+std::optional<LogLevel> LegacyToolCall::logLevel() const {
+    return session_->logLevel();
+}
+
 bool LegacyToolCall::clientDeclares(std::string_view capability) const {
     return session_->clientCapabilities().declares(capability);
 }

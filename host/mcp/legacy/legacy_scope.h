@@ -41,6 +41,7 @@ public:
     void progress(double progress, std::optional<double> total, std::string_view message) override;
     void log(LogLevel level, std::string_view logger, std::string_view dataJson) override;
     bool clientDeclares(std::string_view capability) const override;
+    std::optional<LogLevel> logLevel() const override;
 
 private:
     std::shared_ptr<McpSession> session_;

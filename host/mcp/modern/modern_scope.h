@@ -65,6 +65,7 @@ public:
     ClientAnswer requestClient(std::string_view method, std::string_view params_json,
                                std::chrono::milliseconds timeout) override;
     bool clientDeclares(std::string_view capability) const override;
+    std::optional<LogLevel> logLevel() const override { return log_level_; }
 
 private:
     Caller caller_;

@@ -314,7 +314,14 @@ typedef struct crank_adapter {
      * result object into `result` and returns CRANK_OK; or set_error() and CRANK_ERROR. An
      * error the upstream answered is reported as CRANK_ERR_UPSTREAM with details
      * {"jsonrpc_error":{"code":..,"message":..,"data":..}}, which the host passes on as it is.
-     * Concurrently for different calls. */
+     * Concurrently for different calls.
+     * The 2026-07-28 era (MRTR): the host puts the capabilities of the client that made the call
+     * in params._meta["io.modelcontextprotocol/clientCapabilities"], and the level it takes log
+     * notifications at in params._meta["io.modelcontextprotocol/logLevel"] (a plugin removes both
+     * before a 2025-era upstream sees them). A result with "resultType":"input_required" is
+     * written as it is: the host asks the client its `inputRequests` and sends the request
+     * again, as a new request, with `inputResponses` and the `requestState` byte for byte in
+     * its params. */
     crank_status (*upstream_request)(crank_upstream* upstream, crank_call* call, crank_str method,
                                      crank_str params_json, crank_writer* result);
     /* Optional. A notification from the clients to the upstream that no call owns

@@ -3,9 +3,12 @@
 // modern-only: the era auto-detection, a tool call, and a multi-round-trip tool whose
 // elicitation is answered and whose requestState comes back as the server minted it; and a
 // strict 2025 stdio server that exits on the era probe (tests/e2e/fixture-strict-stdio-server.mjs).
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -107,6 +110,57 @@ TEST(ModernServer, ADualEraServerIsSpokenToIn2026AndItsMultiRoundTripToolComplet
     const RpcOutcome undeclared = s.request("tools/call", R"({"name":"ask_name","arguments":{}})");
     EXPECT_FALSE(undeclared.ok);
     EXPECT_EQ(undeclared.error_code, -32021) << undeclared.error_message;
+}
+
+TEST(ModernServer, AListenOverHttpHearsTheToolChangesOfTheServer) {
+    ModernServer server(true);
+    ASSERT_FALSE(server.url().empty());
+    std::mutex mutex;
+    std::vector<std::string> heard;
+    UpstreamSession s(
+        overHttp(server.url()),
+        [&](std::string_view message) {
+            const std::lock_guard lock(mutex);
+            heard.emplace_back(message);
+        },
+        nullptr);
+    ASSERT_TRUE(s.connect()) << s.status().last_error;
+    std::atomic<bool> stop{false};
+    std::atomic<std::int64_t> listen_id{-1};
+    RpcOutcome listened;
+    std::thread listen([&] {
+        RequestHooks hooks;
+        hooks.cancelled = [&] { return stop.load(); };
+        hooks.on_id = [&](std::int64_t id) { listen_id = id; };
+        listened = s.request("subscriptions/listen",
+                             R"({"notifications":{"toolsListChanged":true}})", hooks, 20s);
+    });
+    const auto saw = [&](const std::string& what) {
+        const std::lock_guard lock(mutex);
+        for (const std::string& m : heard) {
+            if (m.find(what) != std::string::npos) {
+                return true;
+            }
+        }
+        return false;
+    };
+    for (int i = 0; i < 250 && !saw("notifications/subscriptions/acknowledged"); ++i) {
+        std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_TRUE(saw("notifications/subscriptions/acknowledged"));
+    const RpcOutcome added =
+        s.request("tools/call", R"({"name":"add_tool","arguments":{"name":"zz"}})");
+    EXPECT_TRUE(added.ok) << added.error_message;
+    for (int i = 0; i < 250 && !saw("notifications/tools/list_changed"); ++i) {
+        std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_TRUE(saw("notifications/tools/list_changed"));
+    // Stamped with the listen's own id.
+    EXPECT_TRUE(
+        saw(R"("io.modelcontextprotocol/subscriptionId":)" + std::to_string(listen_id.load())));
+    stop = true;
+    listen.join();
+    EXPECT_TRUE(listened.cancelled) << listened.error_message;
 }
 
 TEST(ModernServer, AModernOnlyServerIsReachedByAutoAndRefusesAPinned2025Version) {

@@ -1,0 +1,214 @@
+#include "federation/input_relay.h"
+
+#include <string_view>
+#include <utility>
+
+#include <fmt/core.h>
+#include <rapidjson/document.h>
+
+#include "json/json_members.h"
+#include "json/json_text.h"
+#include "util/json_string.h"
+
+namespace crank::federation {
+namespace {
+
+constexpr const char* kCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
+constexpr const char* kLogLevelKey = "io.modelcontextprotocol/logLevel";
+
+/// The requests an input_required result may carry (those crankd can ask a client).
+bool askable(std::string_view method) {
+    return method == "elicitation/create" || method == "sampling/createMessage" ||
+           method == "roots/list";
+}
+
+std::string quoted(std::string_view s) {
+    return jsonString(s.substr(0, 64));
+}
+
+/// `doc`'s `_meta` object, added when missing; null when `_meta` is there but not an object.
+rapidjson::Value* metaOf(json::Document& doc) {
+    if (!doc.HasMember("_meta")) {
+        doc.AddMember("_meta", rapidjson::Value(rapidjson::kObjectType), doc.GetAllocator());
+    }
+    rapidjson::Value& meta = doc["_meta"];
+    return meta.IsObject() ? &meta : nullptr;
+}
+
+}  // namespace
+
+InputVerdict readInputRequired(std::string_view result_json) {
+    InputVerdict verdict;
+    // Cheap first: most results never mention it.
+    if (result_json.find("input_required") == std::string_view::npos) {
+        return verdict;
+    }
+    json::Document doc;
+    if (!json::parseObject(result_json, doc) ||
+        json::stringMember(doc, "resultType") != "input_required") {
+        return verdict;
+    }
+    mcp::InputNeed need;
+    if (doc.HasMember("requestState")) {
+        const json::Value& state = doc["requestState"];
+        if (!state.IsString()) {
+            verdict.fault = "its requestState is " + json::describeValue(state) + ", not a string";
+            return verdict;
+        }
+        if (state.GetStringLength() > kMaxRelayedStateBytes) {
+            verdict.fault =
+                fmt::format("its requestState is {} bytes, more than the {} crankd relays",
+                            state.GetStringLength(), kMaxRelayedStateBytes);
+            return verdict;
+        }
+        need.state.assign(state.GetString(), state.GetStringLength());
+    }
+    if (doc.HasMember("inputRequests")) {
+        const json::Value& requests = doc["inputRequests"];
+        if (!requests.IsObject()) {
+            verdict.fault =
+                "its inputRequests is " + json::describeValue(requests) + ", not an object";
+            return verdict;
+        }
+        if (requests.MemberCount() > kMaxRelayedQuestions) {
+            verdict.fault =
+                fmt::format("it asks {} questions at once, more than the {} crankd relays",
+                            requests.MemberCount(), kMaxRelayedQuestions);
+            return verdict;
+        }
+        for (const auto& m : requests.GetObject()) {
+            const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+            const json::Value& q = m.value;
+            const std::string method = json::stringMember(q, "method");
+            if (!q.IsObject() || !askable(method)) {
+                verdict.fault = "its question " + quoted(key) +
+                                " is not a sampling/createMessage, elicitation/create or "
+                                "roots/list request";
+                return verdict;
+            }
+            std::string params = "{}";
+            if (q.HasMember("params")) {
+                if (!q["params"].IsObject()) {
+                    verdict.fault =
+                        "the params of its question " + quoted(key) + " are not an object";
+                    return verdict;
+                }
+                params = json::toJsonText(q["params"]);
+            }
+            need.requests.push_back(mcp::InputRequest{std::string(key), method, std::move(params)});
+        }
+    }
+    if (need.requests.empty() && need.state.empty()) {
+        verdict.fault = "it asks nothing and carries no requestState";
+        return verdict;
+    }
+    verdict.need = std::move(need);
+    return verdict;
+}
+
+std::string withCallerMeta(std::string_view params_json, const mcp::ToolCall& call) {
+    std::string declared;
+    for (const char* capability : {"sampling", "elicitation", "roots"}) {
+        if (call.clientDeclares(capability)) {
+            declared += (declared.empty() ? "" : ",") + jsonString(capability) + ":{}";
+        }
+    }
+    const std::optional<mcp::LogLevel> level = call.logLevel();
+    if (declared.empty() && !level &&
+        params_json.find(kCapabilitiesKey) == std::string_view::npos &&
+        params_json.find(kLogLevelKey) == std::string_view::npos) {
+        return std::string(params_json);
+    }
+    json::Document doc;
+    if (!json::parseObject(params_json, doc)) {
+        return std::string(params_json);
+    }
+    rapidjson::Value* meta = metaOf(doc);
+    if (meta == nullptr) {
+        return std::string(params_json);
+    }
+    meta->RemoveMember(kCapabilitiesKey);
+    meta->RemoveMember(kLogLevelKey);
+    auto& a = doc.GetAllocator();
+    if (!declared.empty()) {
+        json::Document capabilities(&a);
+        json::parseObject("{" + declared + "}", capabilities);
+        meta->AddMember(rapidjson::StringRef(kCapabilitiesKey), rapidjson::Value(capabilities, a),
+                        a);
+    }
+    if (level) {
+        const std::string_view name = mcp::toString(*level);
+        meta->AddMember(
+            rapidjson::StringRef(kLogLevelKey),
+            rapidjson::Value(name.data(), static_cast<rapidjson::SizeType>(name.size()), a), a);
+    }
+    if (meta->ObjectEmpty()) {
+        doc.RemoveMember("_meta");
+    }
+    return json::toJsonText(doc);
+}
+
+std::string withInputRound(std::string_view params_json,
+                           const std::map<std::string, std::string, std::less<>>& responses,
+                           std::string_view state) {
+    json::Document doc;
+    if (!json::parseObject(params_json, doc)) {
+        return std::string(params_json);
+    }
+    auto& a = doc.GetAllocator();
+    doc.RemoveMember("inputResponses");
+    doc.RemoveMember("requestState");
+    rapidjson::Value answers(rapidjson::kObjectType);
+    for (const auto& [key, result] : responses) {
+        json::Document one(&a);
+        if (!json::parseValue(result, one)) {
+            continue;  // not JSON: the client's answer was checked before it got here
+        }
+        answers.AddMember(
+            rapidjson::Value(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), a),
+            rapidjson::Value(one, a), a);
+    }
+    doc.AddMember("inputResponses", std::move(answers), a);
+    if (!state.empty()) {
+        doc.AddMember(
+            "requestState",
+            rapidjson::Value(state.data(), static_cast<rapidjson::SizeType>(state.size()), a), a);
+    }
+    return json::toJsonText(doc);
+}
+
+Answer relayInputRounds(const std::function<Answer(const std::string& params_json)>& send,
+                        std::string_view params_json, mcp::ToolCall& call, std::string_view who,
+                        int max_rounds, std::chrono::milliseconds question_timeout) {
+    Answer answer = send(std::string(params_json));
+    for (int round = 1; answer.ok && answer.input; ++round) {
+        if (round > max_rounds) {
+            return {false, rpcError(-32603, fmt::format("{}: the upstream asked for input more "
+                                                        "than {} times",
+                                                        who, max_rounds))};
+        }
+        std::map<std::string, std::string, std::less<>> responses;
+        for (const mcp::InputRequest& question : answer.input->requests) {
+            mcp::ToolCall::ClientAnswer reply =
+                call.requestClient(question.method, question.params_json, question_timeout);
+            if (call.cancelled()) {
+                return {false, rpcError(-32800, "request cancelled")};
+            }
+            if (!reply.ok) {
+                json::Document error;
+                const std::string why = json::parseObject(reply.json, error)
+                                            ? json::stringMember(error, "message")
+                                            : std::string("no answer");
+                return {false, rpcError(-32603, fmt::format("{}: the client did not answer the "
+                                                            "upstream's question {} ({}): {}",
+                                                            who, quoted(question.key),
+                                                            question.method, why))};
+            }
+            responses.emplace(question.key, std::move(reply.json));
+        }
+        answer = send(withInputRound(params_json, responses, answer.input->state));
+    }
+    return answer;
+}
+
+}  // namespace crank::federation
