@@ -39,8 +39,9 @@ rapidjson::Value* metaOf(json::Document& doc) {
 
 InputVerdict readInputRequired(std::string_view result_json) {
     InputVerdict verdict;
-    // Cheap first: most results never mention it.
-    if (result_json.find("input_required") == std::string_view::npos) {
+    // Cheap first: most results never mention it (unless spelled with escapes).
+    if (result_json.find("input_required") == std::string_view::npos &&
+        result_json.find("\\u") == std::string_view::npos) {
         return verdict;
     }
     json::Document doc;
@@ -55,13 +56,15 @@ InputVerdict readInputRequired(std::string_view result_json) {
             verdict.fault = "its requestState is " + json::describeValue(state) + ", not a string";
             return verdict;
         }
-        if (state.GetStringLength() > kMaxRelayedStateBytes) {
-            verdict.fault =
-                fmt::format("its requestState is {} bytes, more than the {} crankd relays",
-                            state.GetStringLength(), kMaxRelayedStateBytes);
+        need.state.assign(state.GetString(), state.GetStringLength());
+        // Bounded as sealed: escaped, as crankd's own state carries it.
+        if (const std::size_t escaped = jsonString(need.state).size();
+            escaped > kMaxRelayedStateBytes) {
+            verdict.fault = fmt::format(
+                "its requestState is {} bytes (escaped), more than the {} crankd relays", escaped,
+                kMaxRelayedStateBytes);
             return verdict;
         }
-        need.state.assign(state.GetString(), state.GetStringLength());
     }
     if (doc.HasMember("inputRequests")) {
         const json::Value& requests = doc["inputRequests"];
@@ -115,9 +118,9 @@ std::string withCallerMeta(std::string_view params_json, const mcp::ToolCall& ca
     }
     const std::optional<mcp::LogLevel> level = call.logLevel();
     if (declared.empty() && !level &&
-        params_json.find(kCapabilitiesKey) == std::string_view::npos &&
-        params_json.find(kLogLevelKey) == std::string_view::npos) {
-        return std::string(params_json);
+        params_json.find("io.modelcontextprotocol") == std::string_view::npos &&
+        params_json.find("\\u") == std::string_view::npos) {
+        return std::string(params_json);  // nothing to set, and nothing a client could have set
     }
     json::Document doc;
     if (!json::parseObject(params_json, doc)) {
@@ -177,10 +180,31 @@ std::string withInputRound(std::string_view params_json,
     return json::toJsonText(doc);
 }
 
+std::string withoutInputRound(std::string_view params_json) {
+    if (params_json.find("inputResponses") == std::string_view::npos &&
+        params_json.find("requestState") == std::string_view::npos &&
+        params_json.find("\\u") == std::string_view::npos) {
+        return std::string(params_json);
+    }
+    json::Document doc;
+    if (!json::parseObject(params_json, doc)) {
+        return std::string(params_json);
+    }
+    doc.RemoveMember("inputResponses");
+    doc.RemoveMember("requestState");
+    return json::toJsonText(doc);
+}
+
 Answer relayInputRounds(const std::function<Answer(const std::string& params_json)>& send,
-                        std::string_view params_json, mcp::ToolCall& call, std::string_view who,
-                        int max_rounds, std::chrono::milliseconds question_timeout) {
-    Answer answer = send(std::string(params_json));
+                        std::string_view client_params_json, mcp::ToolCall& call,
+                        std::string_view who, int max_rounds,
+                        std::chrono::milliseconds question_timeout) {
+    // The client's own inputResponses and requestState never reach the upstream: only the
+    // upstream's state, relayed, and the answers crankd got for it.
+    const std::string params_json = withoutInputRound(client_params_json);
+    // All the client's answers together take at most one question's time.
+    const auto deadline = std::chrono::steady_clock::now() + question_timeout;
+    Answer answer = send(params_json);
     for (int round = 1; answer.ok && answer.input; ++round) {
         if (round > max_rounds) {
             return {false, rpcError(-32603, fmt::format("{}: the upstream asked for input more "
@@ -189,8 +213,16 @@ Answer relayInputRounds(const std::function<Answer(const std::string& params_jso
         }
         std::map<std::string, std::string, std::less<>> responses;
         for (const mcp::InputRequest& question : answer.input->requests) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0) {
+                return {false, rpcError(-32603, fmt::format("{}: the client's answers to the "
+                                                            "upstream's questions took longer "
+                                                            "than {} ms in all",
+                                                            who, question_timeout.count()))};
+            }
             mcp::ToolCall::ClientAnswer reply =
-                call.requestClient(question.method, question.params_json, question_timeout);
+                call.requestClient(question.method, question.params_json, left);
             if (call.cancelled()) {
                 return {false, rpcError(-32800, "request cancelled")};
             }

@@ -63,13 +63,19 @@ std::string withInputRound(std::string_view params_json,
                            const std::map<std::string, std::string, std::less<>>& responses,
                            std::string_view state);
 
-/// Sends `params_json` with `send` and, while the answer is input_required (Answer::input), asks
-/// `call`'s client each question (each waiting at most `question_timeout`) and sends again with the
-/// answers, at most `max_rounds` rounds. `who` names the request in errors ("upstream X:
+/// `params_json` without `inputResponses` and `requestState` (a client's own, which must not
+/// reach an upstream as if crankd had sent them).
+std::string withoutInputRound(std::string_view params_json);
+
+/// Sends `client_params_json` (without the client's own inputResponses and requestState) with
+/// `send` and, while the answer is input_required (Answer::input), asks `call`'s client each
+/// question and sends again with the answers, at most `max_rounds` rounds, all the client's
+/// answers together within `question_timeout`. `who` names the request in errors ("upstream X:
 /// prompts/get"). A question the client does not answer ends the request with an error naming
 /// it.
 Answer relayInputRounds(const std::function<Answer(const std::string& params_json)>& send,
-                        std::string_view params_json, mcp::ToolCall& call, std::string_view who,
-                        int max_rounds, std::chrono::milliseconds question_timeout);
+                        std::string_view client_params_json, mcp::ToolCall& call,
+                        std::string_view who, int max_rounds,
+                        std::chrono::milliseconds question_timeout);
 
 }  // namespace crank::federation

@@ -55,6 +55,22 @@ CallerParams takeCallerParams(rapidjson::Document& params, bool modern) {
     return out;
 }
 
+/// `result_json` without a `resultType` member (a 2025 server's, which crank must not read as
+/// the 2026 era's).
+std::string withoutResultType(std::string result_json) {
+    if (result_json.find("resultType") == std::string::npos &&
+        result_json.find("\\u") == std::string::npos) {
+        return result_json;
+    }
+    rapidjson::Document doc;
+    if (!parseServerMessage(result_json, doc).empty() || !doc.IsObject() ||
+        !doc.HasMember("resultType")) {
+        return result_json;
+    }
+    doc.RemoveMember("resultType");
+    return jsonText(doc);
+}
+
 }  // namespace
 
 McpUpstream::McpUpstream(sdk::Host host, sdk::Peer peer, std::string name, McpUpstreamConfig config)
@@ -76,23 +92,35 @@ McpUpstream::McpUpstream(sdk::Host host, sdk::Peer peer, std::string name, McpUp
             peer_.notify("notifications/resources/list_changed", "");
             peer_.notify("notifications/prompts/list_changed", "");
             resubscribe();
-            listen_->changed();  // a new connection: a new listen (2026 era)
+            // A new connection: new listens (2026 era).
+            lists_listen_->changed();
+            resources_listen_->changed();
         });
-    UpstreamListen::Hooks listen;
-    listen.filter = [this] { return listenFilter(); };
-    listen.send = [this](const std::string& params, const RequestHooks& hooks,
-                         std::chrono::milliseconds timeout) {
-        return session_->request("subscriptions/listen", params, hooks, timeout);
-    };
-    listen.on_gap = [this] {
-        // What changed while no listen was open was not heard: the lists are read again.
-        peer_.notify("notifications/tools/list_changed", "");
-        peer_.notify("notifications/resources/list_changed", "");
-        peer_.notify("notifications/prompts/list_changed", "");
-    };
-    listen.log = [this](const std::string& line) { log(sdk::LogLevel::warn, line); };
-    listen_ = std::make_unique<UpstreamListen>(std::move(listen));
-    listen_->start();
+    for (const bool lists : {true, false}) {
+        UpstreamListen::Hooks listen;
+        listen.filter = [this, lists] { return listenFilter(lists); };
+        listen.send = [this](const std::string& params, const RequestHooks& hooks,
+                             std::chrono::milliseconds timeout) {
+            return session_->request("subscriptions/listen", params, hooks, timeout);
+        };
+        if (lists) {
+            listen.on_gap = [this] {
+                // What changed while no listen was open was not heard: the lists are read again.
+                peer_.notify("notifications/tools/list_changed", "");
+                peer_.notify("notifications/resources/list_changed", "");
+                peer_.notify("notifications/prompts/list_changed", "");
+            };
+        }
+        listen.log = [this, lists](const std::string& line) {
+            log(sdk::LogLevel::warn,
+                std::string(lists ? "the listen of list changes: " : "the listen of resources: ") +
+                    line);
+        };
+        (lists ? lists_listen_ : resources_listen_) =
+            std::make_unique<UpstreamListen>(std::move(listen));
+    }
+    lists_listen_->start();
+    resources_listen_->start();
 }
 
 McpUpstream::~McpUpstream() {
@@ -100,7 +128,8 @@ McpUpstream::~McpUpstream() {
 }
 
 void McpUpstream::shutdown() {
-    listen_->stop();    // before the session: the listen waits on it
+    lists_listen_->stop();  // before the session: the listens wait on it
+    resources_listen_->stop();
     session_->close();  // fails what waits, so that the calls end
     requests_->close();
 }
@@ -138,13 +167,20 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     }
     if (subscription && modern()) {
         // The 2026 era has no resources/subscribe: the URI joins the listen's filter.
-        if (listenFilterFor(session_->status().capabilities_json, {uri}).resource_uris.empty()) {
+        if (!offersSubscribe(session_->status().capabilities_json)) {
             throw sdk::Error(
                 sdk::ErrorCode::unsupported,
                 std::string(method) + ": the upstream does not offer resources.subscribe");
         }
+        if (method == "resources/subscribe" && !fitsTheListen(uri)) {
+            throw sdk::Error(sdk::ErrorCode::resource_exhausted,
+                             std::string(method) + ": crank follows at most " +
+                                 std::to_string(kMaxListenedResources) + " resources (" +
+                                 std::to_string(kMaxListenedResourceBytes / 1024) +
+                                 " KiB of URIs) of this upstream");
+        }
         remember(method == "resources/subscribe", uri);
-        listen_->changed();
+        resources_listen_->changed();
         return "{}";
     }
     const auto flight = requests_->begin(call, std::move(token));
@@ -161,6 +197,10 @@ std::string McpUpstream::request(sdk::Call& call, std::string_view method,
     }
     // Answered: a result, or an error of the server's (not a cancellation or a transport's).
     requests_->end(flight, outcome.ok || outcome.error_code != 0);
+    if (outcome.ok && !modern()) {
+        // From a 2025 server resultType means nothing: never an input_required to relay.
+        return withoutResultType(std::move(outcome.result_json));
+    }
     if (outcome.ok) {
         return std::move(outcome.result_json);
     }
@@ -187,38 +227,57 @@ void McpUpstream::remember(bool subscribed, const std::string& uri) {
     }
 }
 
+bool McpUpstream::fitsTheListen(const std::string& uri) {
+    const std::lock_guard lock(subscribed_mutex_);
+    if (subscribed_.count(uri) != 0) {
+        return true;
+    }
+    std::size_t bytes = uri.size();
+    for (const std::string& u : subscribed_) {
+        bytes += u.size();
+    }
+    return subscribed_.size() < kMaxListenedResources && bytes <= kMaxListenedResourceBytes;
+}
+
 bool McpUpstream::modern() const {
     return session_->status().protocol_version.rfind("2026", 0) == 0;
 }
 
-std::optional<ListenFilter> McpUpstream::listenFilter() {
+std::optional<ListenFilter> McpUpstream::listenFilter(bool lists) {
     const UpstreamStatus s = session_->status();
     if (!s.connected || s.protocol_version.rfind("2026", 0) != 0) {
         return std::nullopt;
+    }
+    if (lists) {
+        return listsFilterFor(s.capabilities_json);
     }
     std::vector<std::string> uris;
     {
         const std::lock_guard lock(subscribed_mutex_);
         uris.assign(subscribed_.begin(), subscribed_.end());
     }
-    return listenFilterFor(s.capabilities_json, uris);
+    return resourcesFilterFor(s.capabilities_json, uris);
 }
 
-bool McpUpstream::fromOurListen(const rapidjson::Value& params) {
+McpUpstream::ListenOwner McpUpstream::ownerOf(const rapidjson::Value& params) {
     constexpr const char* kSubscriptionId = "io.modelcontextprotocol/subscriptionId";
     if (!params.IsObject() || !params.HasMember("_meta") || !params["_meta"].IsObject() ||
         !params["_meta"].HasMember(kSubscriptionId)) {
-        return true;  // not a listen's (a 2025 server's, or one tied to a call)
+        return ListenOwner::none;  // not a listen's (a 2025 server's, or one tied to a call)
     }
-    if (listen_->accepts(jsonText(params["_meta"][kSubscriptionId]))) {
-        return true;
+    const std::string id = jsonText(params["_meta"][kSubscriptionId]);
+    if (lists_listen_->owns(id)) {
+        return ListenOwner::lists;
+    }
+    if (resources_listen_->owns(id)) {
+        return ListenOwner::resources;
     }
     if (!said_foreign_subscription_.exchange(true)) {
         log(sdk::LogLevel::warn,
             "a notification named a subscriptionId that is not the open listen's; it is dropped "
             "(and so are the next ones, without a word)");
     }
-    return false;
+    return ListenOwner::foreign;
 }
 
 void McpUpstream::resubscribe() {
@@ -335,13 +394,16 @@ void McpUpstream::onMessage(std::string_view message,
         }
         return;
     }
+    const ListenOwner owner = hasParams ? ownerOf(doc["params"]) : ListenOwner::none;
     if (method == "notifications/subscriptions/acknowledged") {
-        if (hasParams && fromOurListen(doc["params"])) {
-            listen_->acknowledged();
+        if (owner == ListenOwner::lists) {
+            lists_listen_->acknowledged();
+        } else if (owner == ListenOwner::resources) {
+            resources_listen_->acknowledged();
         }
         return;
     }
-    if (hasParams && !fromOurListen(doc["params"])) {
+    if (owner == ListenOwner::foreign) {
         return;
     }
     if (method == "notifications/tools/list_changed" ||

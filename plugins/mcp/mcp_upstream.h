@@ -72,11 +72,15 @@ private:
     void resubscribe();
     /// 2026 era: whether the connection speaks it now.
     bool modern() const;
-    /// The listen's filter now: nullopt unless connected in the 2026 era.
-    std::optional<ListenFilter> listenFilter();
-    /// A notification's _meta subscriptionId, when it has one, names the listen open now; false
-    /// (and the notification is dropped) otherwise.
-    bool fromOurListen(const rapidjson::Value& params);
+    /// 2026 era: whether following `uri` too keeps the listen's filter within its bounds.
+    bool fitsTheListen(const std::string& uri);
+    /// The filter of the listen of list changes (`lists`) or of resources now: nullopt unless
+    /// connected in the 2026 era.
+    std::optional<ListenFilter> listenFilter(bool lists);
+    /// Which listen a notification's _meta subscriptionId names: none when it has none, foreign
+    /// (the notification is dropped, said once) when it is neither open listen's.
+    enum class ListenOwner { none, lists, resources, foreign };
+    ListenOwner ownerOf(const rapidjson::Value& params);
     void onMessage(std::string_view message,
                    const std::shared_ptr<ClientRequests::Flight>& related);
     void log(sdk::LogLevel level, const std::string& message) const;
@@ -91,8 +95,10 @@ private:
     std::atomic<std::uint64_t> next_token_{1};
     std::mutex subscribed_mutex_;
     std::set<std::string> subscribed_;
-    /// 2026 era: the upstream's subscriptions/listen (after session_: it uses it until stopped).
-    std::unique_ptr<UpstreamListen> listen_;
+    /// 2026 era: the upstream's subscriptions/listen of list changes and of resources (after
+    /// session_: they use it until stopped).
+    std::unique_ptr<UpstreamListen> lists_listen_;
+    std::unique_ptr<UpstreamListen> resources_listen_;
     std::atomic<bool> said_foreign_subscription_{false};
 };
 

@@ -100,6 +100,9 @@ RpcOutcome HttpConnection::modernCall(Call& call, std::string_view params_json) 
         waiting_.erase(call.id);
         call.id = next_id_++;
         waiting_.emplace(call.id, std::nullopt);
+        if (call.hooks->on_id) {
+            call.hooks->on_id(call.id);
+        }
     }
 }
 

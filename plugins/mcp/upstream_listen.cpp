@@ -24,8 +24,11 @@ constexpr std::chrono::milliseconds kBackoffFirst{1'000};
 constexpr std::chrono::milliseconds kBackoffMax{30'000};
 /// How often the thread looks again while no listen is wanted (not connected, not modern).
 constexpr std::chrono::milliseconds kIdleLook{2'000};
-/// A listen held this long before it ended is opened again at once.
-constexpr std::chrono::milliseconds kHeldLongEnough{5'000};
+/// A listen held this long before it ended is opened again at once (each such end costs a
+/// refetch of the lists, so a server that ends listens often is not followed more often).
+constexpr std::chrono::milliseconds kHeldLongEnough{30'000};
+/// Listens opened one after the other are at least this far apart.
+constexpr std::chrono::milliseconds kMinReopen{1'000};
 
 }  // namespace
 
@@ -52,8 +55,7 @@ std::string ListenFilter::paramsJson() const {
     return out + "}}";
 }
 
-ListenFilter listenFilterFor(std::string_view capabilities_json,
-                             const std::vector<std::string>& followed) {
+ListenFilter listsFilterFor(std::string_view capabilities_json) {
     ListenFilter f;
     rapidjson::Document caps;
     if (!parseServerMessage(capabilities_json, caps).empty() || !caps.IsObject()) {
@@ -62,7 +64,19 @@ ListenFilter listenFilterFor(std::string_view capabilities_json,
     f.tools = offers(caps, "tools", "listChanged");
     f.prompts = offers(caps, "prompts", "listChanged");
     f.resources = offers(caps, "resources", "listChanged");
-    if (offers(caps, "resources", "subscribe")) {
+    return f;
+}
+
+bool offersSubscribe(std::string_view capabilities_json) {
+    rapidjson::Document caps;
+    return parseServerMessage(capabilities_json, caps).empty() &&
+           offers(caps, "resources", "subscribe");
+}
+
+ListenFilter resourcesFilterFor(std::string_view capabilities_json,
+                                const std::vector<std::string>& followed) {
+    ListenFilter f;
+    if (offersSubscribe(capabilities_json)) {
         f.resource_uris.assign(followed.begin(),
                                followed.begin() + static_cast<std::ptrdiff_t>(std::min(
                                                       followed.size(), kMaxListenedResources)));
@@ -105,13 +119,9 @@ void UpstreamListen::changed() {
     wake_.notify_all();
 }
 
-bool UpstreamListen::accepts(std::string_view subscription_id) const {
+bool UpstreamListen::owns(std::string_view subscription_id) const {
     const std::int64_t id = listen_id_.load();
-    if (id >= 0 && subscription_id == std::to_string(id)) {
-        return true;
-    }
-    refused_.fetch_add(1);
-    return false;
+    return id >= 0 && subscription_id == std::to_string(id);
 }
 
 void UpstreamListen::acknowledged() {
@@ -127,10 +137,16 @@ bool UpstreamListen::pause(std::chrono::milliseconds d) {
     return !stopping_;
 }
 
+bool UpstreamListen::sleepFor(std::chrono::milliseconds d) {
+    std::unique_lock lock(mutex_);
+    wake_.wait_for(lock, d, [&] { return stopping_; });
+    return !stopping_;
+}
+
 void UpstreamListen::run() {
     std::chrono::milliseconds backoff = kBackoffFirst;
-    std::size_t warned_uris = 0;
     std::string last_error;
+    std::optional<std::chrono::steady_clock::time_point> last_open;
     for (;;) {
         std::uint64_t generation = 0;
         {
@@ -147,10 +163,19 @@ void UpstreamListen::run() {
             }
             continue;
         }
-        if (filter->resource_uris.size() == kMaxListenedResources && warned_uris == 0) {
-            warned_uris = 1;
-            hooks_.log("a listen follows at most " + std::to_string(kMaxListenedResources) +
-                       " resources: updates of the others are not heard");
+        // At most one listen a kMinReopen: a client following and leaving resources in a loop
+        // does not make crankd reopen the upstream's listen of resources in a loop.
+        if (last_open) {
+            const auto since = std::chrono::steady_clock::now() - *last_open;
+            if (since < kMinReopen &&
+                !sleepFor(
+                    std::chrono::duration_cast<std::chrono::milliseconds>(kMinReopen - since))) {
+                return;
+            }
+            const std::lock_guard lock(mutex_);
+            if (generation_ != generation) {
+                continue;  // changed again meanwhile: read the filter again
+            }
         }
         RequestHooks hooks;
         hooks.on_id = [this](std::int64_t id) { listen_id_.store(id); };
@@ -159,6 +184,7 @@ void UpstreamListen::run() {
             return stopping_ || generation_ != generation;
         };
         const auto opened = std::chrono::steady_clock::now();
+        last_open = opened;
         const RpcOutcome r = hooks_.send(filter->paramsJson(), hooks, kListenPeriod);
         listen_id_.store(-1);
         gap_.store(true);

@@ -1,19 +1,22 @@
 #pragma once
 
 // What a 2026-07-28 upstream changes, heard through `subscriptions/listen` (the revision's
-// replacement for the GET stream and resources/subscribe): one listen per upstream, held open by
-// a thread of its own, whose filter asks for the list changes the server offers (`listChanged`
-// in its discovered capabilities) and the updates of the resources crank follows. Its
-// notifications reach the upstream's message handler like any other; only those that carry this
-// listen's subscriptionId (the JSON-RPC id of the listen request) are let through (accepts()).
+// replacement for the GET stream and resources/subscribe). A federated upstream holds two, each
+// an UpstreamListen with a thread of its own: one for the list changes the server offers
+// (`listChanged` in its discovered capabilities), whose gaps make crankd fetch the lists again,
+// and one for the updates of the resources crank follows, whose filter changes with every
+// resource followed or given up (so that this churn, or a server refusing a URI, never costs the
+// list changes). Notifications reach the upstream's message handler like any other; only those
+// that carry an open listen's subscriptionId (the JSON-RPC id of the listen request) are let
+// through (owns()).
 //
-// The listen is opened again: when the filter changes (a resource followed or given up), when
-// the server ends it, after kListenPeriod, and after a failure (with a backoff). Whenever a
-// listen is acknowledged after a gap (the first one included: the lists were read before it was
-// open), `on_gap` runs: what changed meanwhile was not heard, so the lists are fetched again.
+// A listen is opened again: when its filter changes (at most one listen a second), when the
+// server ends it, after kListenPeriod, and after a failure (with a backoff). Whenever a listen is
+// acknowledged after a gap (the first one included: the lists were read before it was open),
+// `on_gap` runs: what changed meanwhile was not heard.
 //
-// THREADING: every member may be called from any thread; the hooks run on the listen's thread
-// (on_gap) or on the transport's (accepts, acknowledged).
+// THREADING: every member may be called from any thread; `filter`, `send` and `log` run on the
+// listen's thread, `on_gap` on the transport's (from acknowledged()).
 
 #include <atomic>
 #include <chrono>
@@ -43,14 +46,20 @@ struct ListenFilter {
     std::string paramsJson() const;
 };
 
-/// The filter a 2026 server's capabilities (`capabilities_json`, from server/discover) let crank
-/// ask for: each list whose capability says listChanged, and `followed` when it offers
-/// resources.subscribe (at most kMaxListenedResources of them).
-ListenFilter listenFilterFor(std::string_view capabilities_json,
-                             const std::vector<std::string>& followed);
+/// The lists whose changes a 2026 server's capabilities (`capabilities_json`, from
+/// server/discover) let crank listen to: each one whose capability says listChanged.
+ListenFilter listsFilterFor(std::string_view capabilities_json);
+/// True when the capabilities offer resources.subscribe.
+bool offersSubscribe(std::string_view capabilities_json);
+/// The resources to listen to: `followed` when the capabilities offer resources.subscribe (at
+/// most kMaxListenedResources of them), else none.
+ListenFilter resourcesFilterFor(std::string_view capabilities_json,
+                                const std::vector<std::string>& followed);
 
-/// URIs one listen follows at most; the rest are not heard of (and said so in the log).
-inline constexpr std::size_t kMaxListenedResources = 4096;
+/// URIs one listen follows at most, and their bytes together: a resources/subscribe beyond
+/// either is refused (McpUpstream), so that the listen's request stays one a server takes.
+inline constexpr std::size_t kMaxListenedResources = 1024;
+inline constexpr std::size_t kMaxListenedResourceBytes = std::size_t{256} * 1024;
 
 class UpstreamListen {
 public:
@@ -87,16 +96,16 @@ public:
 
     /// True when a notification carrying `subscription_id` (the JSON text of its
     /// _meta["io.modelcontextprotocol/subscriptionId"]) belongs to the listen open now.
-    bool accepts(std::string_view subscription_id) const;
+    bool owns(std::string_view subscription_id) const;
     /// notifications/subscriptions/acknowledged arrived for the listen open now.
     void acknowledged();
-    /// Notifications dropped for a subscriptionId that was not the listen's.
-    std::uint64_t refused() const { return refused_.load(); }
 
 private:
     void run();
     /// Waits up to `d`, or until changed() or stop(); false once stopping.
     bool pause(std::chrono::milliseconds d);
+    /// Waits `d`, or until stop(); false once stopping.
+    bool sleepFor(std::chrono::milliseconds d);
 
     Hooks hooks_;
     mutable std::mutex mutex_;
@@ -108,7 +117,6 @@ private:
     std::atomic<std::int64_t> listen_id_{-1};
     // No listen acknowledged since the last ended (or ever): what changed meanwhile was not heard.
     std::atomic<bool> gap_{true};
-    mutable std::atomic<std::uint64_t> refused_{0};
 };
 
 }  // namespace crank::mcpc

@@ -33,8 +33,11 @@ void ModernTransport::startHeld(HTTPServerRequest& request, HTTPServerResponse& 
     const int previous = round.retry ? round.retry->round : 0;
     auto held = held_->start(
         who.agent, [who, round = std::move(round), capabilities = std::move(capabilities), trace,
+                    level = wants.log_level,
                     work = std::move(work)](const std::shared_ptr<HeldCall>& call) mutable {
-            ModernScope scope(who, capabilities, nullptr, std::nullopt, std::move(round), call);
+            // The level is what the call's logs are asked at (a federated upstream gets it); they
+            // go to the listener of the request waiting at the time.
+            ModernScope scope(who, capabilities, nullptr, level, std::move(round), call);
             scope.setTrace(trace);
             MethodAnswer answered = work(scope);
             if (auto refusal = scope.undeclared()) {

@@ -101,14 +101,15 @@ bool waitFor(const std::function<bool()>& done, std::chrono::milliseconds limit)
 }
 
 TEST(ListenFilter, AsksForWhatTheServerOffersAndTheResourcesFollowed) {
-    EXPECT_EQ(listenFilterFor(R"({"tools":{"listChanged":true},"resources":{"subscribe":true}})",
-                              {"a://1"})
-                  .paramsJson(),
-              R"({"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a://1"]}})");
-    EXPECT_TRUE(listenFilterFor(R"({"tools":{},"resources":{}})", {"a://1"}).empty());
-    EXPECT_TRUE(listenFilterFor("not json", {}).empty());
+    const char* caps = R"({"tools":{"listChanged":true},"resources":{"subscribe":true}})";
+    EXPECT_EQ(listsFilterFor(caps).paramsJson(), R"({"notifications":{"toolsListChanged":true}})");
+    EXPECT_EQ(resourcesFilterFor(caps, {"a://1"}).paramsJson(),
+              R"({"notifications":{"resourceSubscriptions":["a://1"]}})");
+    EXPECT_TRUE(listsFilterFor(R"({"tools":{},"resources":{}})").empty());
+    EXPECT_TRUE(resourcesFilterFor(R"({"tools":{},"resources":{}})", {"a://1"}).empty());
+    EXPECT_TRUE(listsFilterFor("not json").empty());
     const std::vector<std::string> many(kMaxListenedResources + 5, "a://x");
-    EXPECT_EQ(listenFilterFor(R"({"resources":{"subscribe":true}})", many).resource_uris.size(),
+    EXPECT_EQ(resourcesFilterFor(R"({"resources":{"subscribe":true}})", many).resource_uris.size(),
               kMaxListenedResources);
 }
 
@@ -183,6 +184,31 @@ TEST(ModernListen, HearsItsOwnSubscriptionOnlyAndFollowsResourcesThroughTheFilte
     for (const RawRequest& r : server.requests()) {
         EXPECT_NE(methodOf(r), "resources/subscribe");
     }
+
+    // A client following and leaving resources in a loop: the listen of resources is opened at
+    // most once a second, and the list changes' listen (and the lists) are left alone.
+    const auto count = [&](const std::string& what) {
+        std::size_t n = 0;
+        for (const std::string& note : heard.snapshot()) {
+            n += note.find(what) != std::string::npos ? 1 : 0;
+        }
+        return n;
+    };
+    const std::size_t refetches = count("notifications/tools/list_changed");
+    const std::size_t opened = [&] {
+        const std::lock_guard lock(bodies_mutex);
+        return listen_bodies.size();
+    }();
+    for (int i = 0; i < 40; ++i) {
+        upstream->request(call, i % 2 == 0 ? "resources/subscribe" : "resources/unsubscribe",
+                          R"({"uri":"file:///churn"})");
+    }
+    std::this_thread::sleep_for(1500ms);
+    {
+        const std::lock_guard lock(bodies_mutex);
+        EXPECT_LE(listen_bodies.size() - opened, 3U);
+    }
+    EXPECT_EQ(count("notifications/tools/list_changed"), refetches);
     upstream.reset();
     g_heard = nullptr;
 }

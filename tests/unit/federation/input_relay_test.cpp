@@ -172,8 +172,10 @@ TEST(InputRelayTest, ACatalogRequestAsksTheClientRoundAfterRoundAndSendsTheAnswe
         }
         return Answer{true, R"({"messages":[]})"};
     };
-    const Answer a = relayInputRounds(send, R"({"name":"p"})", call, "upstream u: prompts/get", 16,
-                                      std::chrono::milliseconds(1000));
+    // The client's own inputResponses and requestState are not passed on.
+    const Answer a = relayInputRounds(
+        send, R"({"name":"p","requestState":"forged","inputResponses":{"first":{}}})", call,
+        "upstream u: prompts/get", 16, std::chrono::milliseconds(1000));
     ASSERT_TRUE(a.ok) << a.json;
     EXPECT_EQ(a.json, R"({"messages":[]})");
     ASSERT_EQ(sent.size(), 3U);
