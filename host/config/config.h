@@ -250,6 +250,9 @@ struct UpstreamConfig {
     /// A request of the upstream to the client (sampling, elicitation) waits at most this long.
     std::int64_t client_request_timeout_ms = 300'000;
     std::int64_t max_list_items = 10'000;  ///< tools (and resources, ...) taken from one list
+    /// A 2026-era list that says how long it may be kept (`ttlMs`) is fetched again once that
+    /// has passed, but never sooner than this after it was fetched.
+    std::int64_t min_list_refresh_ms = 60'000;
     /// Resources of this upstream one client (a 2025 session, a 2026 listen) may follow, and
     /// all the clients of one agent together.
     std::int64_t max_subscriptions_per_client = 256;

@@ -73,6 +73,8 @@ UpstreamConfig Loader::readUpstream(const Json& v, const std::string& path) {
     u.client_request_timeout_ms =
         r.integer("client_request_timeout_ms", u.client_request_timeout_ms, 100, 86'400'000);
     u.max_list_items = r.integer("max_list_items", u.max_list_items, 1, 1'000'000);
+    u.min_list_refresh_ms =
+        r.integer("min_list_refresh_ms", u.min_list_refresh_ms, 1'000, 86'400'000);
     u.max_subscriptions_per_client =
         r.integer("max_subscriptions_per_client", u.max_subscriptions_per_client, 1, 100'000);
     u.max_subscriptions_per_agent =

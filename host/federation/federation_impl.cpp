@@ -313,7 +313,22 @@ void Federation::Impl::runRefresher() {
                        std::any_of(links.begin(), links.end(),
                                    [](const auto& l) { return l->dirty.load() != 0; });
             };
-            if (draining.empty()) {
+            // Lists whose ttlMs ran out are due again; the earliest still to come bounds the wait.
+            const auto due = [&] {
+                std::optional<Clock::time_point> next;
+                const Clock::time_point at = Clock::now();
+                for (const auto& l : links) {
+                    if (const int which = staleLists(*l, at, next); which != 0) {
+                        l->dirty.fetch_or(which);
+                    }
+                }
+                return next;
+            };
+            const std::optional<Clock::time_point> next = due();
+            if (draining.empty() && next) {
+                wake.wait_until(lock, *next, [&] { return ready() || !draining.empty(); });
+                due();
+            } else if (draining.empty()) {
                 // A link handed to the drainer wakes it too.
                 wake.wait(lock, [&] { return ready() || !draining.empty(); });
             } else {

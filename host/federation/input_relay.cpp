@@ -22,6 +22,20 @@ bool askable(std::string_view method) {
            method == "roots/list";
 }
 
+/// What a question asks beyond the capabilities crankd declares for its caller (elicitation in
+/// form mode, sampling without tools: withCallerMeta's `{}`), in words; "" when nothing.
+std::string beyondDeclared(std::string_view method, const json::Value& params) {
+    if (method == "elicitation/create" && params.HasMember("mode") &&
+        json::stringMember(params, "mode") != "form") {
+        return "an elicitation in mode " + json::describeValue(params["mode"]);
+    }
+    if (method == "sampling/createMessage" &&
+        (params.HasMember("tools") || params.HasMember("toolChoice"))) {
+        return "sampling with tools";
+    }
+    return {};
+}
+
 std::string quoted(std::string_view s) {
     return jsonString(s.substr(0, 64));
 }
@@ -94,6 +108,12 @@ InputVerdict readInputRequired(std::string_view result_json) {
                 if (!q["params"].IsObject()) {
                     verdict.fault =
                         "the params of its question " + quoted(key) + " are not an object";
+                    return verdict;
+                }
+                if (const std::string beyond = beyondDeclared(method, q["params"]);
+                    !beyond.empty()) {
+                    verdict.fault = "its question " + quoted(key) + " asks " + beyond +
+                                    ", which crankd does not declare upstream";
                     return verdict;
                 }
                 params = json::toJsonText(q["params"]);

@@ -1,5 +1,7 @@
 #include "federation/list_refresh.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 
 #include <fmt/core.h>
@@ -15,13 +17,17 @@ namespace {
 
 /// Every item of a paged list method of `link`; nullopt (and `error`) when it failed.
 std::optional<std::vector<std::string>> fetchAll(UpstreamLink& link, const char* method,
-                                                 const char* member, std::string& error) {
+                                                 const char* member, std::string& error,
+                                                 std::optional<std::int64_t>& ttl_ms) {
     std::vector<std::string> items;
     std::string cursor;
     for (int pageNo = 0; pageNo < kMaxPages; ++pageNo) {
         const std::string params =
             cursor.empty() ? "{}" : R"({"cursor":)" + jsonString(cursor) + "}";
         const Answer a = link.request(method, params, nullptr);
+        if (a.ttl_ms) {
+            ttl_ms = std::min(ttl_ms.value_or(*a.ttl_ms), *a.ttl_ms);  // the least of its pages
+        }
         json::Document doc;
         if (!a.ok) {
             if (json::parseObject(a.json, doc) && doc.HasMember("code") && doc["code"].IsInt64() &&
@@ -69,12 +75,17 @@ std::optional<std::vector<std::string>> fetchAll(UpstreamLink& link, const char*
 
 FetchedLists fetchLists(UpstreamLink& link, int which) {
     FetchedLists out;
-    const auto take = [&](const char* method, const char* member,
-                          const char* key) -> std::optional<std::vector<Item>> {
+    const auto take = [&](const char* method, const char* member, const char* key,
+                          int bit) -> std::optional<std::vector<Item>> {
         if (!out.error.empty()) {
             return std::nullopt;  // the upstream already failed this round
         }
-        auto raw = fetchAll(link, method, member, out.error);
+        std::optional<std::int64_t> ttl;
+        auto raw = fetchAll(link, method, member, out.error, ttl);
+        if (ttl) {
+            std::optional<std::int64_t>& kept = out.ttl_ms[ttlIndex(bit)];
+            kept = std::min(kept.value_or(*ttl), *ttl);
+        }
         if (!raw) {
             return std::nullopt;
         }
@@ -94,17 +105,23 @@ FetchedLists fetchLists(UpstreamLink& link, int which) {
         }
         return items;
     };
+    out.fetched = which;
     if ((which & kTools) != 0) {
-        out.tools = take("tools/list", "tools", "name");
+        out.tools = take("tools/list", "tools", "name", kTools);
     }
     if ((which & kResources) != 0) {
-        out.resources = take("resources/list", "resources", "uri");
-        out.templates = take("resources/templates/list", "resourceTemplates", "uriTemplate");
+        out.resources = take("resources/list", "resources", "uri", kResources);
+        out.templates =
+            take("resources/templates/list", "resourceTemplates", "uriTemplate", kResources);
     }
     if ((which & kPrompts) != 0) {
-        out.prompts = take("prompts/list", "prompts", "name");
+        out.prompts = take("prompts/list", "prompts", "name", kPrompts);
     }
     return out;
+}
+
+std::size_t ttlIndex(int bit) {
+    return bit == kTools ? 0 : bit == kResources ? 1 : 2;
 }
 
 void FetchedLists::apply(UpstreamLink& link) {
@@ -121,6 +138,37 @@ void FetchedLists::apply(UpstreamLink& link) {
         link.lists.prompts = std::move(*prompts);
     }
     link.last_error = error;
+    // A list fetched now is kept until its ttlMs runs out (never less than the upstream's
+    // min_list_refresh_ms), or until the upstream says it changed.
+    const auto now = std::chrono::steady_clock::now();
+    for (const int bit : {kTools, kResources, kPrompts}) {
+        if ((fetched & bit) == 0) {
+            continue;
+        }
+        const std::optional<std::int64_t>& ttl = ttl_ms[ttlIndex(bit)];
+        link.stale_at[ttlIndex(bit)] =
+            ttl ? std::optional(now + std::chrono::milliseconds(
+                                          std::max(*ttl, link.config.min_list_refresh_ms)))
+                : std::nullopt;
+    }
+}
+
+int staleLists(UpstreamLink& link, std::chrono::steady_clock::time_point now,
+               std::optional<std::chrono::steady_clock::time_point>& next) {
+    int which = 0;
+    for (const int bit : {kTools, kResources, kPrompts}) {
+        std::optional<std::chrono::steady_clock::time_point>& at = link.stale_at[ttlIndex(bit)];
+        if (!at) {
+            continue;
+        }
+        if (*at <= now) {
+            which |= bit;
+            at.reset();
+        } else if (!next || *at < *next) {
+            next = *at;
+        }
+    }
+    return which;
 }
 
 }  // namespace crank::federation

@@ -49,6 +49,23 @@ crank_upstream* UpstreamLink::release() {
     return std::exchange(upstream_, nullptr);
 }
 
+namespace {
+
+/// The `ttlMs` of a list result: a non-negative integer, or nullopt.
+std::optional<std::int64_t> listTtl(std::string_view result_json) {
+    if (result_json.find("ttlMs") == std::string_view::npos) {
+        return std::nullopt;
+    }
+    json::Document doc;
+    if (!json::parseObject(result_json, doc) || !doc.HasMember("ttlMs") ||
+        !doc["ttlMs"].IsInt64() || doc["ttlMs"].GetInt64() < 0) {
+        return std::nullopt;
+    }
+    return doc["ttlMs"].GetInt64();
+}
+
+}  // namespace
+
 Answer UpstreamLink::request(std::string_view method, std::string_view params_in,
                              mcp::ToolCall* call, std::int64_t timeout_ms) {
     // The client's trace context goes on in the request's _meta (W3C Trace Context in MCP),
@@ -94,8 +111,13 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
             }
             return {true, std::move(result), std::move(asked.need)};
         }
-        // resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer.
-        return {true, mcp::withoutModernMembers(result)};
+        // resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer; a list's
+        // ttlMs tells crankd when to fetch it again.
+        Answer answer{true, mcp::withoutModernMembers(result)};
+        if (method.size() > 5 && method.substr(method.size() - 5) == "/list") {
+            answer.ttl_ms = listTtl(result);
+        }
+        return answer;
     }
     if (writer.overflowed()) {
         return {false, rpcError(-32603, fmt::format("upstream {}: {}: the answer is larger "

@@ -8,7 +8,9 @@
 // `collisions` are guarded by the owner's lock (Federation::Impl::mutex); the adapter's handle
 // by the link's own, a leaf lock.
 
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -60,6 +62,8 @@ struct Answer {
     /// Set when the result is input_required (MCP 2026-07-28): the upstream's questions and its
     /// requestState, to relay (input_relay.h); `json` is then the result as it came.
     std::optional<mcp::InputNeed> input;
+    /// A 2026-era list's `ttlMs` (how long it may be kept), which `json` no longer carries.
+    std::optional<std::int64_t> ttl_ms;
 };
 
 /// A JSON-RPC error object.
@@ -131,6 +135,9 @@ struct UpstreamLink final : plugins::PluginPeer, std::enable_shared_from_this<Up
 
     // Guarded by the owner's lock.
     Lists lists;
+    /// When each list (tools, resources and templates, prompts: ListBits' order) is to be
+    /// fetched again because its ttlMs ran out; nullopt when it is not.
+    std::array<std::optional<std::chrono::steady_clock::time_point>, 3> stale_at;
     std::string last_error;
     std::vector<std::string> collisions;
     std::vector<std::string> filtered;  ///< tools its `tools` policy keeps out, and why

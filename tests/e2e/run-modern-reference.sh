@@ -15,31 +15,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 node="$root/.tools/node/bin/node"
 
-mrtr=(completion-complete tools-list tools-call-simple-text tools-call-image tools-call-audio
-    tools-call-embedded-resource tools-call-mixed-content tools-call-error tools-call-with-progress
-    server-sse-multiple-streams resources-list resources-read-text resources-read-binary
-    resources-templates-read sep-2164-resource-not-found prompts-list prompts-get-simple
-    prompts-get-with-args prompts-get-embedded-resource prompts-get-with-image
-    dns-rebinding-protection caching http-header-validation json-schema-2020-12
-    http-custom-header-server-validation server-stateless
-    input-required-result-basic-elicitation input-required-result-basic-sampling
-    input-required-result-basic-list-roots input-required-result-request-state
-    input-required-result-multiple-input-requests input-required-result-multi-round
-    input-required-result-missing-input-response input-required-result-result-type
-    input-required-result-unsupported-methods input-required-result-tampered-state
-    input-required-result-capability-check input-required-result-ignore-extra-params
-    input-required-result-validate-input input-required-result-non-tool-request)
-tasks=(tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal
-    tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error
-    tasks-mrtr-composition tasks-status-notifications)
-classic=(server-initialize server-session-lifecycle logging-set-level ping completion-complete
-    tools-list tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
-    tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress
-    tools-call-sampling tools-call-elicitation resources-list resources-read-text
-    resources-read-binary resources-templates-read resources-subscribe resources-unsubscribe
-    prompts-list prompts-get-simple prompts-get-with-args prompts-get-embedded-resource
-    prompts-get-with-image elicitation-sep1034-defaults server-sse-multiple-streams
-    elicitation-sep1330-enums dns-rebinding-protection json-schema-2020-12 server-sse-polling)
+# shellcheck source=tests/e2e/scenario-lists.sh
+source "$here/scenario-lists.sh"
+mrtr=("${modern_common[@]}" "${modern_fixtures[@]}")
+tasks=("${tasks_extension[@]}")
+classic=("${classic_common[@]}" "${classic_only_2025_11_25[@]}" "${classic_pending[@]}")
 
 which="${1:-all}"
 (($# > 0)) && shift

@@ -103,6 +103,12 @@ TEST(InputRelayTest, AMalformedOrOversizedInputRequiredResultIsAFaultThatSaysWhy
         {R"({"resultType":"input_required","inputRequests":{"q":{"method":"roots/list","params":[1]}}})",
          "params of its question \"q\""},
         {R"({"resultType":"input_required"})", "asks nothing"},
+        // Beyond what crankd declares upstream for its caller (elicitation {} is form mode,
+        // sampling {} has no tools).
+        {R"({"resultType":"input_required","inputRequests":{"u":{"method":"elicitation/create","params":{"mode":"url","url":"https://x.invalid"}}}})",
+         "asks an elicitation in mode \"url\""},
+        {R"({"resultType":"input_required","inputRequests":{"s":{"method":"sampling/createMessage","params":{"messages":[],"tools":[]}}}})",
+         "asks sampling with tools"},
     };
     for (const auto& [result, why] : cases) {
         const InputVerdict v = readInputRequired(result);
