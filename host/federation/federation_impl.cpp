@@ -227,10 +227,11 @@ void Federation::Impl::publish(const std::string& workspace) {
             std::weak_ptr<UpstreamLink> weakTarget = tool.link->weak_from_this();
             const std::string name = tool.link->config.name;
             const std::string original = tool.original;
+            const std::string tool_name = d.name;
             add.emplace_back(
                 std::move(d),
-                [weak, weakTarget, name, original](std::string_view arguments,
-                                                   mcp::ToolCall& call) -> Result<mcp::ToolResult> {
+                [weak, weakTarget, name, original, tool_name, workspace](
+                    std::string_view arguments, mcp::ToolCall& call) -> Result<mcp::ToolResult> {
                     auto self = weak.lock();
                     if (!self) {
                         return Error{ErrorCode::unavailable, "crankd is stopping"};
@@ -251,6 +252,24 @@ void Federation::Impl::publish(const std::string& workspace) {
                     }
                     const Clock::time_point started = Clock::now();
                     Answer a = target->request("tools/call", params, &call);
+                    if (a.not_sent && !call.cancelled()) {
+                        // A reload handed the name over to a new connection a moment after
+                        // this call looked it up, and the old one closed: nothing was sent to
+                        // it, so the link that owns the name now answers.
+                        std::shared_ptr<UpstreamLink> now;
+                        {
+                            const std::lock_guard owners_lock(self->mutex);
+                            const auto& owners = self->toolOwners[workspace];
+                            if (const auto it = owners.find(tool_name);
+                                it != owners.end() && it->second.first != target.get() &&
+                                it->second.second == original) {
+                                now = it->second.first->shared_from_this();
+                            }
+                        }
+                        if (now) {
+                            a = now->request("tools/call", params, &call);
+                        }
+                    }
                     self->auditRequest(*target, call, "call", original, a, started);
                     if (a.input) {
                         // Relayed by the endpoint its era's way; the tool runs again with the

@@ -77,10 +77,14 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
                         : mcp::withTraceContext(params_in, mcp::TraceContext{});
     const std::string_view params = traced;
     if (closing.load() && !gates.closed()) {
-        return {false, rpcError(-32603, "upstream " + config.name + " is stopped")};
+        Answer refused{false, rpcError(-32603, "upstream " + config.name + " is stopped")};
+        refused.not_sent = true;
+        return refused;
     }
     if (handle() == nullptr || closed()) {
-        return {false, rpcError(-32603, "upstream " + config.name + " is closed")};
+        Answer refused{false, rpcError(-32603, "upstream " + config.name + " is closed")};
+        refused.not_sent = true;
+        return refused;
     }
     const std::int64_t bound = timeout_ms > 0 ? std::min(timeout_ms, config.request_timeout_ms)
                                               : config.request_timeout_ms;

@@ -64,6 +64,9 @@ struct Answer {
     std::optional<mcp::InputNeed> input;
     /// A 2026-era list's `ttlMs` (how long it may be kept), which `json` no longer carries.
     std::optional<std::int64_t> ttl_ms;
+    /// The link refused the request before sending it (stopped or closed): nothing reached the
+    /// upstream, so another link may be asked instead.
+    bool not_sent = false;
 };
 
 /// A JSON-RPC error object.
