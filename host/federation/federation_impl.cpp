@@ -223,6 +223,7 @@ void Federation::Impl::publish(const std::string& workspace) {
             d.requests_client = true;
             d.upstream = tool.link->slotKey();  // its calls share one bound
             d.task_support = std::move(tool.task_support);
+            d.task_by_upstream = tool.task_by_upstream;
             d.rate = tool.link->config.rate;  // each tool its own bucket
             std::weak_ptr<UpstreamLink> weakTarget = tool.link->weak_from_this();
             const std::string name = tool.link->config.name;
@@ -277,7 +278,20 @@ void Federation::Impl::publish(const std::string& workspace) {
                         return mcp::ToolResult::inputRequired(std::move(*a.input));
                     }
                     mcp::ToolResult r;
-                    (a.ok ? r.raw_json : r.rpc_error_json) = std::move(a.json);
+                    if (!a.ok) {
+                        r.rpc_error_json = std::move(a.json);
+                        return r;
+                    }
+                    // A 2026 upstream may answer a caller that declared the Tasks extension
+                    // with a task: the client follows it under crankd's id (tasks/get...).
+                    Result<std::string> adopted =
+                        self->tasks.adoptCreated(*target, std::move(a.json), workspace,
+                                                 call.caller().agent, call.clientDeclaresTasks());
+                    if (!adopted) {
+                        r.rpc_error_json = rpcError(-32603, adopted.error().message);
+                        return r;
+                    }
+                    r.raw_json = std::move(*adopted);
                     return r;
                 });
         }

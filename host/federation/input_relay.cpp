@@ -15,6 +15,8 @@ namespace {
 
 constexpr const char* kCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
 constexpr const char* kLogLevelKey = "io.modelcontextprotocol/logLevel";
+/// The Tasks extension (SEP-2663), as a client declares it under `extensions`.
+constexpr std::string_view kTasksExtension = "io.modelcontextprotocol/tasks";
 
 /// The requests an input_required result may carry (those crankd can ask a client).
 bool askable(std::string_view method) {
@@ -51,6 +53,38 @@ rapidjson::Value* metaOf(json::Document& doc) {
 
 }  // namespace
 
+std::string readQuestions(const json::Value& requests, std::vector<mcp::InputRequest>& out) {
+    if (!requests.IsObject()) {
+        return "its inputRequests is " + json::describeValue(requests) + ", not an object";
+    }
+    if (requests.MemberCount() > kMaxRelayedQuestions) {
+        return fmt::format("it asks {} questions at once, more than the {} crankd relays",
+                           requests.MemberCount(), kMaxRelayedQuestions);
+    }
+    for (const auto& m : requests.GetObject()) {
+        const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+        const json::Value& q = m.value;
+        const std::string method = json::stringMember(q, "method");
+        if (!q.IsObject() || !askable(method)) {
+            return "its question " + quoted(key) +
+                   " is not a sampling/createMessage, elicitation/create or roots/list request";
+        }
+        std::string params = "{}";
+        if (q.HasMember("params")) {
+            if (!q["params"].IsObject()) {
+                return "the params of its question " + quoted(key) + " are not an object";
+            }
+            if (const std::string beyond = beyondDeclared(method, q["params"]); !beyond.empty()) {
+                return "its question " + quoted(key) + " asks " + beyond +
+                       ", which crankd does not declare upstream";
+            }
+            params = json::toJsonText(q["params"]);
+        }
+        out.push_back(mcp::InputRequest{std::string(key), method, std::move(params)});
+    }
+    return {};
+}
+
 InputVerdict readInputRequired(std::string_view result_json) {
     InputVerdict verdict;
     // Cheap first: most results never mention it (unless spelled with escapes).
@@ -81,44 +115,9 @@ InputVerdict readInputRequired(std::string_view result_json) {
         }
     }
     if (doc.HasMember("inputRequests")) {
-        const json::Value& requests = doc["inputRequests"];
-        if (!requests.IsObject()) {
-            verdict.fault =
-                "its inputRequests is " + json::describeValue(requests) + ", not an object";
+        verdict.fault = readQuestions(doc["inputRequests"], need.requests);
+        if (!verdict.fault.empty()) {
             return verdict;
-        }
-        if (requests.MemberCount() > kMaxRelayedQuestions) {
-            verdict.fault =
-                fmt::format("it asks {} questions at once, more than the {} crankd relays",
-                            requests.MemberCount(), kMaxRelayedQuestions);
-            return verdict;
-        }
-        for (const auto& m : requests.GetObject()) {
-            const std::string_view key(m.name.GetString(), m.name.GetStringLength());
-            const json::Value& q = m.value;
-            const std::string method = json::stringMember(q, "method");
-            if (!q.IsObject() || !askable(method)) {
-                verdict.fault = "its question " + quoted(key) +
-                                " is not a sampling/createMessage, elicitation/create or "
-                                "roots/list request";
-                return verdict;
-            }
-            std::string params = "{}";
-            if (q.HasMember("params")) {
-                if (!q["params"].IsObject()) {
-                    verdict.fault =
-                        "the params of its question " + quoted(key) + " are not an object";
-                    return verdict;
-                }
-                if (const std::string beyond = beyondDeclared(method, q["params"]);
-                    !beyond.empty()) {
-                    verdict.fault = "its question " + quoted(key) + " asks " + beyond +
-                                    ", which crankd does not declare upstream";
-                    return verdict;
-                }
-                params = json::toJsonText(q["params"]);
-            }
-            need.requests.push_back(mcp::InputRequest{std::string(key), method, std::move(params)});
         }
     }
     if (need.requests.empty() && need.state.empty()) {
@@ -129,12 +128,16 @@ InputVerdict readInputRequired(std::string_view result_json) {
     return verdict;
 }
 
-std::string withCallerMeta(std::string_view params_json, const mcp::ToolCall& call) {
+std::string withCallerMeta(std::string_view params_json, const mcp::ToolCall& call, bool tasks) {
     std::string declared;
     for (const char* capability : {"sampling", "elicitation", "roots"}) {
         if (call.clientDeclares(capability)) {
             declared += (declared.empty() ? "" : ",") + jsonString(capability) + ":{}";
         }
+    }
+    if (tasks) {
+        declared += std::string(declared.empty() ? "" : ",") + R"("extensions":{)" +
+                    jsonString(kTasksExtension) + ":{}}";
     }
     const std::optional<mcp::LogLevel> level = call.logLevel();
     if (declared.empty() && !level &&

@@ -22,8 +22,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "federation/upstream_link.h"
+#include "json/json_value.h"
 #include "mcp/tool_registry.h"
 
 namespace crank::federation {
@@ -42,6 +44,10 @@ struct InputVerdict {
     std::string fault;                   ///< set: it is, but malformed (why, in words)
 };
 
+/// Reads an upstream's `inputRequests` object (an input_required result's, or a task's) into
+/// `out`, bounded as readInputRequired says; "" when it could be read, else why not, in words.
+std::string readQuestions(const json::Value& requests, std::vector<mcp::InputRequest>& out);
+
 /// Reads `result_json` (an upstream's result object): complete (neither member set), an
 /// input_required result with its questions and state, or a malformed one (too many
 /// questions, a question that is not {method, params}, a method MRTR does not carry, a
@@ -52,9 +58,12 @@ InputVerdict readInputRequired(std::string_view result_json);
 /// in `_meta`: "io.modelcontextprotocol/clientCapabilities" set to what `call`'s client declared
 /// of sampling, elicitation and roots (left out when nothing), and
 /// "io.modelcontextprotocol/logLevel" to the level it takes log notifications at (left out when
-/// it takes none), replacing whatever the client's own params said there. Text that is not an
-/// object is returned unchanged.
-std::string withCallerMeta(std::string_view params_json, const mcp::ToolCall& call);
+/// it takes none), replacing whatever the client's own params said there. `tasks`: the
+/// capabilities also declare the Tasks extension (`extensions`), so the upstream may answer a
+/// tools/call with a task and take the task methods. Text that is not an object is returned
+/// unchanged.
+std::string withCallerMeta(std::string_view params_json, const mcp::ToolCall& call,
+                           bool tasks = false);
 
 /// `params_json` (an object's text, "" read as {}) for the next round: `inputResponses` set to
 /// `responses` (key → an answer's result object) and `requestState` to `state` (left out when

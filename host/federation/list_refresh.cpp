@@ -117,7 +117,24 @@ FetchedLists fetchLists(UpstreamLink& link, int which) {
     if ((which & kPrompts) != 0) {
         out.prompts = take("prompts/list", "prompts", "name", kPrompts);
     }
+    if (out.tools) {
+        // The era and capabilities of the connection the tools came from.
+        link.withOpenHandle([&](crank_upstream* handle) {
+            out.tasks_by_upstream = runsTasks(link.adapter->upstreamStatus(handle));
+        });
+    }
     return out;
+}
+
+bool runsTasks(std::string_view status_json) {
+    json::Document status;
+    if (!json::parseObject(status_json, status) || json::stringMember(status, "era") != "2026" ||
+        !status.HasMember("capabilities") || !status["capabilities"].IsObject()) {
+        return false;
+    }
+    const json::Value& capabilities = status["capabilities"];
+    return capabilities.HasMember("extensions") && capabilities["extensions"].IsObject() &&
+           capabilities["extensions"].HasMember("io.modelcontextprotocol/tasks");
 }
 
 std::size_t ttlIndex(int bit) {
@@ -127,6 +144,7 @@ std::size_t ttlIndex(int bit) {
 void FetchedLists::apply(UpstreamLink& link) {
     if (tools) {
         link.lists.tools = std::move(*tools);
+        link.tasks_by_upstream = tasks_by_upstream;
     }
     if (resources) {
         link.lists.resources = std::move(*resources);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "federation/upstream_link.h"
@@ -31,11 +32,17 @@ struct FetchedLists {
     int fetched = 0;    ///< the ListBits asked for
     /// The least `ttlMs` of each list's pages (ttlIndex order), when a 2026 upstream gave one.
     std::array<std::optional<std::int64_t>, 3> ttl_ms;
+    /// With the tools: the upstream runs the Tasks extension (runsTasks of its status).
+    bool tasks_by_upstream = false;
 
     /// Replaces the lists of `link` that were fetched, and its last error, and notes when each
     /// is to be fetched again (under the owner's lock).
     void apply(UpstreamLink& link);
 };
+
+/// True when an upstream's status (the adapter's JSON: `era`, `capabilities`) says it speaks
+/// 2026-07-28 and offers the Tasks extension (`capabilities.extensions`).
+bool runsTasks(std::string_view status_json);
 
 /// The index of a ListBits list in UpstreamLink::stale_at and FetchedLists::ttl_ms.
 std::size_t ttlIndex(int bit);

@@ -54,7 +54,7 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
             json::Document doc;
             json::parseObject(item.json, doc);
             PublishedEntry entry{json::withStringMember(doc, "name", name), link->serial,
-                                 item.original};
+                                 item.original, link->tasks_by_upstream};
             plan.owners[name] = {link, item.original};
             const auto old = before.find(name);
             if (old == before.end() || !(old->second == entry)) {
@@ -68,6 +68,7 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
                 if (doc.HasMember("execution") && doc["execution"].IsObject()) {
                     tool.task_support = json::stringMember(doc["execution"], "taskSupport");
                 }
+                tool.task_by_upstream = link->tasks_by_upstream;
                 plan.added.push_back(std::move(tool));
             }
             plan.tools[name] = std::move(entry);

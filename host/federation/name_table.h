@@ -27,7 +27,8 @@ struct PublishedTool {
     std::string json;  ///< the upstream's tool object, renamed
     std::string title;
     std::string description;
-    std::string task_support;  ///< execution.taskSupport, "" when absent
+    std::string task_support;       ///< execution.taskSupport, "" when absent
+    bool task_by_upstream = false;  ///< the upstream runs the Tasks extension (UpstreamLink)
 };
 
 /// A published tool as the next plan compares it: changed when its JSON, its upstream or the
@@ -36,6 +37,7 @@ struct PublishedEntry {
     std::string json;
     std::uint64_t owner = 0;  ///< the link's serial
     std::string original;
+    bool task_by_upstream = false;
     bool operator==(const PublishedEntry&) const = default;
 };
 

@@ -67,14 +67,19 @@ std::optional<std::int64_t> listTtl(std::string_view result_json) {
 }  // namespace
 
 Answer UpstreamLink::request(std::string_view method, std::string_view params_in,
-                             mcp::ToolCall* call, std::int64_t timeout_ms) {
+                             mcp::ToolCall* call, std::int64_t timeout_ms, bool tasks_asked) {
     // The client's trace context goes on in the request's _meta (W3C Trace Context in MCP),
     // checked: a forwarded request's own _meta members are replaced, or dropped when the
     // client's were not valid.
     // And the caller's capabilities: what a 2026 upstream may ask it (input_relay.h).
+    // The Tasks extension is declared for a caller that declared it (its tools/call may become
+    // the upstream's task) and on the task methods, which a 2026 upstream takes only so.
+    const bool declareTasks = call != nullptr && (tasks_asked || call->clientDeclaresTasks() ||
+                                                  method.rfind("tasks/", 0) == 0);
     const std::string traced =
-        call != nullptr ? withCallerMeta(mcp::withTraceContext(params_in, call->trace()), *call)
-                        : mcp::withTraceContext(params_in, mcp::TraceContext{});
+        call != nullptr
+            ? withCallerMeta(mcp::withTraceContext(params_in, call->trace()), *call, declareTasks)
+            : mcp::withTraceContext(params_in, mcp::TraceContext{});
     const std::string_view params = traced;
     if (closing.load() && !gates.closed()) {
         Answer refused{false, rpcError(-32603, "upstream " + config.name + " is stopped")};
@@ -117,7 +122,7 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
         }
         // resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer; a list's
         // ttlMs tells crankd when to fetch it again.
-        Answer answer{true, mcp::withoutModernMembers(result)};
+        Answer answer{true, mcp::withoutModernMembers(result, method)};
         if (method.size() > 5 && method.substr(method.size() - 5) == "/list") {
             answer.ttl_ms = listTtl(result);
         }

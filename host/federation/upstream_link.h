@@ -142,6 +142,9 @@ struct UpstreamLink final : plugins::PluginPeer, std::enable_shared_from_this<Up
     /// fetched again because its ttlMs ran out; nullopt when it is not.
     std::array<std::optional<std::chrono::steady_clock::time_point>, 3> stale_at;
     std::string last_error;
+    /// The upstream speaks 2026-07-28 and offers the Tasks extension (its status, read with its
+    /// tools): its tools' tasks are its own (mcp::ToolDefinition::task_by_upstream).
+    bool tasks_by_upstream = false;
     std::vector<std::string> collisions;
     std::vector<std::string> filtered;  ///< tools its `tools` policy keeps out, and why
 
@@ -175,9 +178,11 @@ struct UpstreamLink final : plugins::PluginPeer, std::enable_shared_from_this<Up
     /// One request to the upstream; `call` is the downstream call it serves (or null), which
     /// gets its progress, log lines, cancellation and requests to the client. The client's trace
     /// context goes on in the request's `_meta`. `timeout_ms`: a bound tighter than the
-    /// upstream's request_timeout_ms (0: that one).
+    /// upstream's request_timeout_ms (0: that one). The Tasks extension is declared for a
+    /// caller that declared it, on the task methods, and when `tasks` says so (a 2025 session's
+    /// task-augmented tools/call).
     Answer request(std::string_view method, std::string_view params, mcp::ToolCall* call,
-                   std::int64_t timeout_ms = 0);
+                   std::int64_t timeout_ms = 0, bool tasks = false);
 
     /// The name under which the calls and catalog requests of this upstream share the node's
     /// per-upstream bound (server.max_calls_per_upstream).

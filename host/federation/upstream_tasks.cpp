@@ -1,5 +1,7 @@
 #include "federation/upstream_tasks.h"
 
+#include <algorithm>
+#include <chrono>
 #include <random>
 
 #include <fmt/core.h>
@@ -11,6 +13,12 @@
 
 namespace crank::federation {
 namespace {
+
+std::int64_t nowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 /// 16 random hex digits.
 std::string randomHex() {
@@ -46,24 +54,153 @@ void renameTaskIds(rapidjson::Value& value, json::Allocator& allocator, const st
 
 std::string UpstreamTasks::add(UpstreamLink& link, const std::string& upstream_id,
                                const std::string& workspace, const std::string& session,
-                               const std::string& agent) {
+                               const std::string& agent, bool modern) {
     const std::lock_guard lock(mutex_);
     if (const auto known = ids_.find({link.serial, upstream_id}); known != ids_.end()) {
         return known->second;
     }
     std::string id = std::string(kPrefix) + randomHex() + randomHex();
-    routes_[id] = Route{link.weak_from_this(), link.serial, upstream_id, workspace, session, agent};
     ids_[{link.serial, upstream_id}] = id;
-    order_.push_back(id);
-    while (order_.size() > kMaxTasks) {
-        const auto old = routes_.find(order_.front());
-        if (old != routes_.end()) {
-            ids_.erase({old->second.serial, old->second.upstream_id});
-            routes_.erase(old);
+    keep(id, Route{link.weak_from_this(), link.serial, upstream_id, workspace, session, agent,
+                   modern, nullptr, nowMs()});
+    return id;
+}
+
+Result<std::string> UpstreamTasks::settle(UpstreamLink& link, std::string result_json,
+                                          const std::string& workspace, const std::string& session,
+                                          const std::string& agent) {
+    if (result_json.size() > kMaxSettledBytesPerAgent) {
+        return Error{ErrorCode::invalid_argument,
+                     fmt::format("its answer ({} bytes) is larger than the {} bytes crankd keeps "
+                                 "as a task for one agent: call the tool without a task",
+                                 result_json.size(), kMaxSettledBytesPerAgent)};
+    }
+    const std::lock_guard lock(mutex_);
+    std::string id = std::string(kPrefix) + randomHex() + randomHex();
+    const std::size_t bytes = result_json.size();
+    keep(id, Route{link.weak_from_this(),
+                   link.serial,
+                   {},
+                   workspace,
+                   session,
+                   agent,
+                   true,
+                   std::make_shared<const std::string>(std::move(result_json)),
+                   nowMs()});
+    settled_bytes_ += bytes;
+    settled_by_agent_[agent] += bytes;
+    // The agent's own oldest first, then anyone's: each loop drops at least one task.
+    for (;;) {
+        const auto held = settled_by_agent_.find(agent);
+        const auto ids = by_agent_.find(agent);
+        if (held == settled_by_agent_.end() || held->second <= kMaxSettledBytesPerAgent ||
+            ids == by_agent_.end() || ids->second.empty()) {
+            break;
         }
+        const std::string oldest = ids->second.front();
+        ids->second.pop_front();
+        drop(oldest);
+    }
+    while (settled_bytes_ > kMaxSettledBytes && !order_.empty()) {
+        const std::string oldest = order_.front();
         order_.pop_front();
+        drop(oldest);
     }
     return id;
+}
+
+void UpstreamTasks::keep(const std::string& id, Route route) {
+    const std::string agent = route.agent;
+    routes_[id] = std::move(route);
+    order_.push_back(id);
+    std::deque<std::string>& mine = by_agent_[agent];
+    mine.push_back(id);
+    while (mine.size() > kMaxTasksPerAgent) {
+        const std::string oldest = mine.front();  // the agent's own oldest
+        mine.pop_front();
+        drop(oldest);
+    }
+    while (routes_.size() > kMaxTasks && !order_.empty()) {
+        const std::string oldest = order_.front();
+        order_.pop_front();
+        drop(oldest);
+    }
+    // Ids an agent's bound dropped stay in order_ until they reach its front: past twice the
+    // bound, it is written again without them.
+    while (!order_.empty() && routes_.count(order_.front()) == 0) {
+        order_.pop_front();
+    }
+    if (order_.size() > 2 * kMaxTasks) {
+        std::deque<std::string> live;
+        for (std::string& kept : order_) {
+            if (routes_.count(kept) != 0) {
+                live.push_back(std::move(kept));
+            }
+        }
+        order_ = std::move(live);
+    }
+}
+
+void UpstreamTasks::drop(const std::string& id) {
+    const auto old = routes_.find(id);
+    if (old == routes_.end()) {
+        return;
+    }
+    const std::string agent = old->second.agent;
+    if (old->second.settled) {
+        const std::size_t bytes = old->second.settled->size();
+        settled_bytes_ -= bytes;
+        if (auto mine = settled_by_agent_.find(agent); mine != settled_by_agent_.end()) {
+            mine->second -= std::min(mine->second, bytes);
+            if (mine->second == 0) {
+                settled_by_agent_.erase(mine);
+            }
+        }
+    } else {
+        ids_.erase({old->second.serial, old->second.upstream_id});
+    }
+    routes_.erase(old);
+    const auto ids = by_agent_.find(agent);
+    if (ids == by_agent_.end()) {
+        return;
+    }
+    // Tasks go oldest first, by either bound: the agent's dropped ids are at its front.
+    while (!ids->second.empty() && routes_.count(ids->second.front()) == 0) {
+        ids->second.pop_front();
+    }
+    if (ids->second.empty()) {
+        by_agent_.erase(ids);
+    }
+}
+
+Result<std::string> UpstreamTasks::adoptCreated(UpstreamLink& link, std::string result_json,
+                                                const std::string& workspace,
+                                                const std::string& agent, bool declared) {
+    // Cheap first: a result that cannot say "task" (unless spelled with escapes) is no task.
+    if (result_json.find("task") == std::string::npos &&
+        result_json.find("\\u") == std::string::npos) {
+        return result_json;
+    }
+    json::Document doc;
+    if (!json::parseObject(result_json, doc)) {
+        return result_json;  // not an object: passed on, it can carry no task id
+    }
+    std::string fault;
+    const std::string upstreamId = createdTaskId(doc, fault);
+    if (upstreamId.empty() && fault.empty()) {
+        return result_json;
+    }
+    const std::string where = "upstream " + link.config.name + ": tools/call: ";
+    if (!fault.empty()) {
+        return Error{ErrorCode::internal, where + fault};
+    }
+    if (!declared) {
+        // Never passed on: the client did not ask for a task and could not follow it.
+        return Error{ErrorCode::internal,
+                     where + "it answered with a task, which the call did not ask for"};
+    }
+    const std::string id = add(link, upstreamId, workspace, "", agent, true);
+    return withTaskId(doc, upstreamId, id);
 }
 
 std::optional<UpstreamTasks::Route> UpstreamTasks::find(const std::string& id) const {
@@ -117,6 +254,21 @@ std::optional<std::string> withTaskId(std::string_view text, const std::string& 
 std::string withTaskId(json::Document& doc, const std::string& from, const std::string& to) {
     renameTaskIds(doc, doc.GetAllocator(), from, to);
     return json::toJsonText(doc);
+}
+
+std::string createdTaskId(const json::Value& result, std::string& fault) {
+    if (!result.IsObject() || json::stringMember(result, "resultType") != "task") {
+        return {};
+    }
+    std::string id = json::stringMember(result, "taskId");
+    if (id.empty()) {
+        fault = "a task answer without a taskId string";
+    } else if (id.size() > UpstreamTasks::kMaxUpstreamIdBytes) {
+        fault = fmt::format("a task id of {} bytes (at most {})", id.size(),
+                            UpstreamTasks::kMaxUpstreamIdBytes);
+        id.clear();
+    }
+    return id;
 }
 
 }  // namespace crank::federation

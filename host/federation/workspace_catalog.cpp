@@ -75,6 +75,7 @@ std::optional<mcp::CatalogReply> WorkspaceCatalog::handle(std::string_view metho
                                                         "tools/call",
                                                         "tasks/get",
                                                         "tasks/result",
+                                                        "tasks/update",
                                                         "tasks/cancel"};
     if (kMethods.count(method) == 0) {
         return std::nullopt;
@@ -90,7 +91,8 @@ std::optional<mcp::CatalogReply> WorkspaceCatalog::handle(std::string_view metho
     if (method == "tools/call") {
         return taskCall(params, call, session_id);
     }
-    if (method == "tasks/get" || method == "tasks/result" || method == "tasks/cancel") {
+    if (method == "tasks/get" || method == "tasks/result" || method == "tasks/update" ||
+        method == "tasks/cancel") {
         return taskRequest(method, params, call);
     }
     if (method == "prompts/get") {
@@ -283,70 +285,6 @@ mcp::CatalogReply WorkspaceCatalog::error(std::int64_t code, const std::string& 
     return mcp::CatalogReply{{}, rpcError(code, message)};
 }
 
-mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::ToolCall& call,
-                                             const std::string& session_id) {
-    const std::string name = json::stringMember(params, "name");
-    std::shared_ptr<UpstreamLink> link;
-    std::string original;
-    {
-        const std::lock_guard lock(impl_.mutex);
-        const auto& owners = impl_.toolOwners[workspace_];
-        if (const auto it = owners.find(name); it != owners.end()) {
-            link = it->second.first->shared_from_this();  // pinned: it may be removed meanwhile
-            original = it->second.second;
-        }
-    }
-    if (link == nullptr) {
-        return error(-32602, "tools/call: unknown tool: " + name.substr(0, 128));
-    }
-    Answer a = request(*link, "tools/call", json::withStringMember(params, "name", original), call);
-    if (!a.ok) {
-        return mcp::CatalogReply{{}, std::move(a.json)};
-    }
-    json::Document result;
-    if (!json::parseObject(a.json, result) || !result.HasMember("task") ||
-        json::stringMember(result["task"], "taskId").empty()) {
-        return error(-32603, "upstream " + link->config.name +
-                                 ": tools/call with a task answered no task.taskId");
-    }
-    const std::string upstreamId = json::stringMember(result["task"], "taskId");
-    const std::string id =
-        impl_.tasks.add(*link, upstreamId, workspace_, session_id, call.caller().agent);
-    return mcp::CatalogReply{withTaskId(result, upstreamId, id), {}};
-}
-
-mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const json::Value& params,
-                                                mcp::ToolCall& call) {
-    const std::string id = json::stringMember(params, "taskId");
-    const std::optional<UpstreamTasks::Route> route = impl_.tasks.find(id);
-    // Another agent's task is answered as unknown: ids are not shared, and not confirmed.
-    if (!route || route->workspace != workspace_ || route->agent != call.caller().agent) {
-        return error(-32602,
-                     std::string(method) + ": unknown task " + jsonString(id.substr(0, 128)));
-    }
-    const std::shared_ptr<UpstreamLink> link = route->link.lock();
-    if (!link) {
-        return error(-32603, std::string(method) + ": the upstream of task " +
-                                 jsonString(id.substr(0, 128)) + " was removed");
-    }
-    const Federation::Impl::Clock::time_point started = Federation::Impl::Clock::now();
-    Answer a =
-        request(*link, method, json::withStringMember(params, "taskId", route->upstream_id), call);
-    if (method == "tasks/cancel") {
-        impl_.auditRequest(*link, call, "task_cancel", id, a, started);
-    }
-    if (!a.ok) {
-        return mcp::CatalogReply{{}, std::move(a.json)};
-    }
-    std::optional<std::string> renamed = withTaskId(a.json, route->upstream_id, id);
-    if (!renamed) {
-        // Never passed on as it is: it would show the client the upstream's own task id.
-        return error(-32603, "upstream " + link->config.name + ": " + std::string(method) +
-                                 ": the answer cannot be read");
-    }
-    return mcp::CatalogReply{std::move(*renamed), {}};
-}
-
 mcp::CatalogReply WorkspaceCatalog::forward(UpstreamLink& link, std::string_view method,
                                             const std::string& params, mcp::ToolCall& call) {
     Answer a = request(link, method, params, call);
@@ -355,23 +293,28 @@ mcp::CatalogReply WorkspaceCatalog::forward(UpstreamLink& link, std::string_view
 }
 
 Answer WorkspaceCatalog::request(UpstreamLink& link, std::string_view method,
-                                 std::string_view params, mcp::ToolCall& call) {
+                                 std::string_view params, mcp::ToolCall& call, bool tasks) {
     // Each round holds a slot of the upstream only while it is sent: not while the client
     // thinks about a question (input_relay.h).
-    const auto send = [&](const std::string& round_params) -> Answer {
-        std::unique_ptr<mcp::UpstreamSlots::Hold> slot;  // released however the request ends
-        if (impl_.slots) {
-            std::string refusal;
-            slot = impl_.slots->hold(link.slotKey(), refusal);
-            if (!slot) {
-                return {false, rpcError(-32603, std::string(method) + ": " + refusal)};
-            }
-        }
-        return link.request(method, round_params, &call);
-    };
     return relayInputRounds(
-        send, params, call, "upstream " + link.config.name + ": " + std::string(method),
+        [&](const std::string& round_params) {
+            return send(link, method, round_params, call, tasks);
+        },
+        params, call, "upstream " + link.config.name + ": " + std::string(method),
         kMaxRelayedRounds, std::chrono::milliseconds(link.config.client_request_timeout_ms));
+}
+
+Answer WorkspaceCatalog::send(UpstreamLink& link, std::string_view method,
+                              const std::string& params, mcp::ToolCall& call, bool tasks) {
+    std::unique_ptr<mcp::UpstreamSlots::Hold> slot;  // released however the request ends
+    if (impl_.slots) {
+        std::string refusal;
+        slot = impl_.slots->hold(link.slotKey(), refusal);
+        if (!slot) {
+            return {false, rpcError(-32603, std::string(method) + ": " + refusal)};
+        }
+    }
+    return link.request(method, params, &call, 0, tasks);
 }
 
 std::shared_ptr<UpstreamLink> WorkspaceCatalog::ownerOfPrompt(const std::string& name,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "federation/federation_impl.h"
+#include "federation/upstream_tasks.h"
 #include "json/json_value.h"
 #include "mcp/catalog.h"
 
@@ -54,19 +55,41 @@ private:
     mcp::CatalogReply subscription(UpstreamLink& owner, bool subscribe, const std::string& uri,
                                    std::string_view params_json, mcp::ToolCall& call,
                                    const std::string& subscriber);
-    /// tools/call with params.task of a federated tool: the upstream creates the task.
+    // The upstreams' tasks (catalog_tasks.cpp).
+    /// tools/call with params.task of a federated tool (a 2025 session's): the upstream creates
+    /// the task in its era, shown as a 2025 Task; a 2026 upstream that answers at once gets a
+    /// completed task of crankd's (UpstreamTasks::settle).
     mcp::CatalogReply taskCall(const json::Value& params, mcp::ToolCall& call,
                                const std::string& session_id);
-    /// tasks/get, tasks/result, tasks/cancel of an upstream's task.
+    /// tasks/get, tasks/result, tasks/update, tasks/cancel of an upstream's task, in the era of
+    /// the caller (a 2026 caller is one that declared the Tasks extension).
     mcp::CatalogReply taskRequest(std::string_view method, const json::Value& params,
                                   mcp::ToolCall& call);
+    /// A 2025 session's request on a 2026 upstream's task (`id` crankd's, the route's upstream id
+    /// the upstream's).
+    mcp::CatalogReply legacyOnModern(std::string_view method, UpstreamLink& link,
+                                     const UpstreamTasks::Route& route, const std::string& id,
+                                     mcp::ToolCall& call);
+    /// tasks/result of a 2026 upstream's task for a 2025 session: tasks/get until it ends, its
+    /// questions asked on the session's stream and answered with tasks/update.
+    mcp::CatalogReply legacyResult(UpstreamLink& link, const UpstreamTasks::Route& route,
+                                   const std::string& id, mcp::ToolCall& call);
+    /// A request on a task crankd settled itself (Route::settled).
+    static mcp::CatalogReply settledRequest(std::string_view method,
+                                            const UpstreamTasks::Route& route,
+                                            const std::string& id, bool modern);
     mcp::CatalogReply forward(UpstreamLink& link, std::string_view method,
                               const std::string& params, mcp::ToolCall& call);
     /// A request of this catalog to `link`, within the upstream's bound like its tools' calls:
     /// beyond it, refused at once with an error that names the upstream and the limit, so that
     /// reads of a slow upstream cannot take every worker.
+    /// `tasks`: the Tasks extension declared upstream (UpstreamLink::request).
     Answer request(UpstreamLink& link, std::string_view method, std::string_view params,
-                   mcp::ToolCall& call);
+                   mcp::ToolCall& call, bool tasks = false);
+    /// One request to `link` within its bound, as it is: no input round relayed (the task
+    /// methods, whose answers carry a task's questions, not a request's).
+    Answer send(UpstreamLink& link, std::string_view method, const std::string& params,
+                mcp::ToolCall& call, bool tasks = false);
     /// The upstream that published prompt `name` here, and its own name for it (under
     /// impl_.mutex).
     std::shared_ptr<UpstreamLink> ownerOfPrompt(const std::string& name, std::string& original);

@@ -38,6 +38,17 @@ std::optional<std::size_t> pageStart(const std::string& cursor_json, std::size_t
 /// One tool as tools/list shows it.
 void appendTool(std::string& out, const ToolDefinition& t, bool show_task_support) {
     if (!t.raw_json.empty()) {
+        const std::size_t close = t.raw_json.rfind('}');
+        if (show_task_support && t.task_by_upstream && close != std::string::npos &&
+            t.raw_json.find(R"("execution")") == std::string::npos) {
+            // A 2026 upstream's tool (its era has no execution member), as a 2025 session
+            // learns that it may ask for a task.
+            const bool empty = t.raw_json.find_first_not_of(" \t\r\n{") >= close;
+            out.append(t.raw_json, 0, close);
+            out += empty ? "" : ",";
+            out += R"("execution":{"taskSupport":"optional"}})";
+            return;
+        }
         out += t.raw_json;
         return;
     }

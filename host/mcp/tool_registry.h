@@ -53,6 +53,11 @@ struct ToolDefinition {
     /// Its calls a second (its operation's `rate`), every caller of the workspace together;
     /// nullopt: no bound of its own (RateLimits).
     std::optional<config::RateLimit> rate = std::nullopt;
+    /// The tool's upstream runs its tasks itself (a 2026-07-28 server offering the Tasks
+    /// extension): a 2026 client that declared the extension calls it as any tool and the
+    /// upstream decides whether the call becomes a task; a 2025 session sees it as
+    /// `taskSupport: "optional"`, and its task-augmented calls go to the Catalog (ownsTool).
+    bool task_by_upstream = false;
 };
 
 /// Who is calling: the agent that opened the MCP session and its workspace. With auth.mode
@@ -133,6 +138,9 @@ public:
     /// True when the client declared `capability` ("sampling", "elicitation", "roots"): a tool
     /// asks only for what was declared.
     virtual bool clientDeclares(std::string_view /*capability*/) const { return false; }
+    /// True when the client declared the Tasks extension (a 2026-07-28 request): a tool may then
+    /// answer with a task the client follows (a federated upstream's, passed on).
+    virtual bool clientDeclaresTasks() const { return false; }
     /// The least severe log level the client takes notifications/message at (a 2025 session's
     /// logging/setLevel, a 2026 request's _meta logLevel); nullopt when it takes none.
     virtual std::optional<LogLevel> logLevel() const { return std::nullopt; }

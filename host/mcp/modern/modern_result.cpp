@@ -87,7 +87,7 @@ bool isWhitespace(char c) {
 
 }  // namespace
 
-std::string withoutModernMembers(std::string_view result_json) {
+std::string withoutModernMembers(std::string_view result_json, std::string_view method) {
     if (result_json.find("resultType") == std::string_view::npos &&
         result_json.find("ttlMs") == std::string_view::npos &&
         result_json.find("cacheScope") == std::string_view::npos &&
@@ -98,9 +98,14 @@ std::string withoutModernMembers(std::string_view result_json) {
     if (!object) {
         return std::string(result_json);
     }
+    const json::scan::RawValue* type = json::scan::findMember(object->members, "resultType");
+    const bool createdTask = method == "tools/call" && type != nullptr &&
+                             type->type == json::scan::ValueType::string && type->text == "task";
+    const bool taskOwnsTtl = createdTask || method.rfind("tasks/", 0) == 0;
     std::string out(result_json);
     for (auto m = object->members.rbegin(); m != object->members.rend(); ++m) {
-        if (m->name != "resultType" && m->name != "ttlMs" && m->name != "cacheScope") {
+        if ((m->name != "resultType" || createdTask) && (m->name != "ttlMs" || taskOwnsTtl) &&
+            m->name != "cacheScope") {
             continue;
         }
         std::size_t from = keyStart(out, m->value.start);

@@ -46,8 +46,10 @@ std::string modernResultMessage(const RequestId& id, std::string_view result_jso
 /// itself on a 2026-07-28 result: `resultType`, `ttlMs` and `cacheScope` (whatever their
 /// spelling: names are compared decoded). An upstream may not ask a client for input crank did
 /// not arrange (input_required), nor mark its answer cacheable for anyone. Text that is not an
-/// object is returned unchanged.
-std::string withoutModernMembers(std::string_view result_json);
+/// object is returned unchanged. By the `method` it answers, a task keeps what is its own: a
+/// tools/call answered with a task (`resultType:"task"`, the Tasks extension) keeps both its
+/// resultType and its `ttlMs`, and the answer of a task method (tasks/...) its `ttlMs`.
+std::string withoutModernMembers(std::string_view result_json, std::string_view method = {});
 
 /// `object_json` (a JSON object) with member `key` = `value_json` in its `_meta`: added to the
 /// `_meta` it has (unless it names `key` already), or in a new `_meta`. "" reads as {}; text that

@@ -65,6 +65,9 @@ public:
     ClientAnswer requestClient(std::string_view method, std::string_view params_json,
                                std::chrono::milliseconds timeout) override;
     bool clientDeclares(std::string_view capability) const override;
+    bool clientDeclaresTasks() const override {
+        return capabilities_->declaresExtension(kTasksExtension);
+    }
     std::optional<LogLevel> logLevel() const override { return log_level_; }
 
 private:

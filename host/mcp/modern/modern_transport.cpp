@@ -195,6 +195,14 @@ MethodAnswer ModernTransport::answer(const JsonRpcMessage& message, const Reques
         if (!meta.capabilities()->declaresExtension(kTasksExtension)) {
             return tasksExtensionRequired(method);
         }
+        if (who.catalog != nullptr && who.catalog->ownsTask(taskIdOf(message.params_json))) {
+            // An upstream's task (created by a 2026 upstream): the catalog follows it there.
+            ModernScope scope(who, meta.capabilities());
+            scope.setTrace(trace);
+            if (auto answered = methods_.catalogRequest(message, scope)) {
+                return std::move(*answered);
+            }
+        }
         if (!tasks_.offered()) {
             return notFound(method, "is not served: crankd runs no tasks here");
         }

@@ -139,6 +139,13 @@ TEST(InputRelayTest, TheCallersCapabilitiesReplaceWhatTheParamsSaid) {
         withCallerMeta("", both),
         R"({"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"roots":{}}}})");
     EXPECT_EQ(withCallerMeta("[1]", both), "[1]");  // not an object: as it was
+    // The Tasks extension, declared when asked (a caller that declared it, a task method).
+    EXPECT_EQ(withCallerMeta(R"({"name":"t"})", none, true),
+              R"({"name":"t","_meta":{"io.modelcontextprotocol/clientCapabilities":{"extensions":)"
+              R"({"io.modelcontextprotocol/tasks":{}}}}})");
+    EXPECT_EQ(member(member(withCallerMeta("{}", both, true), "_meta"),
+                     "io.modelcontextprotocol/clientCapabilities"),
+              R"({"elicitation":{},"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}})");
     // The level the caller takes logs at, replacing the params' own.
     AskedCall logging;
     logging.level = mcp::LogLevel::warning;

@@ -59,5 +59,16 @@ TEST(ListTtlTest, AListFetchedAgainWithoutTtlIsNoLongerDue) {
     EXPECT_FALSE(next.has_value());
 }
 
+TEST(ListTtlTest, AnUpstreamRunsTasksWhenItsStatusSays2026AndTheExtension) {
+    EXPECT_TRUE(runsTasks(
+        R"({"era":"2026","capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}})"));
+    EXPECT_FALSE(runsTasks(
+        R"({"era":"2025","capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}})"));
+    EXPECT_FALSE(runsTasks(R"({"era":"2026","capabilities":{"tasks":{}}})"));
+    EXPECT_FALSE(runsTasks(R"({"era":"2026","capabilities":null})"));
+    EXPECT_FALSE(runsTasks(R"({"era":"2026","capabilities":{"extensions":[]}})"));
+    EXPECT_FALSE(runsTasks("not json"));
+}
+
 }  // namespace
 }  // namespace crank::federation

@@ -3,6 +3,7 @@
 
 #include "federation/upstream_tasks.h"
 
+#include <cstddef>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -34,13 +35,94 @@ TEST(UpstreamTasksTest, ATaskGetsOneUnguessableIdAndIsFoundByItOnly) {
 TEST(UpstreamTasksTest, TheOldestAreForgottenPastTheBound) {
     UpstreamLink link;
     UpstreamTasks tasks;
-    const std::string first = tasks.add(link, "t0", "ws", "s", "a");
+    // Many agents, each within its share: the node's bound forgets the oldest, whoever's.
+    const std::size_t agents = UpstreamTasks::kMaxTasks / (UpstreamTasks::kMaxTasksPerAgent / 2);
+    const auto agentOf = [&](std::size_t i) { return "agent-" + std::to_string(i % agents); };
+    const std::string first = tasks.add(link, "t0", "ws", "s", agentOf(0));
     for (std::size_t i = 1; i <= UpstreamTasks::kMaxTasks; ++i) {
-        tasks.add(link, "t" + std::to_string(i), "ws", "s", "a");
+        tasks.add(link, "t" + std::to_string(i), "ws", "s", agentOf(i));
     }
     EXPECT_FALSE(tasks.find(first).has_value());
     EXPECT_FALSE(tasks.crankId(link, "t0").has_value());
     EXPECT_TRUE(tasks.crankId(link, "t1").has_value());
+}
+
+TEST(UpstreamTasksTest, OneAgentsFloodForgetsItsOwnOldestNotAnotherAgentsTasks) {
+    UpstreamLink link;
+    UpstreamTasks tasks;
+    const std::string alices = tasks.add(link, "alice-1", "ws", "s", "alice");
+    const std::string first = tasks.add(link, "m0", "ws", "s", "mallory");
+    for (std::size_t i = 1; i <= 3 * UpstreamTasks::kMaxTasks; ++i) {
+        tasks.add(link, "m" + std::to_string(i), "ws", "s", "mallory");
+    }
+    EXPECT_TRUE(tasks.find(alices).has_value()) << "an agent's tasks outlive another's flood";
+    EXPECT_FALSE(tasks.find(first).has_value());
+    EXPECT_FALSE(tasks.crankId(link, "m" + std::to_string(2 * UpstreamTasks::kMaxTasks)));
+    EXPECT_TRUE(tasks.crankId(link, "m" + std::to_string(3 * UpstreamTasks::kMaxTasks)));
+}
+
+TEST(UpstreamTasksTest, SettledResultsAreKeptWithinTheirBytesAndAnOversizedOneIsRefused) {
+    UpstreamLink link;
+    UpstreamTasks tasks;
+    const auto settled = tasks.settle(link, R"({"content":[]})", "ws", "s", "alice");
+    ASSERT_TRUE(settled.ok());
+    const auto route = tasks.find(*settled);
+    ASSERT_TRUE(route.has_value());
+    ASSERT_NE(route->settled, nullptr);
+    EXPECT_EQ(*route->settled, R"({"content":[]})");
+    EXPECT_TRUE(route->modern);
+    EXPECT_GT(route->created_ms, 0);
+
+    const auto huge = tasks.settle(
+        link, std::string(UpstreamTasks::kMaxSettledBytesPerAgent + 1, ' '), "ws", "s", "alice");
+    ASSERT_FALSE(huge.ok());
+    EXPECT_NE(huge.error().message.find("without a task"), std::string::npos);
+
+    // Mallory's results past her share push out her own oldest, not Alice's.
+    const std::string big(UpstreamTasks::kMaxSettledBytesPerAgent / 4, 'x');
+    const std::string mallorysFirst = *tasks.settle(link, big, "ws", "s", "mallory");
+    for (int i = 0; i < 12; ++i) {
+        ASSERT_TRUE(tasks.settle(link, big, "ws", "s", "mallory").ok());
+    }
+    EXPECT_FALSE(tasks.find(mallorysFirst).has_value());
+    EXPECT_TRUE(tasks.find(*settled).has_value());
+}
+
+TEST(UpstreamTasksTest, ACreatedTaskIsAdoptedUnderCranksIdOnlyForACallerThatDeclaredIt) {
+    UpstreamLink link;
+    link.config.name = "up";
+    UpstreamTasks tasks;
+    const std::string created =
+        R"({"resultType":"task","taskId":"u-7","status":"working","ttlMs":60000})";
+    const auto adopted = tasks.adoptCreated(link, created, "ws", "alice", true);
+    ASSERT_TRUE(adopted.ok());
+    const auto id = tasks.crankId(link, "u-7");
+    ASSERT_TRUE(id.has_value());
+    EXPECT_EQ(*adopted, R"({"resultType":"task","taskId":")" + id->first +
+                            R"(","status":"working","ttlMs":60000})");
+    EXPECT_TRUE(tasks.find(id->first)->modern);
+
+    // Nobody asked for it: refused, never passed on with the upstream's id.
+    const auto unasked = tasks.adoptCreated(link, created, "ws", "alice", false);
+    ASSERT_FALSE(unasked.ok());
+    EXPECT_NE(unasked.error().message.find("did not ask for"), std::string::npos);
+    // A task without an id, or with one past the bound; a result spelled with escapes.
+    EXPECT_FALSE(tasks.adoptCreated(link, R"({"resultType":"task"})", "ws", "a", true).ok());
+    EXPECT_FALSE(tasks
+                     .adoptCreated(link,
+                                   R"({"resultType":"task","taskId":")" +
+                                       std::string(UpstreamTasks::kMaxUpstreamIdBytes + 1, 'i') +
+                                       R"("})",
+                                   "ws", "a", true)
+                     .ok());
+    const auto escaped =
+        tasks.adoptCreated(link, R"({"resultType":"task","taskId":"u-8"})", "ws", "a", true);
+    ASSERT_TRUE(escaped.ok());
+    EXPECT_EQ(escaped->find("u-8"), std::string::npos);
+    // Any other result as it came.
+    EXPECT_EQ(*tasks.adoptCreated(link, R"({"content":[{"type":"text","text":"task"}]})", "ws", "a",
+                                  false),
+              R"({"content":[{"type":"text","text":"task"}]})");
 }
 
 TEST(UpstreamTasksTest, RenamingReplacesTheIdEverywhereOrRefusesAnUnreadableAnswer) {

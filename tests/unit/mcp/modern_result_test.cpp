@@ -117,6 +117,20 @@ TEST(WithoutModernMembers, TheMembersCrankdSetsAreRemovedWhereverTheyStand) {
     }
 }
 
+// Issue 26: a task keeps what is its own, and only where a task may stand.
+TEST(WithoutModernMembers, ATaskKeepsItsResultTypeAndTtlByTheMethodItAnswers) {
+    const char* created = R"({"resultType":"task","taskId":"t","ttlMs":600,"cacheScope":"x"})";
+    EXPECT_EQ(withoutModernMembers(created, "tools/call"),
+              R"({"resultType":"task","taskId":"t","ttlMs":600})");
+    // A task from a method that creates none is no task; a complete tools/call has no ttlMs.
+    EXPECT_EQ(withoutModernMembers(created, "prompts/get"), R"({"taskId":"t"})");
+    EXPECT_EQ(withoutModernMembers(R"({"resultType":"complete","ttlMs":5})", "tools/call"), "{}");
+    // A task method's answer: the task's ttlMs stays, resultType is crankd's to set.
+    EXPECT_EQ(
+        withoutModernMembers(R"({"resultType":"complete","taskId":"t","ttlMs":null})", "tasks/get"),
+        R"({"taskId":"t","ttlMs":null})");
+}
+
 TEST(WithoutModernMembers, ThenModernResultSetsItsOwn) {
     const std::string upstream =
         R"({"resultType":"input_required","cacheScope":"public","ttlMs":86400000,"contents":[]})";
