@@ -3,9 +3,11 @@
 // records what arrives: `_meta` and the routing headers on every POST and no session, the
 // version retry on -32022, SSE answers that are never resumed, cancellation by closing the
 // stream, the era chosen by server/discover (or initialize when the server does not know it),
-// tools with an invalid x-mcp-header left out, and MRTR rounds bounded.
+// tools with an invalid x-mcp-header left out, MRTR rounds bounded, and headers that disagree
+// with the body refused.
 #include <chrono>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -97,6 +99,60 @@ TEST(ModernHttp, EveryPostCarriesMetaAndRoutingHeadersAndNoSession) {
     // No notifications in this era: nothing is posted for them.
     EXPECT_FALSE(c->notify("notifications/roots/list_changed", ""));
     EXPECT_EQ(server.requests().size(), 1U);
+}
+
+// A hostile or broken server whose headers disagree with what it sends (issue 26): each answer
+// is refused with an error that says what is wrong, and the connection goes on serving.
+TEST(ModernHttp, HeadersThatDisagreeWithTheBodyAreRefusedWithAReasonAndNothingIsKept) {
+    RawServer server([](const RawRequest& r) {
+        const std::string rpc = R"({"jsonrpc":"2.0","id":)" + r.id() + R"(,"result":{"ok":1}})";
+        const std::string name = r.header("mcp-name");
+        if (name == "json-says-sse") {  // an SSE body under a JSON content type
+            return reply(200, "application/json", "data: " + rpc + "\n\n");
+        }
+        if (name == "sse-says-json") {  // a JSON body under an SSE content type: no event
+            return reply(200, "text/event-stream", rpc);
+        }
+        if (name == "other-id") {  // an answer to a request never made
+            return answer(RawRequest{"POST", "/", {}, R"({"id":987654})"}, R"({"ok":2})");
+        }
+        if (name == "sessionful") {  // a session id the 2026 era has no use for
+            return reply(200, "application/json", rpc,
+                         "Mcp-Session-Id: s-1\r\nMCP-Protocol-Version: 2025-06-18\r\n");
+        }
+        if (name == "status-says-error") {  // a result under an error status
+            return reply(500, "application/json", rpc);
+        }
+        return answer(r, R"({"ok":3})");
+    });
+    auto c = modernTo(server);
+    const auto call = [&](const char* tool) {
+        return c->request("tools/call", std::string(R"({"name":")") + tool + R"("})", 3s);
+    };
+    const std::vector<std::pair<const char*, const char*>> cases = {
+        {"json-says-sse", "answered data that is not JSON"},
+        {"sse-says-json", "ended the event stream before the answer"},
+        {"other-id", "answered JSON without the answer"},
+        {"status-says-error", "answered HTTP 500"},
+    };
+    for (const auto& [tool, why] : cases) {
+        const RpcOutcome refused = call(tool);
+        EXPECT_FALSE(refused.ok) << tool << ": " << refused.result_json;
+        EXPECT_NE(refused.error_message.find(why), std::string::npos)
+            << tool << ": " << refused.error_message;
+    }
+    // A session id and another version in the headers: the body is the answer, and nothing of
+    // them is sent back.
+    const RpcOutcome sessionful = call("sessionful");
+    ASSERT_TRUE(sessionful.ok) << sessionful.error_message;
+    EXPECT_EQ(sessionful.result_json, R"({"ok":1})");
+    const RpcOutcome after = call("plain");
+    ASSERT_TRUE(after.ok) << after.error_message;
+    EXPECT_EQ(after.result_json, R"({"ok":3})");
+    const std::vector<RawRequest> seen = server.requests();
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.back().header("mcp-session-id"), "");
+    EXPECT_EQ(seen.back().header("mcp-protocol-version"), "2026-07-28");
 }
 
 TEST(ModernHttp, AnUnsupportedVersionIsTriedOnceMoreWithANewIdOnlyWhenCrankSpeaksOneListed) {
