@@ -177,7 +177,7 @@ Result<std::string> UpstreamTasks::adoptCreated(UpstreamLink& link, std::string 
                                                 const std::string& workspace,
                                                 const std::string& agent, bool declared) {
     // Cheap first: a result that cannot say "task" (unless spelled with escapes) is no task.
-    if (result_json.find("task") == std::string::npos &&
+    if (result_json.find("\"task\"") == std::string::npos &&
         result_json.find("\\u") == std::string::npos) {
         return result_json;
     }
