@@ -22,16 +22,14 @@
 #include "federation/workspace_catalog.h"
 #include "json/json_members.h"
 #include "json/json_text.h"
+#include "util/clock.h"
 #include "util/json_string.h"
 
 namespace crank::federation {
 namespace {
 
-/// A 2025 session's tasks/result waits at most this long for an upstream's task to end (then
-/// it is told to poll tasks/get); the task itself goes on.
-constexpr std::chrono::minutes kMaxResultWait{60};
 /// How often a task is polled: its pollIntervalMs, within these.
-constexpr std::chrono::milliseconds kMinPoll{100};
+constexpr std::chrono::milliseconds kMinPoll{250};
 constexpr std::chrono::milliseconds kMaxPoll{5'000};
 /// Questions one task may ask a 2025 session in all (keys are never reused).
 constexpr std::size_t kMaxTaskQuestions = 256;
@@ -40,13 +38,56 @@ mcp::CatalogReply failure(std::int64_t code, const std::string& message) {
     return mcp::CatalogReply{{}, rpcError(code, message)};
 }
 
-mcp::CatalogReply passed(Answer a) {
-    return a.ok ? mcp::CatalogReply{std::move(a.json), {}}
-                : mcp::CatalogReply{{}, std::move(a.json)};
-}
-
 std::string quotedId(const std::string& id) {
     return jsonString(id.substr(0, 128));
+}
+
+/// An upstream's error about task `id` (the upstream's `upstream_id`) as the client gets it:
+/// its code and words, with the upstream's id replaced by crankd's wherever it stands (in the
+/// message too, when the id is long enough to be told from other text; a short one in the message
+/// makes it crankd's own words); a plain error when it cannot be read. Never the upstream's id.
+mcp::CatalogReply taskError(std::string_view method, const std::string& error_json,
+                            const std::string& upstream_id, const std::string& id) {
+    json::Document error;
+    if (!json::parseObject(error_json, error) || !error.HasMember("code") ||
+        !error["code"].IsInt64()) {
+        return failure(-32603, std::string(method) + ": the upstream's error cannot be read");
+    }
+    const std::int64_t code = error["code"].GetInt64();
+    std::string message = json::stringMember(error, "message");
+    constexpr std::size_t kDistinct = 8;  // shorter ids ("1") are not replaced inside words
+    if (upstream_id.size() >= kDistinct) {
+        for (std::size_t at = message.find(upstream_id); at != std::string::npos;
+             at = message.find(upstream_id, at + id.size())) {
+            message.replace(at, upstream_id.size(), id);
+        }
+    } else if (message.find(upstream_id) != std::string::npos) {
+        message = std::string(method) + ": the upstream refused task " + quotedId(id);
+    }
+    std::string data;
+    if (error.HasMember("data")) {
+        json::Document renamed;
+        renamed.CopyFrom(error["data"], renamed.GetAllocator());
+        data = withTaskId(renamed, upstream_id, id);
+        if (data.find(upstream_id) != std::string::npos) {
+            data.clear();  // the id elsewhere than a taskId member: not passed on
+        }
+    }
+    return mcp::CatalogReply{{}, rpcError(code, message.substr(0, 4096), data)};
+}
+
+/// A JSON-RPC error object as a failed task carries it, when it is one (an integer code, a
+/// string message): else nullopt.
+std::optional<std::string> validError(const json::Value& error) {
+    if (!error.IsObject() || !error.HasMember("code") || !error["code"].IsInt64() ||
+        !error.HasMember("message") || !error["message"].IsString()) {
+        return std::nullopt;
+    }
+    return json::toJsonText(error);
+}
+
+bool terminal(std::string_view status) {
+    return status == "completed" || status == "failed" || status == "cancelled";
 }
 
 }  // namespace
@@ -100,7 +141,7 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
             impl_.tasks.add(*link, upstreamId, workspace_, session_id, agent, true);
         json::Document renamed;
         json::parseObject(withTaskId(result, upstreamId, id), renamed);
-        return mcp::CatalogReply{R"({"task":)" + legacyTaskJson(renamed) + "}", {}};
+        return mcp::CatalogReply{R"({"task":)" + legacyTaskJson(renamed, nowUnixMs()) + "}", {}};
     }
     // A 2026 upstream answered at once (a task is its choice): a task of crankd's, completed.
     Result<std::string> id =
@@ -144,7 +185,7 @@ mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const j
         impl_.auditRequest(*link, call, "task_cancel", id, a, started);
     }
     if (!a.ok) {
-        return mcp::CatalogReply{{}, std::move(a.json)};
+        return taskError(method, a.json, route->upstream_id, id);
     }
     std::optional<std::string> renamed = withTaskId(a.json, route->upstream_id, id);
     if (!renamed) {
@@ -178,28 +219,52 @@ mcp::CatalogReply WorkspaceCatalog::legacyOnModern(std::string_view method, Upst
     if (method == "tasks/result") {
         return legacyResult(link, route, id, call);
     }
-    const std::string params = R"({"taskId":)" + jsonString(route.upstream_id) + "}";
-    if (method == "tasks/cancel") {
-        const Federation::Impl::Clock::time_point started = Federation::Impl::Clock::now();
-        Answer cancelled = send(link, "tasks/cancel", params, call);
-        impl_.auditRequest(link, call, "task_cancel", id, cancelled, started);
-        if (!cancelled.ok) {
-            return passed(std::move(cancelled));
-        }
-        // 2025 answers a cancel with the task as it is now; the extension only acknowledges.
-    } else if (method != "tasks/get") {
+    if (method != "tasks/get" && method != "tasks/cancel") {
         return failure(-32601, std::string(method).substr(0, 64) + " is not a 2025 task method");
     }
-    Answer a = send(link, "tasks/get", params, call);
+    const std::string params = R"({"taskId":)" + jsonString(route.upstream_id) + "}";
+    // The task as it is now, read once and renamed to crankd's id.
+    const auto current = [&](json::Document& task) -> std::optional<mcp::CatalogReply> {
+        Answer a = send(link, "tasks/get", params, call);
+        if (!a.ok) {
+            return taskError(method, a.json, route.upstream_id, id);
+        }
+        json::Document read;
+        if (!json::parseObject(a.json, read)) {
+            return failure(-32603, "upstream " + link.config.name +
+                                       ": tasks/get: the answer is not a JSON object");
+        }
+        json::parseObject(withTaskId(read, route.upstream_id, id), task);
+        return std::nullopt;
+    };
     json::Document task;
-    if (!a.ok || !json::parseObject(a.json, task)) {
-        return a.ok ? failure(-32603, "upstream " + link.config.name +
-                                          ": tasks/get: the answer is not a JSON object")
-                    : passed(std::move(a));
+    if (auto refused = current(task)) {
+        return std::move(*refused);
     }
-    json::Document renamed;
-    json::parseObject(withTaskId(task, route.upstream_id, id), renamed);
-    return mcp::CatalogReply{legacyTaskJson(renamed), {}};
+    if (method == "tasks/get") {
+        return mcp::CatalogReply{legacyTaskJson(task, nowUnixMs()), {}};
+    }
+    // 2025: a task that ended cannot be cancelled; a live one is answered as cancelled (the
+    // extension's cancel only acknowledges, and the upstream stops cooperatively).
+    if (terminal(json::stringMember(task, "status"))) {
+        return failure(-32602, "tasks/cancel: task " + quotedId(id) + " is " +
+                                   json::stringMember(task, "status").substr(0, 16) +
+                                   ": a task that ended cannot be cancelled");
+    }
+    const Federation::Impl::Clock::time_point started = Federation::Impl::Clock::now();
+    Answer cancelled = send(link, "tasks/cancel", params, call);
+    impl_.auditRequest(link, call, "task_cancel", id, cancelled, started);
+    if (!cancelled.ok) {
+        return taskError(method, cancelled.json, route.upstream_id, id);
+    }
+    if (auto refused = current(task)) {
+        return std::move(*refused);
+    }
+    if (!terminal(json::stringMember(task, "status"))) {
+        task.RemoveMember("status");
+        task.AddMember("status", "cancelled", task.GetAllocator());
+    }
+    return mcp::CatalogReply{legacyTaskJson(task, nowUnixMs()), {}};
 }
 
 mcp::CatalogReply WorkspaceCatalog::legacyResult(UpstreamLink& link,
@@ -207,32 +272,46 @@ mcp::CatalogReply WorkspaceCatalog::legacyResult(UpstreamLink& link,
                                                  const std::string& id, mcp::ToolCall& call) {
     using Clock = std::chrono::steady_clock;
     const std::string who = "upstream " + link.config.name + ": tasks/result";
+    // One request waits on a task at a time, no longer than any request to its upstream (then
+    // it is told to poll tasks/get): a waiter holds a call slot meanwhile.
+    const UpstreamTasks::Wait wait(impl_.tasks, id);
+    if (!wait.held()) {
+        return failure(-32603, "tasks/result: another request waits on task " + quotedId(id) +
+                                   " already; poll tasks/get");
+    }
     const std::string params = R"({"taskId":)" + jsonString(route.upstream_id) + "}";
-    const Clock::time_point deadline = Clock::now() + kMaxResultWait;
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::milliseconds(link.config.request_timeout_ms);
     std::set<std::string, std::less<>> asked;  // keys are never reused
     while (true) {
+        if (Clock::now() >= deadline) {
+            return failure(-32603, fmt::format("tasks/result: task {} did not end within {} ms "
+                                               "(the upstream's request_timeout_ms); poll "
+                                               "tasks/get, or ask again",
+                                               quotedId(id), link.config.request_timeout_ms));
+        }
         Answer a = send(link, "tasks/get", params, call);
         if (!a.ok) {
-            return passed(std::move(a));
+            return taskError("tasks/result", a.json, route.upstream_id, id);
         }
-        json::Document task;
-        if (!json::parseObject(a.json, task)) {
+        json::Document read;
+        if (!json::parseObject(a.json, read)) {
             return failure(-32603, who + ": a tasks/get answer is not a JSON object");
         }
+        json::Document task;  // renamed: nothing of it shows the upstream's id
+        json::parseObject(withTaskId(read, route.upstream_id, id), task);
         const std::string status = json::stringMember(task, "status");
         if (status == "completed") {
             if (!task.HasMember("result") || !task["result"].IsObject()) {
                 return failure(-32603, who + ": the completed task carries no result object");
             }
-            const std::string result = withTaskId(task, route.upstream_id, id);
-            json::Document renamed;
-            json::parseObject(result, renamed);
-            return mcp::CatalogReply{withRelatedTask(json::toJsonText(renamed["result"]), id), {}};
+            return mcp::CatalogReply{withRelatedTask(json::toJsonText(task["result"]), id), {}};
         }
         if (status == "failed") {
-            return task.HasMember("error") && task["error"].IsObject()
-                       ? mcp::CatalogReply{{}, json::toJsonText(task["error"])}
-                       : failure(-32603, who + ": the task failed and says no error");
+            std::optional<std::string> error =
+                task.HasMember("error") ? validError(task["error"]) : std::nullopt;
+            return error ? mcp::CatalogReply{{}, std::move(*error)}
+                         : failure(-32603, who + ": the task failed and gives no JSON-RPC error");
         }
         if (status == "cancelled") {
             return failure(-32603, "tasks/result: task " + quotedId(id) + " was cancelled");
@@ -270,26 +349,21 @@ mcp::CatalogReply WorkspaceCatalog::legacyResult(UpstreamLink& link,
                                           R"(,"inputResponses":{)" + answers + "}}",
                                       call);
                 if (!updated.ok) {
-                    return passed(std::move(updated));
+                    return taskError("tasks/result", updated.json, route.upstream_id, id);
                 }
                 continue;  // polled again at once: the task goes on with the answers
             }
         }
-        std::chrono::milliseconds wait = kMaxPoll / 5;
+        std::chrono::milliseconds pause = kMaxPoll / 5;
         if (task.HasMember("pollIntervalMs") && task["pollIntervalMs"].IsInt64()) {
-            wait = std::chrono::milliseconds(task["pollIntervalMs"].GetInt64());
+            pause = std::chrono::milliseconds(task["pollIntervalMs"].GetInt64());
         }
-        wait = std::clamp(wait, kMinPoll, kMaxPoll);
-        for (auto until = Clock::now() + wait; Clock::now() < until;) {
+        pause = std::clamp(pause, kMinPoll, kMaxPoll);
+        for (auto until = std::min(Clock::now() + pause, deadline); Clock::now() < until;) {
             if (call.cancelled()) {
                 return failure(-32800, "request cancelled");
             }
             std::this_thread::sleep_for(std::min<Clock::duration>(kMinPoll, until - Clock::now()));
-        }
-        if (Clock::now() >= deadline) {
-            return failure(-32603, fmt::format("tasks/result: task {} did not end within {} "
-                                               "minutes; poll tasks/get",
-                                               quotedId(id), kMaxResultWait.count()));
         }
     }
 }

@@ -93,10 +93,15 @@ crank_status FederatedCall::request(std::string_view method, std::string_view pa
         const std::int64_t limit =
             std::min(timeout_ms > 0 ? timeout_ms : link_.config.client_request_timeout_ms,
                      link_.config.client_request_timeout_ms);
-        const std::string params = link_.tasks != nullptr
-                                       ? link_.tasks->toClientIds(link_, params_json)
-                                       : std::string(params_json);
-        auto reply = call_->requestClient(method, params, std::chrono::milliseconds(limit));
+        const std::optional<std::string> params =
+            link_.tasks != nullptr
+                ? link_.tasks->toClientIds(link_, params_json, call_->caller().agent)
+                : std::optional<std::string>(params_json);
+        if (!params) {
+            answer = rpcError(-32602, "the request's params cannot be read");
+            return CRANK_ERROR;
+        }
+        auto reply = call_->requestClient(method, *params, std::chrono::milliseconds(limit));
         answer = std::move(reply.json);
         return reply.ok ? CRANK_OK : CRANK_ERROR;
     } catch (...) {

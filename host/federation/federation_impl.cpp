@@ -253,11 +253,12 @@ void Federation::Impl::publish(const std::string& workspace) {
                     }
                     const Clock::time_point started = Clock::now();
                     Answer a = target->request("tools/call", params, &call);
+                    UpstreamLink* served = target.get();  // the link that answered
+                    std::shared_ptr<UpstreamLink> now;    // kept while its task is adopted
                     if (a.not_sent && !call.cancelled()) {
                         // A reload handed the name over to a new connection a moment after
                         // this call looked it up, and the old one closed: nothing was sent to
                         // it, so the link that owns the name now answers.
-                        std::shared_ptr<UpstreamLink> now;
                         {
                             const std::lock_guard owners_lock(self->mutex);
                             const auto& owners = self->toolOwners[workspace];
@@ -269,9 +270,10 @@ void Federation::Impl::publish(const std::string& workspace) {
                         }
                         if (now) {
                             a = now->request("tools/call", params, &call);
+                            served = now.get();
                         }
                     }
-                    self->auditRequest(*target, call, "call", original, a, started);
+                    self->auditRequest(*served, call, "call", original, a, started);
                     if (a.input) {
                         // Relayed by the endpoint its era's way; the tool runs again with the
                         // answers (input_relay.h).
@@ -285,7 +287,7 @@ void Federation::Impl::publish(const std::string& workspace) {
                     // A 2026 upstream may answer a caller that declared the Tasks extension
                     // with a task: the client follows it under crankd's id (tasks/get...).
                     Result<std::string> adopted =
-                        self->tasks.adoptCreated(*target, std::move(a.json), workspace,
+                        self->tasks.adoptCreated(*served, std::move(a.json), workspace,
                                                  call.caller().agent, call.clientDeclaresTasks());
                     if (!adopted) {
                         r.rpc_error_json = rpcError(-32603, adopted.error().message);

@@ -66,7 +66,11 @@ WorkspacePlan planWorkspace(const std::vector<UpstreamLink*>& links,
                 tool.title = json::stringMember(doc, "title");
                 tool.description = json::stringMember(doc, "description");
                 if (doc.HasMember("execution") && doc["execution"].IsObject()) {
-                    tool.task_support = json::stringMember(doc["execution"], "taskSupport");
+                    // Only what lets a task run: "forbidden" (or anything else) is none.
+                    std::string support = json::stringMember(doc["execution"], "taskSupport");
+                    if (support == "optional" || support == "required") {
+                        tool.task_support = std::move(support);
+                    }
                 }
                 tool.task_by_upstream = link->tasks_by_upstream;
                 plan.added.push_back(std::move(tool));

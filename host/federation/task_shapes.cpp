@@ -22,19 +22,23 @@ std::string copied(const json::Value& flat, const char* from, std::string_view t
 
 }  // namespace
 
-std::string legacyTaskJson(const json::Value& flat) {
+std::string legacyTaskJson(const json::Value& flat, std::int64_t now_ms) {
     if (!flat.IsObject()) {
         return "{}";
     }
     const auto isString = [](const json::Value& v) { return v.IsString(); };
     const auto isCount = [](const json::Value& v) { return v.IsInt64() && v.GetInt64() >= 0; };
+    const auto orElse = [](const std::string& given, std::string_view fallback) {
+        return given.empty() ? std::string(fallback) : given;
+    };
+    const std::string now = R"(:)" + jsonString(formatRfc3339(now_ms));
     std::string out = R"({"taskId":)" + jsonString(json::stringMember(flat, "taskId")) +
                       R"(,"status":)" + jsonString(json::stringMember(flat, "status"));
     out += copied(flat, "statusMessage", "statusMessage", isString);
-    out += copied(flat, "createdAt", "createdAt", isString);
-    out += copied(flat, "lastUpdatedAt", "lastUpdatedAt", isString);
-    out += copied(flat, "ttlMs", "ttl",
-                  [&](const json::Value& v) { return v.IsNull() || isCount(v); });
+    out += orElse(copied(flat, "createdAt", "createdAt", isString), R"(,"createdAt")" + now);
+    out += orElse(copied(flat, "lastUpdatedAt", "lastUpdatedAt", isString),
+                  R"(,"lastUpdatedAt")" + now);
+    out += orElse(copied(flat, "ttlMs", "ttl", isCount), R"(,"ttl":null)");
     out += copied(flat, "pollIntervalMs", "pollInterval", isCount);
     return out + "}";
 }

@@ -16,10 +16,12 @@
 namespace crank::federation {
 
 /// The 2025-11-25 Task object of `flat` (a 2026 task as created or as tasks/get answers it,
-/// already read): taskId, status, statusMessage, createdAt, lastUpdatedAt, `ttl` (from ttlMs,
-/// null kept) and `pollInterval` (from pollIntervalMs), each only when it is there and of its
-/// type; what the 2025 Task has not (resultType, result, error, inputRequests, _meta) is left out.
-std::string legacyTaskJson(const json::Value& flat);
+/// already read): taskId, status, statusMessage, createdAt, lastUpdatedAt, `ttl` (from ttlMs)
+/// and `pollInterval` (from pollIntervalMs). What the 2025 Task requires is always there: a
+/// timestamp missing (or not a string) is `now_ms`, a ttl missing (or not a count) is null;
+/// statusMessage and pollInterval only when given right. What the 2025 Task has not
+/// (resultType, result, error, inputRequests, _meta) is left out.
+std::string legacyTaskJson(const json::Value& flat, std::int64_t now_ms);
 
 /// The Task object of a completed task crankd settled itself (UpstreamTasks::settle), in the
 /// era asked: `modern`, the 2026 flat task with `result_json` inlined as its `result` (tasks/get);

@@ -122,7 +122,12 @@ Answer UpstreamLink::request(std::string_view method, std::string_view params_in
         }
         // resultType, ttlMs and cacheScope are crankd's to set on a 2026-era answer; a list's
         // ttlMs tells crankd when to fetch it again.
-        Answer answer{true, mcp::withoutModernMembers(result, method)};
+        Result<std::string> passed = mcp::upstreamResult(result, method);
+        if (!passed) {
+            return {false, rpcError(-32603, fmt::format("upstream {}: {}: {}", config.name, method,
+                                                        passed.error().message))};
+        }
+        Answer answer{true, std::move(*passed)};
         if (method.size() > 5 && method.substr(method.size() - 5) == "/list") {
             answer.ttl_ms = listTtl(result);
         }

@@ -9,6 +9,7 @@
 
 #include "federation/upstream_link.h"
 #include "json/json_members.h"
+#include "json/json_scanner.h"
 #include "json/json_text.h"
 
 namespace crank::federation {
@@ -57,7 +58,7 @@ std::string UpstreamTasks::add(UpstreamLink& link, const std::string& upstream_i
                                const std::string& agent, bool modern) {
     const std::lock_guard lock(mutex_);
     if (const auto known = ids_.find({link.serial, upstream_id}); known != ids_.end()) {
-        return known->second;
+        drop(std::string(known->second));  // an id given again names a new task
     }
     std::string id = std::string(kPrefix) + randomHex() + randomHex();
     ids_[{link.serial, upstream_id}] = id;
@@ -89,6 +90,7 @@ Result<std::string> UpstreamTasks::settle(UpstreamLink& link, std::string result
                    nowMs()});
     settled_bytes_ += bytes;
     settled_by_agent_[agent] += bytes;
+    settled_order_.push_back(id);
     // The agent's own oldest first, then anyone's: each loop drops at least one task.
     for (;;) {
         const auto held = settled_by_agent_.find(agent);
@@ -101,10 +103,14 @@ Result<std::string> UpstreamTasks::settle(UpstreamLink& link, std::string result
         ids->second.pop_front();
         drop(oldest);
     }
-    while (settled_bytes_ > kMaxSettledBytes && !order_.empty()) {
-        const std::string oldest = order_.front();
-        order_.pop_front();
+    // Past the node's bytes, the oldest settled tasks go (not the tasks that hold no bytes).
+    while (settled_bytes_ > kMaxSettledBytes && !settled_order_.empty()) {
+        const std::string oldest = settled_order_.front();
+        settled_order_.pop_front();
         drop(oldest);
+    }
+    while (!settled_order_.empty() && routes_.count(settled_order_.front()) == 0) {
+        settled_order_.pop_front();
     }
     return id;
 }
@@ -183,7 +189,16 @@ Result<std::string> UpstreamTasks::adoptCreated(UpstreamLink& link, std::string 
     }
     json::Document doc;
     if (!json::parseObject(result_json, doc)) {
-        return result_json;  // not an object: passed on, it can carry no task id
+        // Too deep or not JSON for the DOM: passed on only when its top level is surely no task.
+        const Result<json::scan::RawEntry> top = json::scan::readObject(result_json);
+        const json::scan::RawValue* type =
+            top ? json::scan::findMember(top->members, "resultType") : nullptr;
+        if (!top || (type != nullptr && type->type == json::scan::ValueType::string &&
+                     type->text == "task")) {
+            return Error{ErrorCode::internal, "upstream " + link.config.name +
+                                                  ": tools/call: its answer cannot be read"};
+        }
+        return result_json;
     }
     std::string fault;
     const std::string upstreamId = createdTaskId(doc, fault);
@@ -222,24 +237,53 @@ std::optional<std::pair<std::string, std::string>> UpstreamTasks::crankId(
     return std::make_pair(id->second, routes_.at(id->second).session);
 }
 
-std::string UpstreamTasks::toClientIds(const UpstreamLink& link,
-                                       std::string_view params_json) const {
-    if (params_json.find("taskId") == std::string_view::npos) {
+std::optional<std::string> UpstreamTasks::toClientIds(const UpstreamLink& link,
+                                                      std::string_view params_json,
+                                                      const std::string& agent) const {
+    if (params_json.find("taskId") == std::string_view::npos &&
+        params_json.find("\\u") == std::string_view::npos) {
         return std::string(params_json);
     }
     json::Document params;
-    if (params_json.empty() || !json::parseObject(params_json, params) ||
-        !params.HasMember("_meta") || !params["_meta"].IsObject()) {
+    if (params_json.empty() || !json::parseObject(params_json, params)) {
+        return std::nullopt;
+    }
+    if (!params.HasMember("_meta") || !params["_meta"].IsObject()) {
         return std::string(params_json);
     }
-    const rapidjson::Value& meta = params["_meta"];
-    const auto related = meta.FindMember("io.modelcontextprotocol/related-task");
-    if (related == meta.MemberEnd()) {
+    rapidjson::Value& meta = params["_meta"];
+    if (!meta.HasMember("io.modelcontextprotocol/related-task")) {
         return std::string(params_json);
     }
-    const std::string upstreamId = json::stringMember(related->value, "taskId");
-    const auto id = crankId(link, upstreamId);
-    return id ? withTaskId(params, upstreamId, id->first) : std::string(params_json);
+    const std::string upstreamId =
+        json::stringMember(meta["io.modelcontextprotocol/related-task"], "taskId");
+    std::optional<std::string> id;
+    {
+        const std::lock_guard lock(mutex_);
+        const auto known = ids_.find({link.serial, upstreamId});
+        if (known != ids_.end() && routes_.at(known->second).agent == agent) {
+            id = known->second;
+        }
+    }
+    if (!id) {
+        // Another agent's task, or one crank does not know: the client is told of none.
+        meta.RemoveMember("io.modelcontextprotocol/related-task");
+        return json::toJsonText(params);
+    }
+    return withTaskId(params, upstreamId, *id);
+}
+
+UpstreamTasks::Wait::Wait(UpstreamTasks& tasks, std::string id)
+    : tasks_(tasks), id_(std::move(id)) {
+    const std::lock_guard lock(tasks_.mutex_);
+    held_ = tasks_.waited_.insert(id_).second;
+}
+
+UpstreamTasks::Wait::~Wait() {
+    if (held_) {
+        const std::lock_guard lock(tasks_.mutex_);
+        tasks_.waited_.erase(id_);
+    }
 }
 
 std::optional<std::string> withTaskId(std::string_view text, const std::string& from,

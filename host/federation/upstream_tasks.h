@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,8 +60,10 @@ public:
     /// Every id crank gives starts so: Catalog::ownsTask answers by it.
     static constexpr std::string_view kPrefix = "up-";
 
-    /// Registers the task `upstream_id` of `link` (once: a second call returns the same id) and
-    /// returns crank's id for it, unguessable on its own.
+    /// Registers the task `upstream_id` of `link` that the upstream just created, and returns
+    /// crank's id for it, unguessable on its own. A creation is always a new task: an upstream
+    /// that gives an id again (restarted, or numbering its tasks) gets a new crank id, and the
+    /// older task of that id is forgotten (never handed to another caller).
     std::string add(UpstreamLink& link, const std::string& upstream_id,
                     const std::string& workspace, const std::string& session,
                     const std::string& agent, bool modern = false);
@@ -88,9 +91,28 @@ public:
     std::optional<std::pair<std::string, std::string>> crankId(
         const UpstreamLink& link, const std::string& upstream_id) const;
 
-    /// `params_json` of a request an upstream sends to a client, with the upstream's task id in
-    /// its related-task `_meta` turned into crank's (unchanged when there is none, or unknown).
-    std::string toClientIds(const UpstreamLink& link, std::string_view params_json) const;
+    /// `params_json` of a request an upstream sends to a client of `agent`, with the upstream's
+    /// task id in its related-task `_meta` turned into crank's; the related-task member left out
+    /// when the task is unknown or another agent's; nullopt when params that name a task cannot
+    /// be read (the request is then not relayed: it could show the upstream's id).
+    std::optional<std::string> toClientIds(const UpstreamLink& link, std::string_view params_json,
+                                           const std::string& agent) const;
+
+    /// A 2025 session waits on `id` (tasks/result) until the guard goes: false when another
+    /// request waits on it already (one waiter per task).
+    class Wait {
+    public:
+        Wait(UpstreamTasks& tasks, std::string id);
+        ~Wait();
+        Wait(const Wait&) = delete;
+        Wait& operator=(const Wait&) = delete;
+        bool held() const { return held_; }
+
+    private:
+        UpstreamTasks& tasks_;
+        std::string id_;
+        bool held_ = false;
+    };
 
 private:
     /// Drops the task `id` (under mutex_), leaving `order_` and `by_agent_` to skip it later.
@@ -105,6 +127,9 @@ private:
     /// (the link's serial, the upstream's id) -> crank's id.
     std::map<std::pair<std::uint64_t, std::string>, std::string> ids_;
     std::deque<std::string> order_;
+    /// Settled ids, oldest first (the byte bound drops these, not the other tasks).
+    std::deque<std::string> settled_order_;
+    std::set<std::string, std::less<>> waited_;  ///< ids a tasks/result waits on
     std::size_t settled_bytes_ = 0;
     std::map<std::string, std::size_t> settled_by_agent_;
 };

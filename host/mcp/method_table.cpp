@@ -12,6 +12,7 @@
 #include <rapidjson/document.h>
 
 #include "json/json_members.h"
+#include "json/json_scanner.h"
 #include "mcp/wire/method_registry.h"
 #include "util/json_string.h"
 
@@ -39,8 +40,11 @@ std::optional<std::size_t> pageStart(const std::string& cursor_json, std::size_t
 void appendTool(std::string& out, const ToolDefinition& t, bool show_task_support) {
     if (!t.raw_json.empty()) {
         const std::size_t close = t.raw_json.rfind('}');
-        if (show_task_support && t.task_by_upstream && close != std::string::npos &&
-            t.raw_json.find(R"("execution")") == std::string::npos) {
+        const auto top = show_task_support && t.task_by_upstream
+                             ? json::scan::readObject(t.raw_json)
+                             : Result<json::scan::RawEntry>(Error{ErrorCode::not_found, ""});
+        if (top && close != std::string::npos &&
+            json::scan::findMember(top->members, "execution") == nullptr) {
             // A 2026 upstream's tool (its era has no execution member), as a 2025 session
             // learns that it may ask for a task.
             const bool empty = t.raw_json.find_first_not_of(" \t\r\n{") >= close;

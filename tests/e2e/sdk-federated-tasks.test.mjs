@@ -95,6 +95,8 @@ describe('a 2026 upstream\'s tasks through crankd, for a 2025 client', { skip: !
             assert.equal(result._meta?.[RELATED_TASK_META_KEY]?.taskId, task.taskId);
             const done = await client.experimental.tasks.getTask(task.taskId, OPTS);
             assert.equal(done.status, 'completed');
+            // 2025: a task that ended cannot be cancelled.
+            await rejectsWithCode(client.experimental.tasks.cancelTask(task.taskId, OPTS), -32602, /completed/);
         });
 
         it(`${u}: a task's question is asked on tasks/result's stream and answered upstream with tasks/update`, { timeout: TEST_TIMEOUT }, async () => {

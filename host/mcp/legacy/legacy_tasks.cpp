@@ -54,6 +54,14 @@ MethodAnswer LegacyTasks::create(const JsonRpcMessage& message, const ToolCallPa
                                  const std::shared_ptr<McpSession>& session, const Who& who,
                                  std::optional<std::uint64_t> stream, const TraceContext& trace) {
     if (who.catalog != nullptr && who.catalog->ownsTool(params.name)) {
+        // An upstream's tool: the upstream creates the task, if the tool may run as one (its
+        // 2025 taskSupport, or a 2026 upstream that offers the Tasks extension).
+        const auto federated = who.tools->find(params.name);
+        if (!federated || (federated->task_support.empty() && !federated->task_by_upstream)) {
+            return MethodAnswer::error(
+                kMethodNotFound,
+                "tools/call: tool " + params.name + " does not support task-augmented calls");
+        }
         LegacyScope scope(session, who, stream, true);
         return methods_.catalogRequest(message, scope)
             .value_or(MethodAnswer::error(kInternalError, "tools/call: the task was not created"));

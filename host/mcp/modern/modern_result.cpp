@@ -87,23 +87,25 @@ bool isWhitespace(char c) {
 
 }  // namespace
 
-std::string withoutModernMembers(std::string_view result_json, std::string_view method) {
-    if (result_json.find("resultType") == std::string_view::npos &&
-        result_json.find("ttlMs") == std::string_view::npos &&
-        result_json.find("cacheScope") == std::string_view::npos &&
-        result_json.find("\\u") == std::string_view::npos) {
-        return std::string(result_json);  // none of them, however spelled
-    }
-    auto object = json::scan::readObject(result_json);
-    if (!object) {
-        return std::string(result_json);
-    }
-    const json::scan::RawValue* type = json::scan::findMember(object->members, "resultType");
+namespace {
+
+/// Whether `result_json` may name one of the members crankd sets (however spelled).
+bool mayNameModernMembers(std::string_view result_json) {
+    return result_json.find("resultType") != std::string_view::npos ||
+           result_json.find("ttlMs") != std::string_view::npos ||
+           result_json.find("cacheScope") != std::string_view::npos ||
+           result_json.find("\\u") != std::string_view::npos;
+}
+
+/// `result_json` (read as `object`) without crankd's members, as withoutModernMembers() says.
+std::string strippedMembers(std::string_view result_json, const json::scan::RawEntry& object,
+                            std::string_view method) {
+    const json::scan::RawValue* type = json::scan::findMember(object.members, "resultType");
     const bool createdTask = method == "tools/call" && type != nullptr &&
                              type->type == json::scan::ValueType::string && type->text == "task";
     const bool taskOwnsTtl = createdTask || method.rfind("tasks/", 0) == 0;
     std::string out(result_json);
-    for (auto m = object->members.rbegin(); m != object->members.rend(); ++m) {
+    for (auto m = object.members.rbegin(); m != object.members.rend(); ++m) {
         if ((m->name != "resultType" || createdTask) && (m->name != "ttlMs" || taskOwnsTtl) &&
             m->name != "cacheScope") {
             continue;
@@ -128,6 +130,39 @@ std::string withoutModernMembers(std::string_view result_json, std::string_view 
         out.erase(from, to - from);
     }
     return out;
+}
+
+}  // namespace
+
+std::string withoutModernMembers(std::string_view result_json, std::string_view method) {
+    if (!mayNameModernMembers(result_json)) {
+        return std::string(result_json);  // none of them, however spelled
+    }
+    auto object = json::scan::readObject(result_json);
+    if (!object) {
+        return std::string(result_json);
+    }
+    return strippedMembers(result_json, *object, method);
+}
+
+Result<std::string> upstreamResult(std::string_view result_json, std::string_view method) {
+    if (!mayNameModernMembers(result_json)) {
+        return std::string(result_json);
+    }
+    auto object = json::scan::readObject(result_json);
+    if (!object) {
+        // Unread, it could keep members crankd sets (a duplicate key read one way here and
+        // another way by a client): refused, not passed on.
+        return Error{ErrorCode::invalid_argument,
+                     "its answer is not a JSON object crankd can read: " + object.error().message};
+    }
+    const json::scan::RawValue* type = json::scan::findMember(object->members, "resultType");
+    if (method != "tools/call" && type != nullptr && type->type == json::scan::ValueType::string &&
+        type->text == "task") {
+        return Error{ErrorCode::invalid_argument,
+                     "it answered with a task, which only a tools/call may"};
+    }
+    return strippedMembers(result_json, *object, method);
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "mcp/wire/request_id.h"
+#include "util/error.h"
 
 namespace crank::mcp {
 
@@ -50,6 +51,12 @@ std::string modernResultMessage(const RequestId& id, std::string_view result_jso
 /// tools/call answered with a task (`resultType:"task"`, the Tasks extension) keeps both its
 /// resultType and its `ttlMs`, and the answer of a task method (tasks/...) its `ttlMs`.
 std::string withoutModernMembers(std::string_view result_json, std::string_view method = {});
+
+/// An upstream's result to `method` as crankd passes it on: withoutModernMembers(), refused
+/// (invalid_argument, saying why) when it names one of those members but cannot be read as an
+/// object (a duplicate key, say, which a client might read otherwise), or when it is a task
+/// (`resultType:"task"`) answering another method than tools/call.
+Result<std::string> upstreamResult(std::string_view result_json, std::string_view method);
 
 /// `object_json` (a JSON object) with member `key` = `value_json` in its `_meta`: added to the
 /// `_meta` it has (unless it names `key` already), or in a new `_meta`. "" reads as {}; text that

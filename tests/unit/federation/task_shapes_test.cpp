@@ -25,17 +25,24 @@ TEST(TaskShapesTest, AFlatTaskBecomesA2025TaskWithItsTtlAndPollIntervalRenamed) 
              R"("statusMessage":"asks","createdAt":"2026-12-07T10:00:00Z",)"
              R"("lastUpdatedAt":"2026-12-07T10:00:01Z","ttlMs":60000,"pollIntervalMs":250,)"
              R"("inputRequests":{"k":{"method":"elicitation/create"}},"_meta":{"x":1}})");
-    EXPECT_EQ(legacyTaskJson(flat),
+    EXPECT_EQ(legacyTaskJson(flat, 0),
               R"({"taskId":"up-1","status":"input_required","statusMessage":"asks",)"
               R"("createdAt":"2026-12-07T10:00:00Z","lastUpdatedAt":"2026-12-07T10:00:01Z",)"
               R"("ttl":60000,"pollInterval":250})");
-    // An unlimited ttl stays null; members of the wrong type are left out, not passed on.
+    // What the 2025 Task requires is always there: an unlimited (or missing, or wrong) ttl is
+    // null, a timestamp that is missing or no string is now; what is optional and wrong is left
+    // out, not passed on.
     EXPECT_EQ(legacyTaskJson(read(R"({"taskId":"t","status":"completed","ttlMs":null,)"
-                                  R"("pollIntervalMs":-5,"createdAt":7,"result":{}})")),
-              R"({"taskId":"t","status":"completed","ttl":null})");
+                                  R"("pollIntervalMs":-5,"createdAt":7,"result":{}})"),
+                             0),
+              R"({"taskId":"t","status":"completed","createdAt":"1970-01-01T00:00:00.000Z",)"
+              R"("lastUpdatedAt":"1970-01-01T00:00:00.000Z","ttl":null})");
+    EXPECT_EQ(legacyTaskJson(read(R"({"taskId":"t","status":"working","ttlMs":"1"})"), 0),
+              R"({"taskId":"t","status":"working","createdAt":"1970-01-01T00:00:00.000Z",)"
+              R"("lastUpdatedAt":"1970-01-01T00:00:00.000Z","ttl":null})");
     json::Document array;
     array.SetArray();
-    EXPECT_EQ(legacyTaskJson(array), "{}");
+    EXPECT_EQ(legacyTaskJson(array, 0), "{}");
 }
 
 TEST(TaskShapesTest, ASettledTaskIsCompletedInEitherEra) {

@@ -19,7 +19,6 @@ TEST(UpstreamTasksTest, ATaskGetsOneUnguessableIdAndIsFoundByItOnly) {
     const std::string id = tasks.add(link, "t1", "ws", "session-1", "alice");
     EXPECT_EQ(id.rfind(std::string(UpstreamTasks::kPrefix), 0), 0U);
     EXPECT_EQ(id.size(), UpstreamTasks::kPrefix.size() + 32);
-    EXPECT_EQ(tasks.add(link, "t1", "ws", "session-1", "alice"), id);  // once
     EXPECT_NE(tasks.add(link, "t2", "ws", "session-1", "alice"), id);
     const auto route = tasks.find(id);
     ASSERT_TRUE(route.has_value());
@@ -86,6 +85,17 @@ TEST(UpstreamTasksTest, SettledResultsAreKeptWithinTheirBytesAndAnOversizedOneIs
     }
     EXPECT_FALSE(tasks.find(mallorysFirst).has_value());
     EXPECT_TRUE(tasks.find(*settled).has_value());
+
+    // Past the node's bytes the oldest settled results go, not the tasks that hold none.
+    const std::string carols = tasks.add(link, "carol-1", "ws", "s", "carol");
+    const std::string full(UpstreamTasks::kMaxSettledBytesPerAgent - 16, 'y');
+    for (std::size_t agent = 0;
+         agent < UpstreamTasks::kMaxSettledBytes / UpstreamTasks::kMaxSettledBytesPerAgent + 2;
+         ++agent) {
+        ASSERT_TRUE(tasks.settle(link, full, "ws", "s", "agent-" + std::to_string(agent)).ok());
+    }
+    EXPECT_TRUE(tasks.find(carols).has_value());
+    EXPECT_FALSE(tasks.find(*settled).has_value());
 }
 
 TEST(UpstreamTasksTest, ACreatedTaskIsAdoptedUnderCranksIdOnlyForACallerThatDeclaredIt) {
@@ -140,10 +150,43 @@ TEST(UpstreamTasksTest, ARequestToTheClientCarriesCrankIdInItsRelatedTask) {
     const std::string id = tasks.add(link, "up-1", "ws", "s", "a");
     const std::string params =
         R"({"message":"?","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"up-1"}}})";
-    EXPECT_EQ(tasks.toClientIds(link, params),
+    EXPECT_EQ(tasks.toClientIds(link, params, "a"),
               R"({"message":"?","_meta":{"io.modelcontextprotocol/related-task":{"taskId":")" + id +
                   R"("}}})");
-    EXPECT_EQ(tasks.toClientIds(link, R"({"message":"no task"})"), R"({"message":"no task"})");
+    EXPECT_EQ(tasks.toClientIds(link, R"({"message":"no task"})", "a"), R"({"message":"no task"})");
+    // Another agent's task, or one crank does not know: no related-task at all (never the
+    // upstream's id); params naming a task that cannot be read: not relayed.
+    EXPECT_EQ(tasks.toClientIds(link, params, "b"), R"({"message":"?","_meta":{}})");
+    EXPECT_EQ(
+        tasks.toClientIds(
+            link, R"({"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"up-9"}}})", "a"),
+        R"({"_meta":{}})");
+    EXPECT_FALSE(tasks.toClientIds(link, R"({"taskId":"up-1")", "a").has_value());
+}
+
+TEST(UpstreamTasksTest, AnIdTheUpstreamGivesAgainIsANewTaskNeverAnotherAgentsOld) {
+    UpstreamLink link;
+    UpstreamTasks tasks;
+    const std::string alices = tasks.add(link, "1", "ws", "s-a", "alice");
+    // The upstream restarted and numbers its tasks from 1 again: Bob's task is his alone.
+    const std::string bobs = tasks.add(link, "1", "ws", "s-b", "bob");
+    EXPECT_NE(bobs, alices);
+    EXPECT_FALSE(tasks.find(alices).has_value());
+    ASSERT_TRUE(tasks.find(bobs).has_value());
+    EXPECT_EQ(tasks.find(bobs)->agent, "bob");
+    EXPECT_EQ(tasks.crankId(link, "1")->first, bobs);
+}
+
+TEST(UpstreamTasksTest, OneWaiterPerTask) {
+    UpstreamTasks tasks;
+    {
+        const UpstreamTasks::Wait first(tasks, "up-1");
+        EXPECT_TRUE(first.held());
+        const UpstreamTasks::Wait second(tasks, "up-1");
+        EXPECT_FALSE(second.held());
+        EXPECT_TRUE(UpstreamTasks::Wait(tasks, "up-2").held());
+    }
+    EXPECT_TRUE(UpstreamTasks::Wait(tasks, "up-1").held());  // free again once the first went
 }
 
 }  // namespace

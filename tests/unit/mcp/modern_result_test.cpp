@@ -131,6 +131,25 @@ TEST(WithoutModernMembers, ATaskKeepsItsResultTypeAndTtlByTheMethodItAnswers) {
         R"({"taskId":"t","ttlMs":null})");
 }
 
+// An upstream's result that names crankd's members but cannot be read, or a task where no task
+// may stand, is refused rather than passed on.
+TEST(UpstreamResult, ADuplicateKeyOrAMisplacedTaskIsRefused) {
+    const auto dup = upstreamResult(
+        R"({"resultType":"complete","content":[],"resultType":"task","taskId":"U"})", "tools/call");
+    ASSERT_FALSE(dup.ok());
+    EXPECT_NE(dup.error().message.find("not a JSON object crankd can read"), std::string::npos)
+        << dup.error().message;
+    const auto misplaced = upstreamResult(R"({"resultType":"task","taskId":"U"})", "prompts/get");
+    ASSERT_FALSE(misplaced.ok());
+    EXPECT_NE(misplaced.error().message.find("only a tools/call"), std::string::npos);
+    EXPECT_EQ(*upstreamResult(R"({"resultType":"task","taskId":"U","ttlMs":5})", "tools/call"),
+              R"({"resultType":"task","taskId":"U","ttlMs":5})");
+    EXPECT_EQ(*upstreamResult(R"({"resultType":"complete","messages":[]})", "prompts/get"),
+              R"({"messages":[]})");
+    // Nothing of them named: as it came, read or not.
+    EXPECT_EQ(*upstreamResult(R"({"a":1,"a":2})", "tools/call"), R"({"a":1,"a":2})");
+}
+
 TEST(WithoutModernMembers, ThenModernResultSetsItsOwn) {
     const std::string upstream =
         R"({"resultType":"input_required","cacheScope":"public","ttlMs":86400000,"contents":[]})";
