@@ -5,7 +5,9 @@
 //   - a 2025 session's task of a 2026 upstream (the Tasks extension): created with the
 //     extension declared, shown as a 2025 Task; its tasks/result follows it with tasks/get
 //     until it ends, asking its questions on the session's stream and answering them with
-//     tasks/update; a tool the upstream answered at once becomes a completed task of crankd's.
+//     tasks/update; a tool the upstream answered at once becomes a completed task of crankd's;
+//   - a 2026 caller's task of a 2025 upstream's tool (taskSupport set): created with `task`,
+//     shown as the extension's flat task; tasks/get inlines the ended task's tasks/result.
 // (A 2026 caller's tools/call reaches the upstream as it is, and the upstream decides whether it
 // becomes a task: federation_impl.cpp adopts it, UpstreamTasks::adoptCreated.)
 
@@ -109,9 +111,17 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
         return failure(-32602, "tools/call: unknown tool: " + name.substr(0, 128));
     }
     // The extension is declared too: a 2026 upstream reads no `task` member, a 2025 one no
-    // extension (the mcp plugin passes each what its era reads).
-    Answer a =
-        request(*link, "tools/call", json::withStringMember(params, "name", original), call, true);
+    // extension (the mcp plugin passes each what its era reads). A 2026 caller's call comes
+    // without `task` (its era has none): a 2025 upstream gets one.
+    json::Document upstreamParams;
+    upstreamParams.CopyFrom(params, upstreamParams.GetAllocator());
+    if (!upstreamParams.HasMember("task") || !upstreamParams["task"].IsObject()) {
+        upstreamParams.RemoveMember("task");
+        upstreamParams.AddMember("task", rapidjson::Value(rapidjson::kObjectType),
+                                 upstreamParams.GetAllocator());
+    }
+    Answer a = request(*link, "tools/call",
+                       json::withStringMember(upstreamParams, "name", original), call, true);
     if (!a.ok) {
         return mcp::CatalogReply{{}, std::move(a.json)};
     }
@@ -121,6 +131,7 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
         return failure(-32603, where + "its answer is not a JSON object");
     }
     const std::string agent = call.caller().agent;
+    const bool modernCaller = call.clientDeclaresTasks();
     if (result.HasMember("task") && result["task"].IsObject()) {  // a 2025 upstream's
         const std::string upstreamId = json::stringMember(result["task"], "taskId");
         if (upstreamId.empty() || upstreamId.size() > UpstreamTasks::kMaxUpstreamIdBytes) {
@@ -129,7 +140,14 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
                                        " bytes");
         }
         const std::string id = impl_.tasks.add(*link, upstreamId, workspace_, session_id, agent);
-        return mcp::CatalogReply{withTaskId(result, upstreamId, id), {}};
+        json::Document renamed;
+        json::parseObject(withTaskId(result, upstreamId, id), renamed);
+        if (modernCaller) {  // its CreateTaskResult as the extension's flat task
+            return mcp::CatalogReply{
+                R"({"resultType":"task",)" + modernTaskMembers(renamed["task"], nowUnixMs()) + "}",
+                {}};
+        }
+        return mcp::CatalogReply{json::toJsonText(renamed), {}};
     }
     std::string fault;
     const std::string upstreamId = createdTaskId(result, fault);
@@ -141,7 +159,13 @@ mcp::CatalogReply WorkspaceCatalog::taskCall(const json::Value& params, mcp::Too
             impl_.tasks.add(*link, upstreamId, workspace_, session_id, agent, true);
         json::Document renamed;
         json::parseObject(withTaskId(result, upstreamId, id), renamed);
+        if (modernCaller) {
+            return mcp::CatalogReply{json::toJsonText(renamed), {}};
+        }
         return mcp::CatalogReply{R"({"task":)" + legacyTaskJson(renamed, nowUnixMs()) + "}", {}};
+    }
+    if (modernCaller) {
+        return mcp::CatalogReply{std::move(a.json), {}};  // the upstream's choice: no task
     }
     // A 2026 upstream answered at once (a task is its choice): a task of crankd's, completed.
     Result<std::string> id =
@@ -166,14 +190,13 @@ mcp::CatalogReply WorkspaceCatalog::taskRequest(std::string_view method, const j
     if (route->settled) {
         return settledRequest(method, *route, id, modernCaller);
     }
-    if (!route->modern && modernCaller) {
-        return failure(-32602, std::string(method) + ": task " + quotedId(id) +
-                                   " was created in a 2025 session: follow it there");
-    }
     const std::shared_ptr<UpstreamLink> link = route->link.lock();
     if (!link) {
         return failure(-32603, std::string(method) + ": the upstream of task " + quotedId(id) +
                                    " was removed");
+    }
+    if (!route->modern && modernCaller) {
+        return modernOnLegacy(method, *link, *route, id, call);
     }
     if (route->modern && !modernCaller) {
         return legacyOnModern(method, *link, *route, id, call);
@@ -265,6 +288,72 @@ mcp::CatalogReply WorkspaceCatalog::legacyOnModern(std::string_view method, Upst
         task.AddMember("status", "cancelled", task.GetAllocator());
     }
     return mcp::CatalogReply{legacyTaskJson(task, nowUnixMs()), {}};
+}
+
+mcp::CatalogReply WorkspaceCatalog::modernOnLegacy(std::string_view method, UpstreamLink& link,
+                                                   const UpstreamTasks::Route& route,
+                                                   const std::string& id, mcp::ToolCall& call) {
+    const std::string params = R"({"taskId":)" + jsonString(route.upstream_id) + "}";
+    if (method == "tasks/update") {
+        // A 2025 task asks its questions on its tasks/result stream, which no 2026 client
+        // holds: there is nothing outstanding to answer.
+        return mcp::CatalogReply{"{}", {}};
+    }
+    if (method == "tasks/cancel") {
+        const Federation::Impl::Clock::time_point started = Federation::Impl::Clock::now();
+        Answer cancelled = send(link, "tasks/cancel", params, call);
+        impl_.auditRequest(link, call, "task_cancel", id, cancelled, started);
+        json::Document error;
+        // The extension acknowledges a cancel of an ended task too (2025 refuses it: -32602).
+        if (!cancelled.ok &&
+            !(json::parseObject(cancelled.json, error) && error.HasMember("code") &&
+              error["code"].IsInt64() && error["code"].GetInt64() == -32602)) {
+            return taskError(method, cancelled.json, route.upstream_id, id);
+        }
+        return mcp::CatalogReply{"{}", {}};
+    }
+    if (method != "tasks/get") {
+        return failure(-32601, std::string(method).substr(0, 64) + " is not a task method");
+    }
+    Answer got = send(link, "tasks/get", params, call);
+    if (!got.ok) {
+        return taskError(method, got.json, route.upstream_id, id);
+    }
+    json::Document read;
+    if (!json::parseObject(got.json, read)) {
+        return failure(-32603,
+                       "upstream " + link.config.name + ": tasks/get: the answer is not an object");
+    }
+    json::Document task;
+    json::parseObject(withTaskId(read, route.upstream_id, id), task);
+    std::string status = json::stringMember(task, "status");
+    std::string inlined;
+    if (status == "completed" || status == "failed") {
+        // Ended: its result (or error) is there at once, and the extension inlines it.
+        Answer result = send(link, "tasks/result", params, call);
+        json::Document answer;
+        if (result.ok &&
+            json::parseObject(
+                withTaskId(result.json, route.upstream_id, id).value_or(std::string("x")),
+                answer)) {
+            status = "completed";  // a result, isError included: the tool ran
+            inlined = R"(,"result":)" + withoutRelatedTask(answer);
+        } else if (!result.ok) {
+            const mcp::CatalogReply error = taskError(method, result.json, route.upstream_id, id);
+            status = "failed";
+            inlined = R"(,"error":)" + error.error_json;
+        } else {
+            return failure(-32603, "upstream " + link.config.name +
+                                       ": tasks/result: the answer is not an object");
+        }
+        task.RemoveMember("status");
+        task.AddMember(
+            "status",
+            rapidjson::Value(status.c_str(), static_cast<rapidjson::SizeType>(status.size()),
+                             task.GetAllocator()),
+            task.GetAllocator());
+    }
+    return mcp::CatalogReply{"{" + modernTaskMembers(task, nowUnixMs()) + inlined + "}", {}};
 }
 
 mcp::CatalogReply WorkspaceCatalog::legacyResult(UpstreamLink& link,

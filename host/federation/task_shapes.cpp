@@ -43,6 +43,37 @@ std::string legacyTaskJson(const json::Value& flat, std::int64_t now_ms) {
     return out + "}";
 }
 
+std::string modernTaskMembers(const json::Value& legacy, std::int64_t now_ms) {
+    if (!legacy.IsObject()) {
+        return R"("taskId":"","status":"")";
+    }
+    const auto isString = [](const json::Value& v) { return v.IsString(); };
+    const auto isCount = [](const json::Value& v) { return v.IsInt64() && v.GetInt64() >= 0; };
+    const auto orElse = [](const std::string& given, std::string_view fallback) {
+        return given.empty() ? std::string(fallback) : given;
+    };
+    const std::string now = R"(:)" + jsonString(formatRfc3339(now_ms));
+    std::string out = R"("taskId":)" + jsonString(json::stringMember(legacy, "taskId")) +
+                      R"(,"status":)" + jsonString(json::stringMember(legacy, "status"));
+    out += copied(legacy, "statusMessage", "statusMessage", isString);
+    out += orElse(copied(legacy, "createdAt", "createdAt", isString), R"(,"createdAt")" + now);
+    out += orElse(copied(legacy, "lastUpdatedAt", "lastUpdatedAt", isString),
+                  R"(,"lastUpdatedAt")" + now);
+    out += orElse(copied(legacy, "ttl", "ttlMs", isCount), R"(,"ttlMs":null)");
+    out += copied(legacy, "pollInterval", "pollIntervalMs", isCount);
+    return out;
+}
+
+std::string withoutRelatedTask(json::Value& result) {
+    if (result.IsObject() && result.HasMember("_meta") && result["_meta"].IsObject()) {
+        result["_meta"].RemoveMember("io.modelcontextprotocol/related-task");
+        if (result["_meta"].ObjectEmpty()) {
+            result.RemoveMember("_meta");
+        }
+    }
+    return json::toJsonText(result);
+}
+
 std::string settledTaskJson(std::string_view task_id, std::int64_t created_ms, bool modern,
                             std::string_view result_json) {
     const std::string at = jsonString(formatRfc3339(created_ms));

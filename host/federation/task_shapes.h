@@ -23,6 +23,15 @@ namespace crank::federation {
 /// (resultType, result, error, inputRequests, _meta) is left out.
 std::string legacyTaskJson(const json::Value& flat, std::int64_t now_ms);
 
+/// The members (without braces) of the 2026 flat task of `legacy` (a 2025 Task, already read):
+/// taskId, status, statusMessage, createdAt, lastUpdatedAt, `ttlMs` (from ttl, null when
+/// unknown) and `pollIntervalMs` (from pollInterval), timestamps missing given as `now_ms`.
+std::string modernTaskMembers(const json::Value& legacy, std::int64_t now_ms);
+
+/// `result` (a 2025 tasks/result answer, read) without its related-task `_meta` member (the
+/// extension inlines a result without it), as JSON text.
+std::string withoutRelatedTask(json::Value& result);
+
 /// The Task object of a completed task crankd settled itself (UpstreamTasks::settle), in the
 /// era asked: `modern`, the 2026 flat task with `result_json` inlined as its `result` (tasks/get);
 /// else the 2025 Task (whose result tasks/result gives).

@@ -70,6 +70,12 @@ private:
     mcp::CatalogReply legacyOnModern(std::string_view method, UpstreamLink& link,
                                      const UpstreamTasks::Route& route, const std::string& id,
                                      mcp::ToolCall& call);
+    /// A 2026 caller's request on a 2025 upstream's task: tasks/get as the extension's task (an
+    /// ended one with its result or error, fetched with tasks/result, inlined), tasks/cancel and
+    /// tasks/update acknowledged.
+    mcp::CatalogReply modernOnLegacy(std::string_view method, UpstreamLink& link,
+                                     const UpstreamTasks::Route& route, const std::string& id,
+                                     mcp::ToolCall& call);
     /// tasks/result of a 2026 upstream's task for a 2025 session: tasks/get until it ends, its
     /// questions asked on the session's stream and answered with tasks/update.
     mcp::CatalogReply legacyResult(UpstreamLink& link, const UpstreamTasks::Route& route,

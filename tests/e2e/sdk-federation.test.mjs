@@ -29,6 +29,8 @@ import {
     TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
+import { StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+
 import { allPages, connectEverything, connectFixture, wireLog } from './everything-stdio.mjs';
 
 const URL_ENV = process.env.CRANK_MCP_URL;
@@ -723,6 +725,54 @@ describe('federation: server-everything (everything_*) and the fixture (kept nam
         await rejectsWithCode(crank.client.experimental.tasks.getTask('no-such-task', OPTS), -32602);
         await rejectsWithCode(crank.client.experimental.tasks.getTaskResult('no-such-task', CallToolResultSchema, OPTS), -32602);
         await rejectsWithCode(crank.client.experimental.tasks.cancelTask('no-such-task', OPTS), -32602);
+    });
+
+    it('tasks: a 2026 client that declares the extension follows the 2025 upstream\'s own task', async () => {
+        // Raw 2026-07-28 requests over the SDK v2 transport, the Tasks extension declared.
+        const transport = new TransportV2(new URL(URL_ENV));
+        const waiting = new Map();
+        transport.onmessage = (message) => {
+            waiting.get(message.id)?.(message);
+            waiting.delete(message.id);
+        };
+        transport.onerror = () => {};
+        await transport.start();
+        clients.push(transport);
+        const meta = {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+            'io.modelcontextprotocol/clientInfo': { name: 'crank-e2e-federation-2026', version: '1.0.0' },
+        };
+        let next = 1;
+        const request = async (method, params) => {
+            const id = next++;
+            const answered = new Promise((resolve) => waiting.set(id, resolve));
+            await transport.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } });
+            const message = await Promise.race([answered,
+                sleep(TIMEOUT).then(() => ({ error: { message: `${method}: no answer` } }))]);
+            assert.equal(message.error, undefined, `${method}: ${JSON.stringify(message)}`);
+            return message.result;
+        };
+        const created = await request('tools/call', { name: RESEARCH, arguments: { topic: 'modern clients' } });
+        assert.equal(created.resultType, 'task', JSON.stringify(created));
+        assert.match(created.taskId, /^up-/);
+        assert.equal(created.task, undefined, 'flat, no 2025 `task` member');
+        assert.ok(created.ttlMs === null || Number.isInteger(created.ttlMs), JSON.stringify(created));
+        let got;
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+            got = await request('tasks/get', { taskId: created.taskId });
+            if (got.status !== 'working' || Date.now() > deadline) break;
+            await sleep(250);
+        }
+        assert.equal(got.status, 'completed', JSON.stringify(got));
+        assert.match(got.result.content[0].text, /^# Research Report: modern clients\n/);
+        assert.equal(got.result._meta?.[RELATED_TASK_META_KEY], undefined, 'no related-task inlined');
+        assert.deepEqual((await request('tasks/cancel', { taskId: created.taskId })).resultType, 'complete');
+        // A live one: cancelled upstream, acknowledged.
+        const live = await request('tools/call', { name: RESEARCH, arguments: { topic: 'cancel me' } });
+        await request('tasks/cancel', { taskId: live.taskId });
+        assert.equal((await request('tasks/get', { taskId: live.taskId })).status, 'cancelled');
     });
 
     it('tasks: calling the task-only tool without a task is a JSON-RPC error', async () => {

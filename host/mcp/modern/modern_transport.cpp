@@ -250,6 +250,21 @@ void ModernTransport::toolsCall(HTTPServerRequest& request, HTTPServerResponse& 
             return;
         }
     }
+    // A 2025 upstream's tool that runs as a task, called by a client that declared the
+    // extension: the upstream creates the task (its CreateTaskResult shown as the extension's),
+    // and the catalog follows it.
+    if (definition && !definition->task_support.empty() && !definition->task_by_upstream &&
+        who.catalog != nullptr && who.catalog->ownsTool(params->name) &&
+        meta.capabilities()->declaresExtension(kTasksExtension)) {
+        ModernScope scope(who, meta.capabilities());
+        scope.setTrace(trace);
+        std::optional<MethodAnswer> answered = methods_.catalogRequest(message, scope);
+        reply(response, message,
+              answered.value_or(
+                  MethodAnswer::error(kInternalError, "tools/call: the task was not created")),
+              since);
+        return;
+    }
     Result<ModernRound> round = openRound("tools/call", params->name, params->arguments_json,
                                           params->retry, who, seal_.get());
     if (!round) {

@@ -45,6 +45,25 @@ TEST(TaskShapesTest, AFlatTaskBecomesA2025TaskWithItsTtlAndPollIntervalRenamed) 
     EXPECT_EQ(legacyTaskJson(array, 0), "{}");
 }
 
+TEST(TaskShapesTest, A2025TaskBecomesTheExtensionsFlatTask) {
+    EXPECT_EQ(modernTaskMembers(read(R"({"taskId":"up-1","status":"working","statusMessage":"m",)"
+                                     R"("createdAt":"a","lastUpdatedAt":"b","ttl":60000,)"
+                                     R"("pollInterval":500,"_meta":{}})"),
+                                0),
+              R"("taskId":"up-1","status":"working","statusMessage":"m","createdAt":"a",)"
+              R"("lastUpdatedAt":"b","ttlMs":60000,"pollIntervalMs":500)");
+    // The extension's required members are always there.
+    EXPECT_EQ(modernTaskMembers(read(R"({"taskId":"t","status":"completed","ttl":null})"), 0),
+              R"("taskId":"t","status":"completed","createdAt":"1970-01-01T00:00:00.000Z",)"
+              R"("lastUpdatedAt":"1970-01-01T00:00:00.000Z","ttlMs":null)");
+    json::Document result =
+        read(R"({"content":[],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t"}}})");
+    EXPECT_EQ(withoutRelatedTask(result), R"({"content":[]})");
+    json::Document kept =
+        read(R"({"_meta":{"a":1,"io.modelcontextprotocol/related-task":{"taskId":"t"}}})");
+    EXPECT_EQ(withoutRelatedTask(kept), R"({"_meta":{"a":1}})");
+}
+
 TEST(TaskShapesTest, ASettledTaskIsCompletedInEitherEra) {
     const std::string legacy = settledTaskJson("up-9", 0, false);
     EXPECT_EQ(legacy,
