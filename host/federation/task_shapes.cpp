@@ -10,14 +10,43 @@
 namespace crank::federation {
 namespace {
 
-/// `"to":<value of member `from`>` with a leading comma, when `flat` has it and `ok` takes it.
+/// `"to":<value of member `from`>` with a leading comma, when `task` has it and `ok` takes it.
 template <typename Check>
-std::string copied(const json::Value& flat, const char* from, std::string_view to, Check ok) {
-    const auto it = flat.FindMember(from);
-    if (it == flat.MemberEnd() || !ok(it->value)) {
+std::string copied(const json::Value& task, const char* from, std::string_view to, Check ok) {
+    const auto it = task.FindMember(from);
+    if (it == task.MemberEnd() || !ok(it->value)) {
         return {};
     }
     return "," + jsonString(to) + ":" + json::toJsonText(it->value);
+}
+
+/// How one era names the two members the other names otherwise.
+struct TaskNames {
+    const char* ttl;
+    const char* poll_interval;
+};
+constexpr TaskNames kLegacyNames{"ttl", "pollInterval"};
+constexpr TaskNames kModernNames{"ttlMs", "pollIntervalMs"};
+
+/// The members (without braces) of `task`, an object of the era named `from`, as the era named
+/// `to` writes them; the required ones always there (timestamps `now_ms`, ttl null).
+std::string taskMembers(const json::Value& task, const TaskNames& from, const TaskNames& to,
+                        std::int64_t now_ms) {
+    const auto isString = [](const json::Value& v) { return v.IsString(); };
+    const auto isCount = [](const json::Value& v) { return v.IsInt64() && v.GetInt64() >= 0; };
+    const auto orElse = [](const std::string& given, std::string_view fallback) {
+        return given.empty() ? std::string(fallback) : given;
+    };
+    const std::string now = R"(:)" + jsonString(formatRfc3339(now_ms));
+    std::string out = R"("taskId":)" + jsonString(json::stringMember(task, "taskId")) +
+                      R"(,"status":)" + jsonString(json::stringMember(task, "status"));
+    out += copied(task, "statusMessage", "statusMessage", isString);
+    out += orElse(copied(task, "createdAt", "createdAt", isString), R"(,"createdAt")" + now);
+    out += orElse(copied(task, "lastUpdatedAt", "lastUpdatedAt", isString),
+                  R"(,"lastUpdatedAt")" + now);
+    out += orElse(copied(task, from.ttl, to.ttl, isCount), "," + jsonString(to.ttl) + ":null");
+    out += copied(task, from.poll_interval, to.poll_interval, isCount);
+    return out;
 }
 
 }  // namespace
@@ -26,42 +55,14 @@ std::string legacyTaskJson(const json::Value& flat, std::int64_t now_ms) {
     if (!flat.IsObject()) {
         return "{}";
     }
-    const auto isString = [](const json::Value& v) { return v.IsString(); };
-    const auto isCount = [](const json::Value& v) { return v.IsInt64() && v.GetInt64() >= 0; };
-    const auto orElse = [](const std::string& given, std::string_view fallback) {
-        return given.empty() ? std::string(fallback) : given;
-    };
-    const std::string now = R"(:)" + jsonString(formatRfc3339(now_ms));
-    std::string out = R"({"taskId":)" + jsonString(json::stringMember(flat, "taskId")) +
-                      R"(,"status":)" + jsonString(json::stringMember(flat, "status"));
-    out += copied(flat, "statusMessage", "statusMessage", isString);
-    out += orElse(copied(flat, "createdAt", "createdAt", isString), R"(,"createdAt")" + now);
-    out += orElse(copied(flat, "lastUpdatedAt", "lastUpdatedAt", isString),
-                  R"(,"lastUpdatedAt")" + now);
-    out += orElse(copied(flat, "ttlMs", "ttl", isCount), R"(,"ttl":null)");
-    out += copied(flat, "pollIntervalMs", "pollInterval", isCount);
-    return out + "}";
+    return "{" + taskMembers(flat, kModernNames, kLegacyNames, now_ms) + "}";
 }
 
 std::string modernTaskMembers(const json::Value& legacy, std::int64_t now_ms) {
     if (!legacy.IsObject()) {
         return R"("taskId":"","status":"")";
     }
-    const auto isString = [](const json::Value& v) { return v.IsString(); };
-    const auto isCount = [](const json::Value& v) { return v.IsInt64() && v.GetInt64() >= 0; };
-    const auto orElse = [](const std::string& given, std::string_view fallback) {
-        return given.empty() ? std::string(fallback) : given;
-    };
-    const std::string now = R"(:)" + jsonString(formatRfc3339(now_ms));
-    std::string out = R"("taskId":)" + jsonString(json::stringMember(legacy, "taskId")) +
-                      R"(,"status":)" + jsonString(json::stringMember(legacy, "status"));
-    out += copied(legacy, "statusMessage", "statusMessage", isString);
-    out += orElse(copied(legacy, "createdAt", "createdAt", isString), R"(,"createdAt")" + now);
-    out += orElse(copied(legacy, "lastUpdatedAt", "lastUpdatedAt", isString),
-                  R"(,"lastUpdatedAt")" + now);
-    out += orElse(copied(legacy, "ttl", "ttlMs", isCount), R"(,"ttlMs":null)");
-    out += copied(legacy, "pollInterval", "pollIntervalMs", isCount);
-    return out;
+    return taskMembers(legacy, kLegacyNames, kModernNames, now_ms);
 }
 
 std::string withoutRelatedTask(json::Value& result) {
